@@ -1,0 +1,80 @@
+//! `cargo xtask`: parses flags, roots an xshell `Shell` at the project root and dispatches to one module per subcommand.
+
+mod bench;
+mod build;
+mod calibrate;
+mod compare;
+mod doctor;
+mod gate;
+mod list;
+mod max_rate;
+mod report;
+mod run;
+mod test;
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use xshell::Shell;
+
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", about = "wsbench task runner")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// List every scenario: name, description, the seed it reproduces.
+    List(list::Args),
+    /// Run a named scenario and write results with provenance.
+    Run(run::Args),
+    /// Report what this machine has and lacks for each feature.
+    Doctor(doctor::Args),
+    /// Build server and client for x86_64 and/or ppc64le into target/dist.
+    Build(build::Args),
+    /// The test command: fmt, clippy, tests, docs, quick scenarios.
+    Test(test::Args),
+    /// Run the criterion benchmarks, with baselines.
+    Bench(bench::Args),
+    /// Regression gate: compare this tree against a base revision.
+    Gate(gate::Args),
+    /// Render report.html and charts for result directories.
+    Report(report::Args),
+    /// Compare two runs step by step.
+    Compare(compare::Args),
+    /// Calibrate bench-client against wrk on the same endpoint (requests/s ratio).
+    Calibrate(calibrate::Args),
+    /// Search the highest open-loop rate the server sustains under a p99 SLO.
+    MaxRate(max_rate::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let sh = Shell::new()?;
+    sh.change_dir(project_root());
+    match cli.cmd {
+        Cmd::List(args) => list::run(&sh, args),
+        Cmd::Run(args) => run::run(&sh, args),
+        Cmd::Doctor(args) => doctor::run(&sh, args),
+        Cmd::Build(args) => build::run(&sh, args),
+        Cmd::Test(args) => test::run(&sh, args),
+        Cmd::Bench(args) => bench::run(&sh, args),
+        Cmd::Gate(args) => gate::run(&sh, args),
+        Cmd::Report(args) => report::run(&sh, args),
+        Cmd::Compare(args) => compare::run(&sh, args),
+        Cmd::Calibrate(args) => calibrate::run(&sh, args),
+        Cmd::MaxRate(args) => max_rate::run(&sh, args),
+    }
+    .with_context(|| "cargo xtask failed")
+}
+
+/// The workspace root: xtask's manifest lives one level below it.
+pub(crate) fn project_root() -> PathBuf {
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    dir.parent().map(PathBuf::from).unwrap_or(dir)
+}

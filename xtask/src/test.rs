@@ -1,0 +1,10 @@
+//! `cargo xtask test` (not written yet).
+
+use xshell::Shell;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {}
+
+pub(crate) fn run(_sh: &Shell, _args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("`cargo xtask test` is not implemented yet")
+}
