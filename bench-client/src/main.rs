@@ -1,1 +1,5 @@
-fn main() {}
+//! `bench-client`: the wsbench load generator's command line (see docs/contracts.md).
+
+fn main() -> std::process::ExitCode {
+    bench_client::cli::main()
+}

@@ -1,1 +1,199 @@
-fn main() {}
+//! `bench-server`: binds the HTTP (and, when asked, chat) listeners, prints the `READY …` line on stdout,
+//! and serves until SIGINT/SIGTERM, then shuts down gracefully and exits 0. See docs/contracts.md.
+
+use std::fmt::Write as _;
+use std::future::Future;
+use std::io::Write as _;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::num::NonZeroUsize;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{ensure, Context as _};
+use bench_server::http::{self, HttpConfig};
+use clap::Parser;
+use tokio::net::TcpListener;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::watch;
+
+/// wsbench server: the CXF performance and Customer SOAP services over HTTP/1.1, and the chat server.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Cli {
+    /// HTTP listen address (port 0 picks a free port), or `off`.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
+    http: Listen,
+    /// Chat listen address; the chat server is off unless given.
+    #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+    chat: Option<SocketAddr>,
+    /// Tokio worker threads [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    workers: Option<NonZeroUsize>,
+    /// Largest SOAP request body accepted (larger ones get HTTP 413).
+    #[arg(long, value_name = "BYTES", default_value_t = HttpConfig::DEFAULT_MAX_BODY)]
+    max_body: usize,
+    /// Most customers the in-memory store keeps (a ring: the oldest are overwritten).
+    #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_STORE_CAP)]
+    store_cap: usize,
+    /// Time allowed for a request head to arrive, including the wait on an idle keep-alive connection.
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = humantime::parse_duration)]
+    header_timeout: Duration,
+    /// Close a connection on which no byte moved for this long (slow bodies, stalled readers).
+    #[arg(long, value_name = "DUR", default_value = "60s", value_parser = humantime::parse_duration)]
+    idle_timeout: Duration,
+    /// Most connections served at once; further ones wait in the listen backlog.
+    #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
+}
+
+/// `--http`: an address, or off.
+#[derive(Debug, Clone, Copy)]
+enum Listen {
+    Off,
+    On(SocketAddr),
+}
+
+fn parse_listen(s: &str) -> Result<Listen, String> {
+    if s.eq_ignore_ascii_case("off") {
+        Ok(Listen::Off)
+    } else {
+        parse_addr(s).map(Listen::On)
+    }
+}
+
+fn parse_addr(s: &str) -> Result<SocketAddr, String> {
+    s.to_socket_addrs()
+        .map_err(|e| format!("{s}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"))?
+        .next()
+        .ok_or_else(|| format!("{s}: resolves to no address"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    match start(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-server: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn start(cli: Cli) -> anyhow::Result<()> {
+    let workers = match cli.workers {
+        Some(n) => n.get(),
+        None => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    runtime.block_on(serve(cli, workers))
+}
+
+async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
+    // CHAT HOOK (1 of 2): delete this check once `serve_chat` below calls `bench_server::chat::run`.
+    ensure!(
+        cli.chat.is_none(),
+        "--chat: the chat server is not part of this build yet"
+    );
+
+    let http_config = HttpConfig {
+        max_body: cli.max_body,
+        store_cap: cli.store_cap,
+        header_timeout: cli.header_timeout,
+        idle_timeout: cli.idle_timeout,
+        max_connections: cli.max_connections,
+        ..HttpConfig::default()
+    };
+    let http_listener = match cli.http {
+        Listen::Off => None,
+        Listen::On(addr) => Some(bind(addr, "--http").await?),
+    };
+    let chat_listener = match cli.chat {
+        Some(addr) => Some(bind(addr, "--chat").await?),
+        None => None,
+    };
+    ensure!(
+        http_listener.is_some() || chat_listener.is_some(),
+        "nothing to serve: --http off and no --chat"
+    );
+
+    // Install the handlers before READY: a signal sent right after READY must shut down, not kill.
+    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut sigint = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::spawn(async move {
+        let name = tokio::select! {
+            _ = sigterm.recv() => "SIGTERM",
+            _ = sigint.recv() => "SIGINT",
+        };
+        tracing::info!("{name} received: shutting down");
+        let _ = stop_tx.send(true);
+    });
+
+    let mut ready = String::from("READY");
+    if let Some(l) = &http_listener {
+        write!(ready, " http={}", l.local_addr()?)?;
+    }
+    if let Some(l) = &chat_listener {
+        write!(ready, " chat={}", l.local_addr()?)?;
+    }
+    write!(ready, " workers={workers} pid={}", std::process::id())?;
+    {
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{ready}")
+            .and_then(|()| stdout.flush())
+            .context("writing the READY line")?;
+    }
+    tracing::info!("{ready}");
+
+    let http_task = async {
+        match http_listener {
+            Some(l) => http::run(l, http_config, stopped(stop_rx.clone()))
+                .await
+                .context("HTTP server"),
+            None => Ok(()),
+        }
+    };
+    let chat_task = async {
+        match chat_listener {
+            Some(l) => serve_chat(l, stopped(stop_rx.clone()))
+                .await
+                .context("chat server"),
+            None => Ok(()),
+        }
+    };
+    tokio::try_join!(http_task, chat_task)?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// CHAT HOOK (2 of 2): replace the body with
+/// `bench_server::chat::run(listener, chat_config, shutdown).await`, building the chat config from `Cli`.
+async fn serve_chat(
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    drop((listener, shutdown));
+    anyhow::bail!("the chat server is not part of this build yet")
+}
+
+async fn bind(addr: SocketAddr, flag: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("{flag}: binding {addr}"))
+}
+
+/// Completes once shutdown is requested (or the requester is gone).
+async fn stopped(mut rx: watch::Receiver<bool>) {
+    let _ = rx.wait_for(|&stop| stop).await;
+}

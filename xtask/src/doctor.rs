@@ -1,10 +1,234 @@
-//! `cargo xtask doctor` (not written yet).
+//! `cargo xtask doctor`: what this machine has and lacks for each feature (tools, toolchains, docker), and the
+//! kernel/network tunables and limits that matter for connection-heavy scenarios — each with what to do.
 
-use xshell::Shell;
+use anyhow::Result;
+use xshell::{cmd, Shell};
+
+use crate::host;
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    /// Exit non-zero when something is missing (not for warnings).
+    #[arg(long)]
+    strict: bool,
+}
 
-pub(crate) fn run(_sh: &Shell, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`cargo xtask doctor` is not implemented yet")
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Ok,
+    Warn,
+    Missing,
+}
+
+#[derive(Debug)]
+struct Check {
+    item: String,
+    level: Level,
+    found: String,
+    fix: String,
+}
+
+impl Check {
+    fn new(item: &str, level: Level, found: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check { item: item.to_owned(), level, found: found.into(), fix: fix.into() }
+    }
+}
+
+pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
+    let sections = [
+        ("Scenarios on this machine (`cargo xtask run`)", scenarios(sh)),
+        ("Cross builds for ppc64le (`cargo xtask build --target ppc64le`)", ppc64le(sh)),
+        ("Containers (`cargo xtask run … --containers`)", containers(sh)),
+        ("Calibration and the regression gate", extras(sh)),
+        ("Kernel tunables and limits (connection churn, many clients)", tunables()),
+    ];
+    let mut missing = 0;
+    for (title, checks) in &sections {
+        println!("\n{title}");
+        for c in checks {
+            let tag = match c.level {
+                Level::Ok => "ok     ",
+                Level::Warn => "warn   ",
+                Level::Missing => "MISSING",
+            };
+            missing += usize::from(c.level == Level::Missing);
+            println!("  [{tag}] {}: {}", c.item, c.found);
+            if c.level != Level::Ok && !c.fix.is_empty() {
+                println!("            → {}", c.fix);
+            }
+        }
+    }
+    println!(
+        "\nThe OSS/J seed tuned Solaris with tcp_conn_req_max_q 2048, tcp_conn_req_max_q0 10240, \
+         tcp_time_wait_interval 1000 ms, rlim_fd_cur 4096 / rlim_fd_max 8192; the Linux analogues are above. \
+         `cargo xtask run` raises the soft RLIMIT_NOFILE to the hard limit and records every value in provenance.json."
+    );
+    if args.strict && missing > 0 {
+        anyhow::bail!("{missing} thing(s) missing");
+    }
+    Ok(())
+}
+
+/// The first line a tool prints about its version (stdout or stderr), or None if it cannot be run.
+fn version(sh: &Shell, program: &str, flag: &str) -> Option<String> {
+    let out = cmd!(sh, "{program} {flag}").quiet().ignore_status().output().ok()?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_owned)
+}
+
+fn tool(sh: &Shell, item: &str, program: &str, flag: &str, fix: &str) -> Check {
+    match version(sh, program, flag) {
+        Some(v) => Check::new(item, Level::Ok, v, ""),
+        None => Check::new(item, Level::Missing, format!("`{program}` not found"), fix),
+    }
+}
+
+fn scenarios(sh: &Shell) -> Vec<Check> {
+    let cpus = host::cpus_allowed().len();
+    vec![
+        tool(sh, "cargo", "cargo", "--version", "install Rust with rustup"),
+        tool(sh, "taskset (CPU pinning)", "taskset", "--version", "apt-get install util-linux (runs unpinned without it)"),
+        if cpus >= 2 {
+            Check::new("CPUs for pinning", Level::Ok, format!("{cpus} allowed: server and client get separate cores"), "")
+        } else {
+            Check::new("CPUs for pinning", Level::Warn, format!("{cpus} allowed"), "server and client will share a core; use a machine with ≥ 2")
+        },
+        match std::fs::read_to_string("/proc/net/tcp") {
+            Ok(_) => Check::new("/proc/net/tcp (TIME_WAIT counts)", Level::Ok, "readable", ""),
+            Err(e) => Check::new("/proc/net/tcp (TIME_WAIT counts)", Level::Warn, e.to_string(), "Linux only: TIME_WAIT is not reported here"),
+        },
+    ]
+}
+
+fn ppc64le(sh: &Shell) -> Vec<Check> {
+    let installed = cmd!(sh, "rustup target list --installed").quiet().ignore_stderr().read().unwrap_or_default();
+    let target = "powerpc64le-unknown-linux-gnu";
+    vec![
+        if installed.lines().any(|l| l.trim() == target) {
+            Check::new("rustup target", Level::Ok, format!("{target} installed"), "")
+        } else {
+            Check::new("rustup target", Level::Missing, format!("{target} not installed"), format!("rustup target add {target}"))
+        },
+        tool(sh, "cross linker", "powerpc64le-linux-gnu-gcc", "--version", "apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
+        if std::path::Path::new("/usr/powerpc64le-linux-gnu/lib").is_dir() {
+            Check::new("ppc64le libc", Level::Ok, "/usr/powerpc64le-linux-gnu/lib", "")
+        } else {
+            Check::new("ppc64le libc", Level::Missing, "/usr/powerpc64le-linux-gnu/lib absent", "apt-get install libc6-dev-ppc64el-cross")
+        },
+        tool(sh, "qemu-ppc64le (run ppc64le binaries)", "qemu-ppc64le", "--version", "apt-get install qemu-user"),
+        match version(sh, "cross", "--version") {
+            Some(v) => Check::new("cross", Level::Ok, v, ""),
+            None => Check::new("cross", Level::Warn, "`cross` not found", "optional: cargo install cross (needs docker images; the system linker is used otherwise)"),
+        },
+    ]
+}
+
+fn containers(sh: &Shell) -> Vec<Check> {
+    let client = version(sh, "docker", "--version");
+    let format = "{{.Server.Version}}";
+    let server = cmd!(sh, "docker version --format {format}").quiet().ignore_stderr().read().ok();
+    vec![match (client, server) {
+        (Some(_), Some(v)) => Check::new("docker", Level::Ok, format!("daemon {v} reachable"), ""),
+        (Some(c), None) => Check::new("docker", Level::Missing, format!("{c}, but the daemon is not reachable"), "start dockerd (systemctl start docker) or check DOCKER_HOST and permissions"),
+        (None, _) => Check::new("docker", Level::Missing, "`docker` not found", "apt-get install docker.io"),
+    }]
+}
+
+fn extras(sh: &Shell) -> Vec<Check> {
+    vec![
+        tool(sh, "wrk (calibration)", "wrk", "-v", "apt-get install wrk"),
+        tool(sh, "valgrind (instruction counts)", "valgrind", "--version", "apt-get install valgrind"),
+    ]
+}
+
+fn tunables() -> Vec<Check> {
+    let mut checks = vec![
+        at_least("net.core.somaxconn", host::sysctl("net.core.somaxconn"), 2048, "accept queue; OSS/J: tcp_conn_req_max_q 2048", "sysctl -w net.core.somaxconn=4096"),
+        at_least("net.ipv4.tcp_max_syn_backlog", host::sysctl("net.ipv4.tcp_max_syn_backlog"), 10240, "half-open queue; OSS/J: tcp_conn_req_max_q0 10240", "sysctl -w net.ipv4.tcp_max_syn_backlog=10240"),
+        tw_reuse(host::sysctl("net.ipv4.tcp_tw_reuse")),
+        port_range(host::ephemeral_ports()),
+        fin_timeout(host::sysctl("net.ipv4.tcp_fin_timeout")),
+    ];
+    checks.push(match host::nofile() {
+        Ok(n) => nofile(n),
+        Err(e) => Check::new("RLIMIT_NOFILE", Level::Warn, e.to_string(), ""),
+    });
+    for name in ["fs.file-max", "fs.nr_open"] {
+        let v = host::sysctl(name).unwrap_or_else(|| "not readable".into());
+        checks.push(Check::new(name, Level::Ok, v, ""));
+    }
+    checks
+}
+
+fn at_least(name: &str, value: Option<String>, want: u64, why: &str, fix: &str) -> Check {
+    match value.as_deref().and_then(|v| v.parse::<u64>().ok()) {
+        Some(v) if v >= want => Check::new(name, Level::Ok, format!("{v} ({why})"), ""),
+        Some(v) => Check::new(name, Level::Warn, format!("{v}, below {want} ({why})"), format!("{fix} (in a container: --sysctl {}=…)", name)),
+        None => Check::new(name, Level::Warn, "not readable", "check /proc/sys"),
+    }
+}
+
+fn tw_reuse(value: Option<String>) -> Check {
+    const WHY: &str = "Linux keeps TIME_WAIT 60 s, fixed; OSS/J cut tcp_time_wait_interval to 1000 ms — reuse is the Linux lever";
+    match value.as_deref() {
+        Some("1") => Check::new("net.ipv4.tcp_tw_reuse", Level::Ok, format!("1: all outgoing connections may reuse TIME_WAIT ports ({WHY})"), ""),
+        Some("2") => Check::new("net.ipv4.tcp_tw_reuse", Level::Ok, format!("2: loopback connections may reuse TIME_WAIT ports ({WHY})"), ""),
+        Some(v) => Check::new("net.ipv4.tcp_tw_reuse", Level::Warn, format!("{v}: no reuse ({WHY})"), "sysctl -w net.ipv4.tcp_tw_reuse=1 (no-keep-alive clients run out of ports otherwise)"),
+        None => Check::new("net.ipv4.tcp_tw_reuse", Level::Warn, "not readable", ""),
+    }
+}
+
+fn port_range(range: Option<(u32, u32)>) -> Check {
+    let name = "net.ipv4.ip_local_port_range";
+    match range {
+        Some((lo, hi)) if hi >= lo => {
+            let n = hi - lo + 1;
+            let found = format!("{lo}–{hi}: {n} ephemeral ports per destination");
+            if n >= 28_000 {
+                Check::new(name, Level::Ok, found, "")
+            } else {
+                Check::new(name, Level::Warn, found, "sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"")
+            }
+        }
+        _ => Check::new(name, Level::Warn, "not readable", ""),
+    }
+}
+
+fn fin_timeout(value: Option<String>) -> Check {
+    let name = "net.ipv4.tcp_fin_timeout";
+    match value.as_deref().and_then(|v| v.parse::<u64>().ok()) {
+        Some(v) if v <= 30 => Check::new(name, Level::Ok, format!("{v} s (FIN_WAIT_2 timeout; it does not shorten TIME_WAIT)"), ""),
+        Some(v) => Check::new(name, Level::Warn, format!("{v} s (FIN_WAIT_2 timeout)"), "sysctl -w net.ipv4.tcp_fin_timeout=30"),
+        None => Check::new(name, Level::Warn, "not readable", ""),
+    }
+}
+
+fn nofile(n: host::NoFile) -> Check {
+    let show = |v: Option<u64>| v.map_or("unlimited".into(), |v| v.to_string());
+    let found = format!("soft {} / hard {} (OSS/J: rlim_fd_cur 4096 / rlim_fd_max 8192)", show(n.soft), show(n.hard));
+    if n.hard.map_or(true, |h| h >= 8192) {
+        Check::new("RLIMIT_NOFILE", Level::Ok, found + "; runs raise soft to hard", "")
+    } else {
+        Check::new("RLIMIT_NOFILE", Level::Warn, found, "raise the hard limit: `ulimit -Hn 65536` as root, /etc/security/limits.conf, or docker --ulimit nofile=65536:65536")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tunable_judgements() {
+        assert_eq!(at_least("x", Some("4096".into()), 2048, "", "").level, Level::Ok);
+        let low = at_least("x", Some("128".into()), 2048, "", "sysctl -w x=4096");
+        assert_eq!(low.level, Level::Warn);
+        assert!(low.fix.contains("sysctl -w x=4096"));
+        assert_eq!(tw_reuse(Some("2".into())).level, Level::Ok);
+        assert_eq!(tw_reuse(Some("0".into())).level, Level::Warn);
+        assert_eq!(port_range(Some((32768, 60999))).level, Level::Ok);
+        assert_eq!(port_range(Some((50000, 50100))).level, Level::Warn);
+        assert_eq!(nofile(host::NoFile { soft: Some(1024), hard: Some(4096) }).level, Level::Warn);
+        assert_eq!(nofile(host::NoFile { soft: Some(1024), hard: Some(1 << 20) }).level, Level::Ok);
+        assert_eq!(fin_timeout(Some("60".into())).level, Level::Warn);
+    }
 }

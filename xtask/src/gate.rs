@@ -1,10 +1,385 @@
-//! `cargo xtask gate` (not written yet).
+//! `cargo xtask gate`: the regression gate. Builds a base revision (git worktree) and the working tree, measures
+//! both in one run, alternating per benchmark, and fails only on a slowdown that is significant beyond the
+//! threshold and confirmed by a re-measurement; beside wall clock, instruction counts under callgrind.
 
+mod build;
+mod callgrind;
+mod criterion;
+mod decide;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _};
 use xshell::Shell;
 
-#[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+use self::build::{Target, Worktree, SELFCHECK_CFG};
+use self::criterion::{BenchBin, Statistic, Timing, BASE, HEAD};
+use self::decide::{needs_confirmation, parse_percent, render_table, Row, Verdict};
 
-pub(crate) fn run(_sh: &Shell, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`cargo xtask gate` is not implemented yet")
+/// The wall-clock selection: (package, bench target, benchmark id prefixes). Small on purpose: each benchmark is
+/// measured on both sides, and suspects twice, and the whole gate must finish in minutes.
+const WALL: &[(&str, &str, &[&str])] = &[
+    (
+        "bench-proto",
+        "soap",
+        &["cxf/parse_request/", "cxf/write_response/", "customer/parse_request/", "customer/write_response/"],
+    ),
+    ("bench-proto", "chat", &["chat/"]),
+    ("bench-server", "server", &["server/"]),
+];
+
+/// The instruction-count binary (`bench-server/benches/icount.rs`).
+const ICOUNT: (&str, &str) = ("bench-server", "icount");
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// The git revision to compare against (branch, tag or commit), checked out into target/gate/base.
+    #[arg(long, required_unless_present = "self_check")]
+    base: Option<String>,
+    /// Fail when a benchmark's whole confidence interval of change lies above this (twice).
+    #[arg(long, default_value = "5%", value_parser = parse_percent)]
+    threshold: f64,
+    /// Fail when a hot path's instruction count rises by more than this.
+    #[arg(long, default_value = "2%", value_parser = parse_percent)]
+    icount_threshold: f64,
+    /// Which tiers to run.
+    #[arg(long, value_enum, default_value_t = Tiers::All)]
+    tier: Tiers,
+    /// Only benchmarks and hot paths whose id contains this (repeatable).
+    #[arg(long)]
+    filter: Vec<String>,
+    /// Warm-up seconds per benchmark and side.
+    #[arg(long, default_value_t = 1.0)]
+    warm_up: f64,
+    /// Measurement seconds per benchmark and side.
+    #[arg(long, default_value_t = 2.0)]
+    measurement: f64,
+    /// The statistic whose change decides.
+    #[arg(long, value_enum, default_value_t = Statistic::Median)]
+    statistic: Statistic,
+    /// Build the head with `--cfg wsbench_gate_selfcheck`: an extra pass over the buffer in the SOAP parse path
+    /// (~10 % slower), to prove the gate catches a known slowdown.
+    #[arg(long)]
+    inject_slowdown: bool,
+    /// Quick self-check without a base: the instruction-count tier of the working tree against itself (must pass).
+    #[arg(long, conflicts_with_all = ["base", "tier"])]
+    self_check: bool,
+    /// Leave the base worktree in target/gate/base after the run.
+    #[arg(long)]
+    keep_worktree: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Tiers {
+    All,
+    Wall,
+    Icount,
+}
+
+impl Tiers {
+    fn wall(self) -> bool {
+        matches!(self, Tiers::All | Tiers::Wall)
+    }
+    fn icount(self) -> bool {
+        matches!(self, Tiers::All | Tiers::Icount)
+    }
+}
+
+pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let root = crate::project_root();
+    let gate_dir = root.join("target").join("gate");
+    let tiers = if args.self_check { Tiers::Icount } else { args.tier };
+    if tiers.icount() {
+        callgrind::check_valgrind(sh)?;
+    }
+    let load_at_start = loadavg();
+    let cfgs: &[&str] = if args.inject_slowdown { &[SELFCHECK_CFG] } else { &[] };
+    // The injected cfg changes RUSTFLAGS, which would rebuild every dependency in a shared target directory.
+    let head_build = gate_dir.join(if args.inject_slowdown { "build-selfcheck" } else { "build" });
+
+    let head_targets = select(build::bench_targets(sh, &root)?, tiers);
+    let (worktree, base_bins, head_bins);
+    if args.self_check {
+        eprintln!("gate: self-check: the working tree against itself, instruction counts only");
+        worktree = None;
+        head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
+        base_bins = head_bins.clone();
+    } else {
+        let rev = args.base.as_deref().context("--base is required")?;
+        let wt = Worktree::add(sh, rev, &gate_dir.join("base"), args.keep_worktree)?;
+        let base_targets = select(build::bench_targets(sh, &wt.path)?, tiers);
+        eprintln!("gate: building base ({rev}) in {}", wt.path.display());
+        base_bins = build::build_benches(sh, &wt.path, &gate_dir.join("build"), &base_targets, &[])?;
+        eprintln!("gate: building head (working tree){}", if args.inject_slowdown { " with the injected slowdown" } else { "" });
+        head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
+        worktree = Some(wt);
+    }
+    let built = started.elapsed();
+
+    let mut rows = Vec::new();
+    let mut remeasured = 0;
+    let wall_started = Instant::now();
+    if tiers.wall() {
+        let timing = Timing { warm_up_s: args.warm_up, measurement_s: args.measurement };
+        let (wall_rows, n) = wall_tier(sh, &base_bins, &head_bins, &args, timing, &gate_dir.join("criterion"))?;
+        rows.extend(wall_rows);
+        remeasured = n;
+    }
+    let wall_time = wall_started.elapsed();
+    let icount_started = Instant::now();
+    if tiers.icount() {
+        rows.extend(icount_tier(sh, &base_bins, &head_bins, &args, &gate_dir.join("callgrind"))?);
+    }
+    let icount_time = icount_started.elapsed();
+    drop(worktree);
+
+    println!();
+    print!("{}", render_table(&rows));
+    for r in rows.iter().filter(|r| matches!(r.verdict, Verdict::Advisory | Verdict::Unconfirmed)) {
+        let c = r.change.expect("advisories have a change");
+        println!(
+            "advisory: {} changed {:+.2}% [{:+.2}% {:+.2}%]: {}",
+            r.id,
+            c.point * 100.0,
+            c.lower * 100.0,
+            c.upper * 100.0,
+            if r.verdict == Verdict::Unconfirmed {
+                "beyond the threshold once, not on re-measurement"
+            } else {
+                "inside the noise"
+            }
+        );
+    }
+    println!(
+        "gate: thresholds wall {:.1}% ({:?}, CI wholly beyond, confirmed), instructions {:.1}%; {} wall benchmarks \
+         ({remeasured} re-measured), {} hot paths; build {}, wall {}, instructions {}, total {}; load average {} → {}",
+        args.threshold * 100.0,
+        args.statistic,
+        args.icount_threshold * 100.0,
+        rows.iter().filter(|r| r.tier == decide::Tier::Wall).count(),
+        rows.iter().filter(|r| r.tier == decide::Tier::Instructions).count(),
+        secs(built),
+        secs(wall_time),
+        secs(icount_time),
+        secs(started.elapsed()),
+        load_at_start,
+        loadavg(),
+    );
+    let failed: Vec<&str> = rows.iter().filter(|r| r.verdict.fails()).map(|r| r.id.as_str()).collect();
+    if !failed.is_empty() {
+        bail!("gate failed: {} regressed: {}", failed.len(), failed.join(", "));
+    }
+    if rows.is_empty() {
+        bail!("gate measured nothing: no selected benchmark exists on either side (filters: {:?})", args.filter);
+    }
+    println!("gate: passed");
+    Ok(())
+}
+
+/// The gate's bench targets among those a tree has.
+fn select(targets: BTreeMap<Target, PathBuf>, tiers: Tiers) -> BTreeMap<Target, PathBuf> {
+    targets
+        .into_iter()
+        .filter(|(t, _)| {
+            let is = |(p, b): (&str, &str)| t.package == p && t.bench == b;
+            (tiers.wall() && WALL.iter().any(|&(p, b, _)| is((p, b)))) || (tiers.icount() && is(ICOUNT))
+        })
+        .collect()
+}
+
+fn target((package, bench): (&str, &str)) -> Target {
+    Target { package: package.to_owned(), bench: bench.to_owned() }
+}
+
+fn wanted(id: &str, prefixes: &[&str], filters: &[String]) -> bool {
+    prefixes.iter().any(|p| id.starts_with(p)) && (filters.is_empty() || filters.iter().any(|f| id.contains(f.as_str())))
+}
+
+/// Ids of both sides, head's order first, then those only the base has.
+fn union(base: &[String], head: &[String]) -> Vec<String> {
+    let mut ids = head.to_vec();
+    ids.extend(base.iter().filter(|b| !head.contains(b)).cloned());
+    ids
+}
+
+/// Measures every selected benchmark on both sides (base then head, per benchmark), has criterion compare them,
+/// re-measures the suspects (head then base), and returns the rows and how many were re-measured.
+fn wall_tier(
+    sh: &Shell,
+    base_bins: &BTreeMap<Target, BenchBin>,
+    head_bins: &BTreeMap<Target, BenchBin>,
+    args: &Args,
+    timing: Timing,
+    dir: &Path,
+) -> anyhow::Result<(Vec<Row>, usize)> {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut rows = Vec::new();
+    let mut remeasured = 0;
+    for &(package, bench, prefixes) in WALL {
+        let t = target((package, bench));
+        let (base, head) = (base_bins.get(&t), head_bins.get(&t));
+        let ids = |bin: Option<&BenchBin>| -> anyhow::Result<Vec<String>> {
+            let all = bin.map(|b| criterion::list(sh, b)).transpose()?.unwrap_or_default();
+            Ok(all.into_iter().filter(|id| wanted(id, prefixes, &args.filter)).collect())
+        };
+        let (base_ids, head_ids) = (ids(base)?, ids(head)?);
+        let all = union(&base_ids, &head_ids);
+        for (i, id) in all.iter().enumerate() {
+            let (in_base, in_head) = (base_ids.contains(id), head_ids.contains(id));
+            let (Some(b), Some(h), true, true) = (base, head, in_base, in_head) else {
+                rows.push(Row::wall(id, in_base, in_head, None, None, None, None, args.threshold));
+                continue;
+            };
+            let home = dir.join(bench).join(format!("{i:03}"));
+            let first = measure_pair(sh, b, h, id, &home, false, timing, args.statistic)?;
+            let change = first.change.with_context(|| format!("criterion compared nothing for {id}"))?;
+            progress(bench, id, "", change);
+            let mut deciding = first;
+            let mut confirm = None;
+            if needs_confirmation(change, args.threshold) {
+                remeasured += 1;
+                let home = dir.join(format!("{bench}-confirm")).join(format!("{i:03}"));
+                let second = measure_pair(sh, b, h, id, &home, true, timing, args.statistic)?;
+                confirm = Some(second.change.with_context(|| format!("criterion compared nothing for {id}"))?);
+                progress(bench, id, " (re-measured)", confirm.expect("just set"));
+                deciding = second;
+            }
+            rows.push(Row::wall(
+                id,
+                true,
+                true,
+                deciding.base_ns,
+                deciding.head_ns,
+                Some(change),
+                confirm,
+                args.threshold,
+            ));
+        }
+    }
+    Ok((rows, remeasured))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure_pair(
+    sh: &Shell,
+    base: &BenchBin,
+    head: &BenchBin,
+    id: &str,
+    home: &Path,
+    head_first: bool,
+    timing: Timing,
+    statistic: Statistic,
+) -> anyhow::Result<criterion::Measured> {
+    let _ = std::fs::remove_dir_all(home);
+    std::fs::create_dir_all(home).with_context(|| format!("creating {}", home.display()))?;
+    let mut sides = [(base, BASE), (head, HEAD)];
+    if head_first {
+        sides.reverse();
+    }
+    for (bin, baseline) in sides {
+        criterion::measure(sh, bin, id, home, baseline, timing)?;
+    }
+    criterion::compare(sh, head, id, home)?;
+    criterion::read_home(home, statistic)
+}
+
+fn progress(bench: &str, id: &str, note: &str, c: decide::Change) {
+    eprintln!(
+        "gate: {bench}: {id}{note}: {:+.2}% [{:+.2}% {:+.2}%]",
+        c.point * 100.0,
+        c.lower * 100.0,
+        c.upper * 100.0
+    );
+}
+
+/// Counts instructions of every hot path on both sides, with the same iteration count.
+fn icount_tier(
+    sh: &Shell,
+    base_bins: &BTreeMap<Target, BenchBin>,
+    head_bins: &BTreeMap<Target, BenchBin>,
+    args: &Args,
+    dir: &Path,
+) -> anyhow::Result<Vec<Row>> {
+    let t = target(ICOUNT);
+    let (base, head) = (base_bins.get(&t), head_bins.get(&t));
+    let paths = |bin: Option<&BenchBin>| -> anyhow::Result<Vec<callgrind::HotPath>> {
+        let all = bin.map(|b| callgrind::list(sh, b)).transpose()?.unwrap_or_default();
+        Ok(all.into_iter().filter(|p| wanted(&p.name, &[""], &args.filter)).collect())
+    };
+    let (base_paths, head_paths) = (paths(base)?, paths(head)?);
+    let names =
+        union(&base_paths.iter().map(|p| p.name.clone()).collect::<Vec<_>>(), &head_paths.iter().map(|p| p.name.clone()).collect::<Vec<_>>());
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut rows = Vec::new();
+    for name in names {
+        let hb = base_paths.iter().find(|p| p.name == name);
+        let hh = head_paths.iter().find(|p| p.name == name);
+        // The head's iteration count for both sides, so that totals compare directly.
+        let path = hh.or(hb).expect("from one of the lists").clone();
+        let count = |bin: Option<&BenchBin>, present: bool, side: &str| -> anyhow::Result<Option<u64>> {
+            match (bin, present) {
+                (Some(bin), true) => {
+                    let out = dir.join(format!("{}.{side}.out", callgrind::file_stem(&name)));
+                    callgrind::measure(sh, bin, &path, &out).map(Some)
+                }
+                _ => Ok(None),
+            }
+        };
+        let b = count(base, hb.is_some(), "base")?;
+        let h = count(head, hh.is_some(), "head")?;
+        if let (Some(b), Some(h)) = (b, h) {
+            eprintln!("gate: icount: {name}: {b} → {h} Ir over {} iterations ({:+.3}%)", path.iters, decide::icount_change(b, h) * 100.0);
+        }
+        rows.push(Row::instructions(&name, b, h, path.iters, args.icount_threshold));
+    }
+    Ok(rows)
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.0}s", d.as_secs_f64())
+}
+
+/// The 1-minute load average, to tell how busy the machine was while the gate measured.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_matches_prefixes_and_filters() {
+        let prefixes = &["cxf/parse_request/", "chat/"];
+        assert!(wanted("cxf/parse_request/1", prefixes, &[]));
+        assert!(!wanted("cxf/wsdl", prefixes, &[]));
+        assert!(wanted("chat/decode", prefixes, &["decode".to_owned()]));
+        assert!(!wanted("cxf/parse_request/1", prefixes, &["decode".to_owned()]));
+    }
+
+    #[test]
+    fn union_keeps_head_order_then_base_only() {
+        let s = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(union(&s(&["a", "gone", "b"]), &s(&["b", "a", "new"])), s(&["b", "a", "new", "gone"]));
+    }
+
+    #[test]
+    fn only_the_gates_targets_are_built() {
+        let dir = PathBuf::from("x");
+        let all: BTreeMap<Target, PathBuf> = [("bench-proto", "soap"), ("bench-server", "icount"), ("bench-client", "misc")]
+            .into_iter()
+            .map(|t| (target(t), dir.clone()))
+            .collect();
+        let names = |tiers| select(all.clone(), tiers).into_keys().map(|t| t.bench).collect::<Vec<_>>();
+        assert_eq!(names(Tiers::All), ["soap", "icount"]);
+        assert_eq!(names(Tiers::Wall), ["soap"]);
+        assert_eq!(names(Tiers::Icount), ["icount"]);
+    }
 }

@@ -1,10 +1,51 @@
-//! `cargo xtask list` (not written yet).
+//! `cargo xtask list [SCENARIO]`: every scenario with its description and seed, or one scenario's steps and
+//! published figures.
 
+use anyhow::Result;
 use xshell::Shell;
 
-#[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+use crate::scenario::{self, Scenario};
 
-pub(crate) fn run(_sh: &Shell, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`cargo xtask list` is not implemented yet")
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Show this scenario's steps (full and `--quick`) and published figures.
+    scenario: Option<String>,
+}
+
+pub(crate) fn run(_sh: &Shell, args: Args) -> Result<()> {
+    let root = crate::project_root();
+    if let Some(name) = args.scenario {
+        return detail(&Scenario::load(&root, &name)?);
+    }
+    let names = scenario::names(&root)?;
+    let width = names.iter().map(String::len).max().unwrap_or(0);
+    for name in &names {
+        let s = Scenario::load(&root, name)?;
+        println!("{name:width$}  {}", s.file.description);
+        println!("{:width$}  reproduces: {} (seed {})", "", s.file.reproduces, s.file.seed);
+    }
+    println!("\nRun one with `cargo xtask run <scenario> [--quick]`; details with `cargo xtask list <scenario>`.");
+    Ok(())
+}
+
+fn detail(s: &Scenario) -> Result<()> {
+    println!("{}: {}\nreproduces: {}\nseed: {}", s.name, s.file.description, s.file.reproduces, s.file.seed);
+    for (title, quick) in [("full", false), ("--quick", true)] {
+        let plan = s.plan(quick, &[])?;
+        println!("\nsteps ({title}, {:.0} s of load planned):", plan.planned_seconds());
+        for step in plan.steps() {
+            let length = match step.client.length {
+                Some(scenario::Length::Duration(d)) => format!("{d}"),
+                Some(scenario::Length::Requests(n)) => format!("{n} requests"),
+                None => "as the client decides".to_owned(),
+            };
+            println!("  {:<28} {:<20} {length}", step.id, step.client.operation.wire());
+        }
+    }
+    println!("\npublished:");
+    for p in &s.file.published {
+        let range = p.max.map_or(String::new(), |m| format!("–{m}"));
+        println!("  {} {}{range} {} ({}) — {}", p.metric.name(), p.value, p.unit, p.label, p.source);
+    }
+    Ok(())
 }

@@ -4,13 +4,23 @@ mod bench;
 mod build;
 mod calibrate;
 mod compare;
+mod containers;
 mod doctor;
 mod gate;
+mod host;
 mod list;
 mod max_rate;
+mod pinning;
+mod provenance;
 mod report;
 mod run;
+mod rundoc;
+mod scenario;
+mod server_proc;
+mod summary;
 mod test;
+#[cfg(test)]
+mod tidy;
 
 use std::path::PathBuf;
 

@@ -1,1 +1,17 @@
-//! (being written)
+//! The SOAP/HTTP server: the CXF performance service and the Customer service over hyper HTTP/1.1, plus
+//! `/health`, `/metrics` and a tiny index page. [`run`] serves a bound listener until `shutdown` completes.
+
+mod body;
+mod config;
+mod idle;
+mod metrics;
+mod pool;
+mod server;
+mod service;
+mod soap;
+mod store;
+
+pub use body::{Chunk, ResponseBody};
+pub use config::HttpConfig;
+pub use server::run;
+pub use store::{PREFILL_FIRST_ID, PREFILL_SEED};

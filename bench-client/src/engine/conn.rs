@@ -1,0 +1,192 @@
+//! One virtual user: its connection and its request loop, closed loop (back to back, optional think time)
+//! or open loop (at its scheduled times, latency from the intended send time).
+
+use std::cell::RefCell;
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bench_proto::results::ErrorKind;
+use http::StatusCode;
+use tokio::sync::{mpsc, watch};
+use tokio::time::{sleep, sleep_until, Instant};
+
+use super::exchange::{connect, exchange, Broken, Link};
+use super::schedule::Schedule;
+use super::stats::WorkerStats;
+use super::Start;
+use crate::config::RunConfig;
+use crate::progress::Progress;
+use crate::workload::Workload;
+
+/// What the connections of one worker share (all on the worker's thread).
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub cfg: Arc<RunConfig>,
+    pub workload: Arc<Workload>,
+    pub stats: RefCell<WorkerStats>,
+    pub progress: Arc<Progress>,
+    pub worker: usize,
+    pub start: watch::Receiver<Option<Start>>,
+    pub stop: watch::Receiver<bool>,
+}
+
+/// Connects (before the clock starts), reports ready, waits for the start, then runs until the deadline,
+/// the request count, or a stop.
+pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
+    let link = if sh.cfg.keepalive { connect(sh.cfg.target.addr, sh.cfg.connect_timeout).await.ok() } else { None };
+    let _ = ready.send(());
+    let mut start_rx = sh.start.clone();
+    let start = match start_rx.wait_for(Option::is_some).await {
+        Ok(s) => s.expect("waited for Some"),
+        Err(_) => return, // the run was abandoned before it started
+    };
+    let mut stop_rx = sh.stop.clone();
+    let deadline = start.deadline;
+    tokio::select! {
+        biased;
+        _ = stop_rx.wait_for(|s| *s) => {}
+        _ = async { sleep_until(deadline.expect("guarded")).await }, if deadline.is_some() => {}
+        _ = calls(&sh, conn, start, link) => {}
+    }
+}
+
+async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
+    let cfg = &*sh.cfg;
+    let workload = &*sh.workload;
+    let variant = workload.variant(conn);
+    let counter = sh.progress.worker(sh.worker);
+    let limit = cfg.requests_for(conn);
+    let schedule = cfg.rate.map(|r| Schedule::new(start.t0, r, cfg.clients, conn));
+    let mut buf: Vec<u8> = Vec::new();
+    let mut timer = pin!(sleep(Duration::ZERO));
+    // k counts calls made (the schedule index), responses those answered, measured those recorded.
+    let (mut measured, mut responses, mut k) = (0u64, 0u64, 0u64);
+
+    while limit.map_or(true, |n| measured < n) {
+        if k > 0 && !cfg.think_time.is_zero() {
+            sleep(cfg.think_time).await;
+        }
+        let intended = match &schedule {
+            Some(s) => {
+                let t = s.at(k);
+                if Instant::now() < t {
+                    sleep_until(t).await;
+                }
+                Some(t)
+            }
+            None => None,
+        };
+        k += 1;
+        let sent_at = Instant::now();
+        timer.as_mut().reset(sent_at + cfg.timeout);
+        let outcome = tokio::select! {
+            biased;
+            r = call(cfg, workload, variant, &mut link, &mut buf) => Some(r),
+            _ = timer.as_mut() => None,
+        };
+        let end = Instant::now();
+        if start.deadline.is_some_and(|d| end > d) {
+            return; // completed after the measured interval: neither counted nor recorded
+        }
+        let measuring = end >= start.measure_start;
+        if outcome.is_none() || !cfg.keepalive || !link.as_ref().is_some_and(Link::reusable) {
+            link = None;
+        }
+        let status = match outcome {
+            None => Err((ErrorKind::Timeout, None)),
+            Some(Err(b)) if b.is_connect() => Err((ErrorKind::Connect, Some(b))),
+            Some(Err(b)) => Err((ErrorKind::Io, Some(b))),
+            Some(Ok(status)) => Ok(status),
+        };
+        if !measuring {
+            responses += u64::from(status.is_ok());
+            continue;
+        }
+        measured += 1;
+        let mut st = sh.stats.borrow_mut();
+        match status {
+            Ok(status) => {
+                let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
+                responses += 1;
+                match workload.check(variant, status, &buf, full) {
+                    Ok(validated) => {
+                        let latency = end - intended.unwrap_or(sent_at);
+                        let uncorrected = intended.map(|_| micros(end - sent_at));
+                        let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
+                        st.record_ok(end - start.measure_start, micros(latency), uncorrected, lag);
+                        st.validated += u64::from(full);
+                        st.bytes_sent += variant.body.len() as u64;
+                        st.bytes_received += buf.len() as u64;
+                        st.last_completion = Some(end);
+                        counter.add_ok();
+                    }
+                    Err(kind) => {
+                        st.validated += u64::from(full);
+                        fail(&mut st, kind, || workload.describe(variant, kind, status, &buf));
+                        counter.add_error();
+                    }
+                }
+            }
+            Err((kind, broken)) => {
+                if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
+                    st.addr_not_avail += 1;
+                }
+                fail(&mut st, kind, || match broken {
+                    Some(b) => b.to_string(),
+                    None => format!("no complete response within {}", humantime::format_duration(cfg.timeout)),
+                });
+                st.last_completion = Some(end);
+                counter.add_error();
+            }
+        }
+    }
+}
+
+/// One call: (re)connect if needed, send, read the whole response.
+async fn call(
+    cfg: &RunConfig,
+    workload: &Workload,
+    variant: &crate::workload::Variant,
+    link: &mut Option<Link>,
+    buf: &mut Vec<u8>,
+) -> Result<StatusCode, Broken> {
+    let l = match link {
+        Some(l) => l,
+        None => link.insert(connect(cfg.target.addr, cfg.connect_timeout).await?),
+    };
+    exchange(l, workload.request(variant), buf).await
+}
+
+fn fail(st: &mut WorkerStats, kind: ErrorKind, describe: impl FnOnce() -> String) {
+    st.record_error(kind);
+    if st.wants_detail(kind) {
+        st.set_detail(kind, describe());
+    }
+}
+
+/// The first `first` responses of a connection, then every `every`-th.
+#[inline]
+fn should_validate(n: u64, first: u64, every: u64) -> bool {
+    n < first || (every > 0 && (n - first + 1) % every == 0)
+}
+
+#[inline]
+fn micros(d: Duration) -> u64 {
+    d.as_micros().min(u128::from(u64::MAX)) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::should_validate;
+
+    #[test]
+    fn validation_sample() {
+        let picked: Vec<u64> = (0..30).filter(|&n| should_validate(n, 3, 10)).collect();
+        assert_eq!(picked, [0, 1, 2, 12, 22]);
+        let none_after: Vec<u64> = (0..30).filter(|&n| should_validate(n, 2, 0)).collect();
+        assert_eq!(none_after, [0, 1]);
+        assert!((0..5).all(|n| should_validate(n, 0, 1)));
+    }
+}

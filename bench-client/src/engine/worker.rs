@@ -1,0 +1,61 @@
+//! A worker thread: a current-thread tokio runtime running its connections as local tasks that share the
+//! worker's measurements without locks.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::LocalSet;
+
+use super::conn::{self, Shared};
+use super::stats::WorkerStats;
+use super::Start;
+use crate::config::RunConfig;
+use crate::hlog::IntervalMsg;
+use crate::progress::Progress;
+use crate::workload::Workload;
+
+#[derive(Debug)]
+pub(super) struct Ctx {
+    pub worker: usize,
+    pub conns: Vec<u64>,
+    pub cfg: Arc<RunConfig>,
+    pub workload: Arc<Workload>,
+    pub progress: Arc<Progress>,
+    pub start: watch::Receiver<Option<Start>>,
+    pub stop: watch::Receiver<bool>,
+    pub ready: mpsc::UnboundedSender<()>,
+    pub hlog: Option<mpsc::UnboundedSender<IntervalMsg>>,
+    pub result: oneshot::Sender<WorkerStats>,
+}
+
+pub(super) fn main(ctx: Ctx) {
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            // Dropping `ctx.result` makes `finish` fail with a clear error.
+            tracing::error!("worker {}: cannot build its runtime: {e}", ctx.worker);
+            return;
+        }
+    };
+    let Ctx { worker, conns, cfg, workload, progress, start, stop, ready, hlog, result } = ctx;
+    let stats = WorkerStats::new(cfg.rate.is_some(), hlog.map(|tx| (worker, tx)));
+    let shared = Rc::new(Shared { cfg, workload, stats: RefCell::new(stats), progress, worker, start, stop });
+    let local = LocalSet::new();
+    local.block_on(&rt, async {
+        let tasks: Vec<_> = conns
+            .into_iter()
+            .map(|c| tokio::task::spawn_local(conn::run(shared.clone(), c, ready.clone())))
+            .collect();
+        drop(ready);
+        for t in tasks {
+            if let Err(e) = t.await {
+                tracing::error!("worker {worker}: a connection task failed: {e}");
+            }
+        }
+    });
+    let mut stats = shared.stats.replace(WorkerStats::new(false, None));
+    stats.finish_intervals();
+    let _ = result.send(stats);
+}

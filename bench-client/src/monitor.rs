@@ -1,0 +1,134 @@
+//! `--monitor-pid`: system CPU user/sys/idle from /proc/stat and a process's RSS from /proc/PID/status,
+//! sampled about once a second by a task of its own (never on the load path).
+
+use std::time::Duration;
+
+use bench_proto::results::SystemSample;
+use tokio::sync::oneshot;
+use tokio::time::{Instant, MissedTickBehavior};
+
+/// Jiffies of the aggregate `cpu` line of /proc/stat.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuJiffies {
+    pub user: u64,
+    pub sys: u64,
+    pub idle: u64,
+    pub total: u64,
+}
+
+/// Parses the first (`cpu `) line of /proc/stat: user nice system idle iowait irq softirq steal …
+/// user+nice count as user, system+irq+softirq as sys, idle+iowait as idle; steal only in the total.
+pub fn parse_proc_stat(text: &str) -> Option<CpuJiffies> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).map(str::parse).collect::<Result<_, _>>().ok()?;
+    let f = |i: usize| v.get(i).copied().unwrap_or(0);
+    if v.len() < 4 {
+        return None;
+    }
+    Some(CpuJiffies {
+        user: f(0) + f(1),
+        sys: f(2) + f(5) + f(6),
+        idle: f(3) + f(4),
+        // guest and guest_nice (8, 9) are already included in user and nice.
+        total: (0..8).map(f).sum(),
+    })
+}
+
+/// `VmRSS:    10240 kB` from /proc/PID/status.
+pub fn parse_vm_rss_kb(text: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Percentages of CPU time between two readings.
+pub fn percentages(a: CpuJiffies, b: CpuJiffies) -> (f64, f64, f64) {
+    let total = b.total.saturating_sub(a.total);
+    if total == 0 {
+        return (0.0, 0.0, 100.0);
+    }
+    let pct = |x: u64, y: u64| 100.0 * y.saturating_sub(x) as f64 / total as f64;
+    (pct(a.user, b.user), pct(a.sys, b.sys), pct(a.idle, b.idle))
+}
+
+fn read_cpu() -> Option<CpuJiffies> {
+    parse_proc_stat(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+fn read_rss(pid: u32) -> Option<u64> {
+    parse_vm_rss_kb(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
+}
+
+/// A running sampler; [`Monitor::finish`] stops it and returns the samples.
+#[derive(Debug)]
+pub struct Monitor {
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Vec<SystemSample>>,
+}
+
+impl Monitor {
+    /// Starts sampling on the current runtime; `t_s` of each sample counts from `measure_start`.
+    pub fn start(pid: u32, measure_start: Instant) -> Monitor {
+        let (stop, mut stopped) = oneshot::channel();
+        let task = tokio::spawn(async move {
+            let mut samples = Vec::new();
+            let mut tick = tokio::time::interval_at(measure_start, Duration::from_secs(1));
+            tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
+            let mut last = None;
+            loop {
+                tokio::select! {
+                    _ = &mut stopped => break,
+                    now = tick.tick() => {
+                        let cpu = read_cpu();
+                        if let (Some(a), Some(b)) = (last, cpu) {
+                            let (user_pct, sys_pct, idle_pct) = percentages(a, b);
+                            samples.push(SystemSample {
+                                t_s: now.saturating_duration_since(measure_start).as_secs_f64(),
+                                user_pct,
+                                sys_pct,
+                                idle_pct,
+                                server_rss_kb: read_rss(pid),
+                            });
+                        }
+                        last = cpu;
+                    }
+                }
+            }
+            samples
+        });
+        Monitor { stop, task }
+    }
+
+    pub async fn finish(self) -> Vec<SystemSample> {
+        let _ = self.stop.send(());
+        self.task.await.unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat() {
+        let text = "cpu  100 10 50 800 40 5 5 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1\n";
+        let j = parse_proc_stat(text).unwrap();
+        assert_eq!(j, CpuJiffies { user: 110, sys: 60, idle: 840, total: 1010 });
+        assert!(parse_proc_stat("intr 1 2 3\n").is_none());
+        let later = CpuJiffies { user: 140, sys: 80, idle: 890, total: 1110 };
+        let (u, s, i) = percentages(j, later);
+        assert_eq!((u, s, i), (30.0, 20.0, 50.0));
+    }
+
+    #[test]
+    fn vm_rss() {
+        let text = "Name:\tbench-server\nVmPeak:\t  20000 kB\nVmRSS:\t   10240 kB\nThreads:\t3\n";
+        assert_eq!(parse_vm_rss_kb(text), Some(10240));
+        assert_eq!(parse_vm_rss_kb("Name:\tzombie\n"), None);
+    }
+
+    #[test]
+    fn this_machine_and_this_process_can_be_read() {
+        assert!(read_cpu().is_some_and(|c| c.total > 0));
+        assert!(read_rss(std::process::id()).is_some_and(|kb| kb > 0));
+    }
+}

@@ -1,0 +1,59 @@
+//! Warnings that a run's figures may describe the client, not the server: client CPU saturation,
+//! open-loop schedule lag or a rate not reached, local port exhaustion, an interrupted run.
+
+use bench_proto::results::ResultsDoc;
+
+use crate::units::thousands;
+
+/// Client CPU share of its worker threads above which the client is likely the bottleneck.
+const CPU_BUSY: f64 = 0.90;
+/// Open loop: schedule lag above this means requests went out noticeably late.
+const LAG_US: u64 = 10_000;
+/// Open loop: share of the requested rate below which the rate was not reached.
+const RATE_REACHED: f64 = 0.95;
+
+/// Warnings for a finished run (its counts, client stats and params already filled in).
+pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64) -> Vec<String> {
+    let mut w = Vec::new();
+    if doc.partial {
+        w.push("stopped early (SIGINT): the results cover only what was measured before the stop".to_owned());
+    }
+    let cpu = doc.client.cpu_utilisation;
+    if cpu >= CPU_BUSY {
+        w.push(format!(
+            "client CPU at {:.0}% of its {} worker thread(s): the client may be the bottleneck \
+             (give it more cores or hosts, and merge the results)",
+            cpu * 100.0,
+            doc.params.threads
+        ));
+    }
+    if let Some(rate) = doc.params.rate {
+        let calls = doc.counts.ok + doc.counts.errors_total;
+        let achieved = if doc.elapsed_s > 0.0 { calls as f64 / doc.elapsed_s } else { 0.0 };
+        if doc.elapsed_s > 0.0 && achieved < RATE_REACHED * rate {
+            w.push(format!(
+                "open loop: {achieved:.1} calls/s made of {rate:.1}/s requested ({:.0}%); each connection has one \
+                 call in flight, so the server is slower than the schedule or there are too few --clients",
+                100.0 * achieved / rate
+            ));
+        }
+        if let Some(lag) = doc.client.max_schedule_lag_us.filter(|&l| l > LAG_US) {
+            w.push(format!(
+                "open loop: a request went out {:.1} ms behind its schedule (latency is counted from the \
+                 schedule; if the client CPU is busy, the client is part of that)",
+                lag as f64 / 1000.0
+            ));
+        }
+    }
+    if addr_not_avail > 0 {
+        w.push(format!(
+            "{} connect errors were EADDRNOTAVAIL: no local port left (TIME_WAIT); widen \
+             net.ipv4.ip_local_port_range or enable net.ipv4.tcp_tw_reuse",
+            thousands(addr_not_avail)
+        ));
+    }
+    if doc.counts.ok == 0 && doc.elapsed_s > 0.0 {
+        w.push("no call succeeded".to_owned());
+    }
+    w
+}

@@ -1,0 +1,71 @@
+//! The Customer service's requests (generated customers of `--message-size`) and their checks.
+
+use bench_proto::customer::{self as proto, Customer, Request, Response};
+use bytes::Bytes;
+use http::StatusCode;
+
+use super::check::snippet;
+use super::{Expect as Any, Variant};
+use crate::operation::Operation;
+
+/// Without --message-size the Customer operations use the T2000 seed's small messages.
+pub const DEFAULT_MESSAGE_SIZE: u64 = 1024;
+/// The generator's seed: the same bytes every run.
+const SEED: u64 = 0x5EED_2006;
+
+#[derive(Debug)]
+pub(super) enum Expect {
+    /// `add`: a summary counting what was sent.
+    Add { count: u32 },
+    /// `addAsync`: 202 and no body.
+    AddAsync,
+    /// `get`: exactly `count` customers.
+    Get { count: u32 },
+    /// `echo`: the very customers sent.
+    Echo(Vec<Customer>),
+}
+
+pub(super) fn variant(op: Operation, message_size: Option<u64>) -> anyhow::Result<Variant> {
+    let size = message_size.unwrap_or(DEFAULT_MESSAGE_SIZE) as usize;
+    let customers = proto::generate_for_size(size, SEED);
+    anyhow::ensure!(!customers.is_empty(), "--message-size {size} holds no customer");
+    let count = customers.len() as u32;
+    let (req, expect) = match op {
+        Operation::Add => (Request::Add(customers), Expect::Add { count }),
+        Operation::AddAsync => (Request::AddAsync(customers), Expect::AddAsync),
+        // The response, not the request, is the large message of `get`.
+        Operation::Get => (proto::get_request(count, 0), Expect::Get { count }),
+        Operation::Echo => (Request::Echo(customers.clone()), Expect::Echo(customers)),
+        other => unreachable!("{other} is not a Customer operation"),
+    };
+    let mut body = Vec::new();
+    proto::write_request(&req, &mut body);
+    Ok(Variant { body: Bytes::from(body), expect: Any::Customer(expect) })
+}
+
+pub(super) fn validate(expected: &Expect, status: StatusCode, body: &[u8]) -> Result<(), String> {
+    if let Expect::AddAsync = expected {
+        return if status == StatusCode::ACCEPTED && body.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("addAsync answered HTTP {status} with {} bytes, not 202 and no body", body.len()))
+        };
+    }
+    let got = proto::parse_response(body).map_err(|e| format!("unparseable response: {e}"))?;
+    match (expected, &got) {
+        (Expect::Add { count }, Response::Add(summary)) if summary.count == *count => Ok(()),
+        (Expect::Add { count }, Response::Add(summary)) => {
+            Err(format!("add summary counts {} customers, {count} sent", summary.count))
+        }
+        (Expect::Get { count }, Response::Get(list)) if list.len() == *count as usize => Ok(()),
+        (Expect::Get { count }, Response::Get(list)) => Err(format!("get returned {} customers, {count} asked", list.len())),
+        (Expect::Echo(sent), Response::Echo(list)) if list == sent => Ok(()),
+        (Expect::Echo(sent), Response::Echo(list)) => Err(format!(
+            "echo differs from the request ({} customers back, {} sent): {}",
+            list.len(),
+            sent.len(),
+            snippet(body)
+        )),
+        _ => Err(format!("wrong response element: {}", snippet(body))),
+    }
+}

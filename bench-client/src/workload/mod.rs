@@ -1,0 +1,95 @@
+//! What each call sends and how its response is judged: request bodies generated once before the run
+//! (deterministic, from bench-proto), the request head template, and response checks.
+//!
+//! The hot loop clones a `Bytes` body and a small header map, and checks each response cheaply (status,
+//! a fault or non-envelope sniff of the first bytes); a sample of responses is fully parsed and compared.
+
+mod check;
+mod customer;
+mod cxf;
+
+use bytes::Bytes;
+use http::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST};
+use http::{HeaderMap, Method, Request, Uri};
+use http_body_util::Full;
+
+use crate::config::RunConfig;
+use crate::operation::{Operation, Service};
+
+pub use check::Failure;
+
+/// SOAP 1.1 clients send a `SOAPAction` header; the CXF and Customer bindings use an empty action.
+const SOAP_ACTION: HeaderName = HeaderName::from_static("soapaction");
+
+/// The prepared requests of a run and the knowledge to judge their responses.
+#[derive(Debug)]
+pub struct Workload {
+    pub operation: Operation,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    variants: Vec<Variant>,
+}
+
+/// One prepared request body and what its response must be.
+#[derive(Debug)]
+pub struct Variant {
+    pub body: Bytes,
+    expect: Expect,
+}
+
+/// What a fully validated response must contain.
+#[derive(Debug)]
+enum Expect {
+    /// `http-get`: any 2xx body.
+    Plain,
+    Cxf(bench_proto::cxf::Response),
+    Customer(customer::Expect),
+}
+
+/// Distinct CXF `id`s in flight, so that a response delivered to the wrong connection is caught.
+const CXF_VARIANTS: u64 = 16;
+
+impl Workload {
+    /// Generates every request body the run will send.
+    pub fn build(cfg: &RunConfig) -> anyhow::Result<Workload> {
+        let op = cfg.operation;
+        let variants = match op.service() {
+            Service::Plain => vec![Variant { body: Bytes::new(), expect: Expect::Plain }],
+            Service::Cxf => (0..cfg.clients.min(CXF_VARIANTS))
+                .map(|id| cxf::variant(op, cfg.packet_size, cfg.message_size, id as i32))
+                .collect(),
+            Service::Customer => vec![customer::variant(op, cfg.message_size)?],
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(HOST, cfg.target.host.clone());
+        if op.is_soap() {
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/xml; charset=utf-8"));
+            headers.insert(SOAP_ACTION, HeaderValue::from_static("\"\""));
+        }
+        if !cfg.keepalive {
+            headers.insert(CONNECTION, HeaderValue::from_static("close"));
+        }
+        Ok(Workload {
+            operation: op,
+            method: if op.is_soap() { Method::POST } else { Method::GET },
+            uri: Uri::from(cfg.target.path.clone()),
+            headers,
+            variants,
+        })
+    }
+
+    /// The request connection `conn` sends (connections cycle through the variants).
+    pub fn variant(&self, conn: u64) -> &Variant {
+        &self.variants[(conn % self.variants.len() as u64) as usize]
+    }
+
+    /// A request for `v`: cheap clones of the prepared head and body.
+    pub fn request(&self, v: &Variant) -> Request<Full<Bytes>> {
+        let mut req = Request::new(Full::new(v.body.clone()));
+        *req.method_mut() = self.method.clone();
+        *req.uri_mut() = self.uri.clone();
+        *req.headers_mut() = self.headers.clone();
+        req
+    }
+}

@@ -1,0 +1,391 @@
+//! The types of the results document, field for field as in docs/contracts.md and schemas/results.v1.schema.json.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::encode_histogram;
+
+/// One run of bench-client (or several merged): what was asked, what was measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultsDoc {
+    /// Always [`super::SCHEMA`].
+    pub schema: String,
+    /// True when the run was stopped early (SIGINT) and the figures cover only what was measured.
+    pub partial: bool,
+    pub tool: Tool,
+    pub label: Option<String>,
+    /// RFC 3339, UTC, when the measured interval began.
+    pub started_at: String,
+    pub mode: Mode,
+    pub params: Params,
+    /// The measured interval in seconds (after warm-up).
+    pub elapsed_s: f64,
+    pub counts: Counts,
+    pub throughput: Throughput,
+    pub latency_us: LatencyBlock,
+    pub histograms: Histograms,
+    pub client: ClientStats,
+    pub system: Option<SystemBlock>,
+    pub chat: Option<ChatResults>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+/// Which load bench-client generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    #[serde(rename = "soap")]
+    Soap,
+    #[serde(rename = "http-get")]
+    HttpGet,
+    #[serde(rename = "chat")]
+    Chat,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Soap => "soap",
+            Mode::HttpGet => "http-get",
+            Mode::Chat => "chat",
+        }
+    }
+}
+
+/// Everything the run was asked to do (durations in seconds, sizes in bytes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Params {
+    pub url: String,
+    pub operation: String,
+    pub clients: u64,
+    pub threads: u64,
+    /// Open loop: the total intended rate in requests/s; `None` in closed loop.
+    pub rate: Option<f64>,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub warmup_s: f64,
+    pub think_time_s: f64,
+    pub keepalive: bool,
+    pub packet_size: u64,
+    pub message_size: Option<u64>,
+    pub timeout_s: f64,
+    pub connect_timeout_s: f64,
+    /// Responses fully parsed and compared: the first `validate_first` on each connection…
+    pub validate_first: u64,
+    /// …and every `validate_every`-th after them (0: none).
+    pub validate_every: u64,
+    pub chat: Option<ChatParams>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatParams {
+    pub rooms: u64,
+    pub users: u64,
+    pub count: u64,
+    pub pause_s: f64,
+    pub runs: u64,
+}
+
+/// Counters of the measured interval. A call is either `ok` or counted under exactly one error kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub ok: u64,
+    pub errors_total: u64,
+    pub errors: ErrorCounts,
+    /// Responses fully parsed and compared with what was sent (whether they passed or not).
+    pub validated: u64,
+    /// HTTP body bytes (the XML), not headers.
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, other: &Counts) {
+        self.ok += other.ok;
+        self.errors.add(&other.errors);
+        self.errors_total = self.errors.total();
+        self.validated += other.validated;
+        self.bytes_sent += other.bytes_sent;
+        self.bytes_received += other.bytes_received;
+    }
+}
+
+/// Why a call failed; each failed call is counted under exactly one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The TCP connection could not be made (refused, timed out, no local port left).
+    Connect,
+    /// No complete response within `--timeout`.
+    Timeout,
+    /// A non-2xx status that is not a SOAP fault.
+    HttpStatus,
+    /// A SOAP fault.
+    Fault,
+    /// A response that is not what was asked for (unparseable, or not equal to what was sent).
+    Validation,
+    /// The connection broke or the bytes were not HTTP.
+    Io,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 6] = [
+        ErrorKind::Connect,
+        ErrorKind::Timeout,
+        ErrorKind::HttpStatus,
+        ErrorKind::Fault,
+        ErrorKind::Validation,
+        ErrorKind::Io,
+    ];
+
+    /// The JSON key, also used in the human summary.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Connect => "connect",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::HttpStatus => "http_status",
+            ErrorKind::Fault => "fault",
+            ErrorKind::Validation => "validation",
+            ErrorKind::Io => "io",
+        }
+    }
+
+    /// A dense index, for per-worker counter arrays.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    pub connect: u64,
+    pub timeout: u64,
+    pub http_status: u64,
+    pub fault: u64,
+    pub validation: u64,
+    pub io: u64,
+}
+
+impl ErrorCounts {
+    pub fn get(&self, kind: ErrorKind) -> u64 {
+        match kind {
+            ErrorKind::Connect => self.connect,
+            ErrorKind::Timeout => self.timeout,
+            ErrorKind::HttpStatus => self.http_status,
+            ErrorKind::Fault => self.fault,
+            ErrorKind::Validation => self.validation,
+            ErrorKind::Io => self.io,
+        }
+    }
+
+    pub fn get_mut(&mut self, kind: ErrorKind) -> &mut u64 {
+        match kind {
+            ErrorKind::Connect => &mut self.connect,
+            ErrorKind::Timeout => &mut self.timeout,
+            ErrorKind::HttpStatus => &mut self.http_status,
+            ErrorKind::Fault => &mut self.fault,
+            ErrorKind::Validation => &mut self.validation,
+            ErrorKind::Io => &mut self.io,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        ErrorKind::ALL.iter().map(|&k| self.get(k)).sum()
+    }
+
+    pub fn add(&mut self, other: &ErrorCounts) {
+        for k in ErrorKind::ALL {
+            *self.get_mut(k) += other.get(k);
+        }
+    }
+
+    /// From an array indexed by [`ErrorKind::index`].
+    pub fn from_array(a: &[u64; 6]) -> ErrorCounts {
+        let mut e = ErrorCounts::default();
+        for k in ErrorKind::ALL {
+            *e.get_mut(k) = a[k.index()];
+        }
+        e
+    }
+}
+
+/// Successful calls per second. `per_client_per_s` is the rate one client (virtual user) saw:
+/// CXF's "Overall Throughput" and the seeds' per-client figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Throughput {
+    pub total_per_s: f64,
+    pub per_client_per_s: f64,
+    /// Body bytes per second, in MB (10^6 bytes).
+    pub sent_mb_per_s: f64,
+    pub received_mb_per_s: f64,
+}
+
+impl Throughput {
+    pub fn compute(counts: &Counts, elapsed_s: f64, clients: u64) -> Throughput {
+        if elapsed_s <= 0.0 {
+            return Throughput::default();
+        }
+        let total = counts.ok as f64 / elapsed_s;
+        Throughput {
+            total_per_s: total,
+            per_client_per_s: if clients == 0 {
+                0.0
+            } else {
+                total / clients as f64
+            },
+            sent_mb_per_s: counts.bytes_sent as f64 / elapsed_s / 1e6,
+            received_mb_per_s: counts.bytes_received as f64 / elapsed_s / 1e6,
+        }
+    }
+}
+
+/// Latency summaries in microseconds. `uncorrected` is only kept in open loop, where `corrected`
+/// is measured from each request's intended send time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyBlock {
+    pub corrected: LatencySummary,
+    pub uncorrected: Option<LatencySummary>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub min: u64,
+    pub mean: f64,
+    pub stdev: f64,
+    pub max: u64,
+    pub p50: u64,
+    pub p75: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p99_9: u64,
+    pub p99_99: u64,
+}
+
+impl LatencySummary {
+    pub fn from_histogram(h: &Histogram<u64>) -> LatencySummary {
+        if h.is_empty() {
+            return LatencySummary::default();
+        }
+        LatencySummary {
+            count: h.len(),
+            min: h.min(),
+            mean: h.mean(),
+            stdev: h.stdev(),
+            max: h.max(),
+            p50: h.value_at_quantile(0.50),
+            p75: h.value_at_quantile(0.75),
+            p90: h.value_at_quantile(0.90),
+            p99: h.value_at_quantile(0.99),
+            p99_9: h.value_at_quantile(0.999),
+            p99_99: h.value_at_quantile(0.9999),
+        }
+    }
+}
+
+/// HdrHistogram V2 compressed, base64, values in microseconds.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Histograms {
+    pub corrected: String,
+    pub uncorrected: Option<String>,
+}
+
+/// The client process's own resource use during the measured interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientStats {
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    /// (user + sys) / (elapsed × worker threads): near 1.0 the client, not the server, is the limit.
+    pub cpu_utilisation: f64,
+    /// Open loop: the furthest behind its intended send time any request went out.
+    pub max_schedule_lag_us: Option<u64>,
+}
+
+/// `--monitor-pid`: the machine's CPU split and the monitored process's memory, about once a second.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SystemBlock {
+    pub samples: Vec<SystemSample>,
+    pub mean: SystemMean,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SystemSample {
+    /// Seconds since the measured interval began.
+    pub t_s: f64,
+    pub user_pct: f64,
+    pub sys_pct: f64,
+    pub idle_pct: f64,
+    /// `None` when the process could not be read (it exited).
+    pub server_rss_kb: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SystemMean {
+    pub user_pct: f64,
+    pub sys_pct: f64,
+    pub idle_pct: f64,
+    pub server_rss_kb_max: Option<u64>,
+}
+
+impl SystemBlock {
+    pub fn from_samples(samples: Vec<SystemSample>) -> SystemBlock {
+        let n = samples.len().max(1) as f64;
+        let mean = SystemMean {
+            user_pct: samples.iter().map(|s| s.user_pct).sum::<f64>() / n,
+            sys_pct: samples.iter().map(|s| s.sys_pct).sum::<f64>() / n,
+            idle_pct: samples.iter().map(|s| s.idle_pct).sum::<f64>() / n,
+            server_rss_kb_max: samples.iter().filter_map(|s| s.server_rss_kb).max(),
+        };
+        SystemBlock { samples, mean }
+    }
+}
+
+/// Chat mode (VolanoMark): the score and each run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatResults {
+    /// Messages delivered per second, averaged over `scored_runs` (VolanoMark's score).
+    pub score_msg_per_s: f64,
+    pub messages_sent: u64,
+    pub messages_received: u64,
+    pub runs: Vec<ChatRun>,
+    /// 1-based numbers of the runs the score averages (VolanoMark drops the first).
+    pub scored_runs: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChatRun {
+    pub run: u64,
+    pub elapsed_s: f64,
+    pub messages_sent: u64,
+    pub messages_received: u64,
+    pub msg_per_s: f64,
+}
+
+impl ResultsDoc {
+    /// Sets the latency summaries and the encoded histograms from the histograms themselves, so a
+    /// document's percentiles always agree with the histograms it carries.
+    pub fn set_latency(
+        &mut self,
+        corrected: &Histogram<u64>,
+        uncorrected: Option<&Histogram<u64>>,
+    ) {
+        self.latency_us = LatencyBlock {
+            corrected: LatencySummary::from_histogram(corrected),
+            uncorrected: uncorrected.map(LatencySummary::from_histogram),
+        };
+        self.histograms = Histograms {
+            corrected: encode_histogram(corrected),
+            uncorrected: uncorrected.map(encode_histogram),
+        };
+    }
+
+    /// Recomputes `throughput` from `counts`, `elapsed_s` and `params.clients`.
+    pub fn recompute_throughput(&mut self) {
+        self.counts.errors_total = self.counts.errors.total();
+        self.throughput = Throughput::compute(&self.counts, self.elapsed_s, self.params.clients);
+    }
+}

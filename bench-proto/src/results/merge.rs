@@ -1,0 +1,249 @@
+//! Exact merging of results documents from several client processes or hosts into one.
+//!
+//! Counters and histograms are added (no averaging of percentiles); the measured interval is the
+//! longest one; clients, threads and rates are summed; throughput and percentiles are recomputed
+//! from the sums, so merging N documents gives what one client process doing all of it would have.
+
+use std::collections::BTreeSet;
+
+use super::{decode_histogram, new_histogram, ClientStats, Mode, ResultsDoc, ResultsError, SCHEMA};
+
+pub fn merge(docs: &[ResultsDoc]) -> Result<ResultsDoc, ResultsError> {
+    let first = docs.first().ok_or(ResultsError::Empty)?;
+    for d in docs {
+        if d.schema != SCHEMA {
+            return Err(ResultsError::Schema {
+                found: d.schema.clone(),
+                expected: SCHEMA,
+            });
+        }
+        same("mode", first.mode.as_str(), d.mode.as_str())?;
+        same("operation", &first.params.operation, &d.params.operation)?;
+        same(
+            "loop model",
+            loop_model(first.params.rate),
+            loop_model(d.params.rate),
+        )?;
+    }
+    if first.mode == Mode::Chat {
+        // A chat score is a per-run average over rooms; adding two is not obviously meaningful.
+        return Err(ResultsError::Unsupported("chat"));
+    }
+
+    let mut out = first.clone();
+    let mut corrected = new_histogram();
+    let mut uncorrected = first
+        .histograms
+        .uncorrected
+        .as_ref()
+        .map(|_| new_histogram());
+    out.counts = Default::default();
+    out.client = ClientStats::default();
+    let mut cpu_capacity_s = 0.0;
+    let mut labels = BTreeSet::new();
+    let mut warnings = Vec::new();
+    for (i, d) in docs.iter().enumerate() {
+        corrected.add(decode_histogram(&d.histograms.corrected)?)?;
+        match (&mut uncorrected, &d.histograms.uncorrected) {
+            (Some(u), Some(s)) => u.add(decode_histogram(s)?)?,
+            (None, None) => {}
+            _ => return Err(mismatch_uncorrected()),
+        }
+        out.counts.add(&d.counts);
+        out.partial |= d.partial;
+        out.elapsed_s = out.elapsed_s.max(d.elapsed_s);
+        if d.started_at < out.started_at {
+            out.started_at.clone_from(&d.started_at);
+        }
+        if i > 0 {
+            let (p, q) = (&mut out.params, &d.params);
+            p.clients += q.clients;
+            p.threads += q.threads;
+            p.rate = p.rate.zip(q.rate).map(|(a, b)| a + b);
+            p.requests = p.requests.zip(q.requests).map(|(a, b)| a + b);
+            p.duration_s = max_opt(p.duration_s, q.duration_s);
+        }
+        out.client.cpu_user_s += d.client.cpu_user_s;
+        out.client.cpu_sys_s += d.client.cpu_sys_s;
+        out.client.max_schedule_lag_us =
+            max_opt(out.client.max_schedule_lag_us, d.client.max_schedule_lag_us);
+        cpu_capacity_s += d.elapsed_s * d.params.threads as f64;
+        if out.system.is_none() {
+            out.system.clone_from(&d.system);
+        }
+        labels.extend(d.label.clone());
+        for w in &d.warnings {
+            if !warnings.contains(w) {
+                warnings.push(w.clone());
+            }
+        }
+    }
+    out.label = (!labels.is_empty()).then(|| labels.into_iter().collect::<Vec<_>>().join("+"));
+    out.warnings = warnings;
+    out.client.cpu_utilisation = if cpu_capacity_s > 0.0 {
+        (out.client.cpu_user_s + out.client.cpu_sys_s) / cpu_capacity_s
+    } else {
+        0.0
+    };
+    out.set_latency(&corrected, uncorrected.as_ref());
+    out.recompute_throughput();
+    Ok(out)
+}
+
+fn same(what: &'static str, a: &str, b: &str) -> Result<(), ResultsError> {
+    if a == b {
+        Ok(())
+    } else {
+        Err(ResultsError::Mismatch {
+            what,
+            a: a.to_owned(),
+            b: b.to_owned(),
+        })
+    }
+}
+
+fn loop_model(rate: Option<f64>) -> &'static str {
+    if rate.is_some() {
+        "open loop"
+    } else {
+        "closed loop"
+    }
+}
+
+fn mismatch_uncorrected() -> ResultsError {
+    ResultsError::Mismatch {
+        what: "uncorrected histogram",
+        a: "present".into(),
+        b: "absent".into(),
+    }
+}
+
+fn max_opt<T: PartialOrd>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b > a { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hdrhistogram::Histogram;
+
+    use super::super::*;
+    use super::*;
+
+    fn doc(values: &[u64], errors: u64, elapsed_s: f64, clients: u64) -> ResultsDoc {
+        let mut h = new_histogram();
+        for &v in values {
+            h.record(v).unwrap();
+        }
+        let mut d = ResultsDoc {
+            schema: SCHEMA.into(),
+            partial: false,
+            tool: Tool {
+                name: "bench-client".into(),
+                version: "0.1.0".into(),
+            },
+            label: Some("x".into()),
+            started_at: "2026-11-29T19:30:00Z".into(),
+            mode: Mode::Soap,
+            params: Params {
+                url: "http://127.0.0.1:8080".into(),
+                operation: "echoComplexTypeDoc".into(),
+                clients,
+                threads: 1,
+                rate: None,
+                duration_s: Some(elapsed_s),
+                requests: None,
+                warmup_s: 0.0,
+                think_time_s: 0.0,
+                keepalive: true,
+                packet_size: 1,
+                message_size: None,
+                timeout_s: 30.0,
+                connect_timeout_s: 5.0,
+                validate_first: 10,
+                validate_every: 100,
+                chat: None,
+            },
+            elapsed_s,
+            counts: Counts {
+                ok: values.len() as u64,
+                errors: ErrorCounts {
+                    io: errors,
+                    ..Default::default()
+                },
+                bytes_sent: 100 * values.len() as u64,
+                bytes_received: 200 * values.len() as u64,
+                ..Default::default()
+            },
+            throughput: Throughput::default(),
+            latency_us: LatencyBlock::default(),
+            histograms: Histograms::default(),
+            client: ClientStats {
+                cpu_user_s: 1.0,
+                cpu_sys_s: 0.5,
+                ..Default::default()
+            },
+            system: None,
+            chat: None,
+            warnings: vec![],
+        };
+        d.set_latency(&h, None);
+        d.recompute_throughput();
+        d
+    }
+
+    #[test]
+    fn merging_equals_one_big_run() {
+        let all: Vec<u64> = (0..10_000u64).map(|i| (i * 7919) % 50_000 + 30).collect();
+        let (a, b) = all.split_at(3_333);
+        let merged = merge(&[doc(a, 1, 10.0, 3), doc(b, 2, 9.5, 7)]).unwrap();
+        let big = doc(&all, 3, 10.0, 10);
+        assert_eq!(merged.counts, big.counts);
+        assert_eq!(merged.latency_us, big.latency_us);
+        // The encodings may differ in array sizing; the recorded counts must not.
+        let (m, b) = (&merged.histograms.corrected, &big.histograms.corrected);
+        assert_eq!(decode_histogram(m).unwrap(), decode_histogram(b).unwrap());
+        assert_eq!(merged.throughput, big.throughput);
+        assert_eq!(merged.params.clients, 10);
+        assert_eq!(merged.elapsed_s, 10.0);
+        assert_eq!(merged.client.cpu_user_s, 2.0);
+    }
+
+    #[test]
+    fn merged_percentiles_are_not_averages_of_percentiles() {
+        let merged = merge(&[doc(&[100; 99], 0, 1.0, 1), doc(&[10_000], 0, 1.0, 1)]).unwrap();
+        let h: Histogram<u64> = decode_histogram(&merged.histograms.corrected).unwrap();
+        assert_eq!(h.len(), 100);
+        assert_eq!(merged.latency_us.corrected.p50, 100);
+        assert!(merged.latency_us.corrected.max >= 10_000);
+    }
+
+    #[test]
+    fn refuses_mixed_operations_and_schemas() {
+        let a = doc(&[1], 0, 1.0, 1);
+        let mut b = a.clone();
+        b.params.operation = "echo".into();
+        assert!(matches!(
+            merge(&[a.clone(), b]),
+            Err(ResultsError::Mismatch { .. })
+        ));
+        let mut c = a.clone();
+        c.schema = "other/v9".into();
+        assert!(matches!(merge(&[a, c]), Err(ResultsError::Schema { .. })));
+        assert!(matches!(merge(&[]), Err(ResultsError::Empty)));
+    }
+
+    #[test]
+    fn document_round_trips_through_json() {
+        let d = doc(&[5, 6, 7], 1, 2.0, 2);
+        let s = serde_json::to_string(&d).unwrap();
+        let back: ResultsDoc = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, d);
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["mode"], "soap");
+        assert_eq!(v["counts"]["errors"]["io"], 1);
+        assert!(v["latency_us"]["uncorrected"].is_null());
+    }
+}

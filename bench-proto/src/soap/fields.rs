@@ -1,0 +1,79 @@
+//! Typed-field helpers on [`BodyReader`] shared by the services: read the next child `{ns}name` and parse
+//! its content, with errors carrying the element's path.
+
+use super::{BodyReader, SoapError};
+use crate::xsd::{QName, XsdError};
+
+impl<'a> BodyReader<'a> {
+    /// Reads the Body's wrapper element and looks up which operation (or response) it is.
+    pub fn operation<Op>(&mut self, ns: &'static str, lookup: impl Fn(&[u8]) -> Option<Op>) -> Result<Op, SoapError> {
+        let el = self.next_child()?.ok_or(SoapError::EmptyBody)?;
+        let local = || String::from_utf8_lossy(el.local_name()).into_owned();
+        match lookup(el.local_name()) {
+            Some(op) if self.is_in(&el, ns) => Ok(op),
+            Some(_) => Err(SoapError::WrongNamespace { path: local(), expected: ns, found: self.namespace_of(&el) }),
+            None => Err(SoapError::UnknownOperation { ns: self.namespace_of(&el), local: local() }),
+        }
+    }
+
+    /// Runs `read` on the next child `{ns}name`; errors get `name` prepended to their path.
+    pub fn within<T>(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+        read: impl FnOnce(&mut Self) -> Result<T, SoapError>,
+    ) -> Result<T, SoapError> {
+        let inner = || {
+            self.child(ns, name)?;
+            read(self)
+        };
+        inner().map_err(|e| e.at(name))
+    }
+
+    /// The next child `{ns}name`, its text parsed by `parse`.
+    pub fn field<T>(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+        parse: impl FnOnce(&str) -> Result<T, XsdError>,
+    ) -> Result<T, SoapError> {
+        self.within(ns, name, |r| {
+            let text = r.text()?;
+            parse(&text).map_err(|reason| SoapError::InvalidField { field: String::new(), reason })
+        })
+    }
+
+    /// The next child `{ns}name` as an xsd:string.
+    pub fn string_field(&mut self, ns: &'static str, name: &'static str) -> Result<String, SoapError> {
+        self.within(ns, name, |r| Ok(r.text()?.into_owned()))
+    }
+
+    /// The next child `{ns}name` as an xsd:QName.
+    pub fn qname_field(&mut self, ns: &'static str, name: &'static str) -> Result<QName, SoapError> {
+        self.within(ns, name, Self::qname)
+    }
+
+    /// Reads every remaining child, each of which must be `{ns}name`, with `read` (which must consume
+    /// the element's end). Errors get `name[i]` prepended.
+    pub fn repeated<T>(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+        mut read: impl FnMut(&mut Self) -> Result<T, SoapError>,
+    ) -> Result<Vec<T>, SoapError> {
+        let mut items = Vec::new();
+        while let Some(el) = self.next_child()? {
+            let index = items.len();
+            let at = |e: SoapError| e.at(&format!("{name}[{index}]"));
+            if el.local_name() != name.as_bytes() {
+                return Err(self.unexpected(&el));
+            }
+            if !self.is_in(&el, ns) {
+                let found = self.namespace_of(&el);
+                return Err(at(SoapError::WrongNamespace { path: String::new(), expected: ns, found }));
+            }
+            items.push(read(self).map_err(at)?);
+        }
+        Ok(items)
+    }
+}

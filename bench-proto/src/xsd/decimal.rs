@@ -1,0 +1,123 @@
+//! xsd:decimal as an exact value: an integer mantissa and a count of fraction digits, never a float.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::{collapse, XsdError};
+
+/// An exact decimal number `mantissa × 10^-scale`. Like Java's `BigDecimal` the scale is kept as written
+/// (`12.50` stays `12.50`), so equality is of value *and* scale. Up to 38 significant digits (XSD requires
+/// processors to support at least 18).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Decimal {
+    mantissa: i128,
+    scale: u8,
+}
+
+/// The largest number of fraction digits kept.
+const MAX_SCALE: usize = 76;
+
+impl Decimal {
+    /// `mantissa × 10^-scale`, e.g. `Decimal::new(-1250, 2)` is `-12.50`.
+    pub const fn new(mantissa: i128, scale: u8) -> Self {
+        Self { mantissa, scale }
+    }
+
+    pub const fn mantissa(self) -> i128 {
+        self.mantissa
+    }
+
+    /// Number of digits after the decimal point.
+    pub const fn scale(self) -> u8 {
+        self.scale
+    }
+
+    /// Parses the xsd:decimal lexical form `[+-]?(digits[.digits?]|.digits)`.
+    pub fn parse(raw: &str) -> Result<Self, XsdError> {
+        let s = collapse(raw);
+        let (negative, body) = match s.as_bytes().first() {
+            Some(b'-') => (true, &s[1..]),
+            Some(b'+') => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+        let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+        if int.len() + frac.len() == 0 || !all_digits(int) || !all_digits(frac) {
+            return Err(XsdError::new("decimal", raw));
+        }
+        if frac.len() > MAX_SCALE {
+            return Err(XsdError::because(
+                "decimal",
+                raw,
+                "too many fraction digits",
+            ));
+        }
+        let mut mantissa: i128 = 0;
+        for b in int.bytes().chain(frac.bytes()) {
+            let d = i128::from(b - b'0');
+            // Accumulate negatively so that i128::MIN's magnitude fits too.
+            mantissa = mantissa
+                .checked_mul(10)
+                .and_then(|m| m.checked_sub(d))
+                .ok_or_else(|| XsdError::because("decimal", raw, "too many significant digits"))?;
+        }
+        if !negative {
+            mantissa = mantissa
+                .checked_neg()
+                .ok_or_else(|| XsdError::because("decimal", raw, "too many significant digits"))?;
+        }
+        Ok(Self {
+            mantissa,
+            scale: frac.len() as u8,
+        })
+    }
+
+    /// Appends the value with exactly `scale` fraction digits (`-0.50`, `3.1415926`, `42`).
+    pub fn write(self, out: &mut Vec<u8>) {
+        if self.mantissa < 0 {
+            out.push(b'-');
+        }
+        let mut digits = [0u8; 40];
+        let mut n = self.mantissa.unsigned_abs();
+        let mut len = 0;
+        loop {
+            digits[len] = b'0' + (n % 10) as u8;
+            len += 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let scale = usize::from(self.scale);
+        // Leading zeros needed so there is at least one integer digit: 0.05 has mantissa 5, scale 2.
+        let int_len = len.saturating_sub(scale);
+        if int_len == 0 {
+            out.push(b'0');
+        }
+        for i in (scale..len).rev() {
+            out.push(digits[i]);
+        }
+        if scale > 0 {
+            out.push(b'.');
+            out.extend(std::iter::repeat(b'0').take(scale.saturating_sub(len)));
+            for i in (0..scale.min(len)).rev() {
+                out.push(digits[i]);
+            }
+        }
+    }
+}
+
+impl FromStr for Decimal {
+    type Err = XsdError;
+    fn from_str(s: &str) -> Result<Self, XsdError> {
+        Self::parse(s)
+    }
+}
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = Vec::with_capacity(48);
+        self.write(&mut buf);
+        f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+    }
+}

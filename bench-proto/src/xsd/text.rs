@@ -1,0 +1,91 @@
+//! Character-level helpers shared by every type: whitespace collapse, XML character checks, escaping into a
+//! byte buffer, and a `fmt::Write` adapter so numbers format straight into that buffer.
+
+use std::fmt;
+
+/// XML whitespace (S production): what `collapse` removes around non-string values.
+fn is_xml_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The value of a non-string type after the `collapse` whitespace facet. None of our types allow inner
+/// whitespace, so trimming is all that is left to do.
+pub fn collapse(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_ascii() && is_xml_space(c as u8))
+}
+
+/// [`collapse`] for raw bytes (attribute values before decoding).
+pub fn collapse_bytes(b: &[u8]) -> &[u8] {
+    let start = b.iter().position(|&c| !is_xml_space(c)).unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|&c| !is_xml_space(c))
+        .map_or(start, |e| e + 1);
+    &b[start..end]
+}
+
+/// Checks that `s` holds only characters allowed in an XML 1.0 document, so what we parse can always be
+/// written back as well-formed XML.
+pub fn check_chars(s: &str) -> Result<(), char> {
+    // The common case (no control bytes, no U+FFFE/U+FFFF) is one byte scan.
+    let bad_control = s.bytes().any(|b| b < 0x20 && !is_xml_space(b));
+    if !bad_control && !s.contains(['\u{FFFE}', '\u{FFFF}']) {
+        return Ok(());
+    }
+    match s.chars().find(|&c| {
+        (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || matches!(c, '\u{FFFE}' | '\u{FFFF}')
+    }) {
+        Some(c) => Err(c),
+        None => Ok(()),
+    }
+}
+
+/// Appends `s` escaped for element content. `\r` is written as a character reference so that it survives
+/// the reader's line-end normalisation.
+pub fn write_text(out: &mut Vec<u8>, s: &str) {
+    write_escaped(out, s, |b| match b {
+        b'&' => Some(b"&amp;"),
+        b'<' => Some(b"&lt;"),
+        b'>' => Some(b"&gt;"),
+        b'\r' => Some(b"&#13;"),
+        _ => None,
+    });
+}
+
+/// Appends `s` escaped for a double-quoted attribute value (whitespace kept through attribute normalisation).
+pub fn write_attr(out: &mut Vec<u8>, s: &str) {
+    write_escaped(out, s, |b| match b {
+        b'&' => Some(b"&amp;"),
+        b'<' => Some(b"&lt;"),
+        b'>' => Some(b"&gt;"),
+        b'"' => Some(b"&quot;"),
+        b'\t' => Some(b"&#9;"),
+        b'\n' => Some(b"&#10;"),
+        b'\r' => Some(b"&#13;"),
+        _ => None,
+    });
+}
+
+fn write_escaped(out: &mut Vec<u8>, s: &str, escape: impl Fn(u8) -> Option<&'static [u8]>) {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if let Some(rep) = escape(b) {
+            out.extend_from_slice(&bytes[start..i]);
+            out.extend_from_slice(rep);
+            start = i + 1;
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+}
+
+/// Lets `write!` format straight into a byte buffer (no intermediate `String`).
+#[derive(Debug)]
+pub struct WriteFmt<'a>(pub &'a mut Vec<u8>);
+
+impl fmt::Write for WriteFmt<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}

@@ -1,0 +1,62 @@
+//! `HttpConfig`: the validated settings of the SOAP/HTTP server, with the defaults `main` documents.
+
+use std::time::Duration;
+
+/// Settings for [`super::run`]. Build it with `HttpConfig::default()` and adjust fields; `main` fills it from
+/// the command line.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Largest request body accepted, in bytes; bigger bodies get 413 without being read past the limit.
+    pub max_body: usize,
+    /// Most customers the in-memory store keeps; older ones are overwritten (a ring, never unbounded growth).
+    pub store_cap: usize,
+    /// Customers generated into the store at start-up (deterministic), so `get` works without prior `add`.
+    /// Clamped to `store_cap`.
+    pub store_prefill: usize,
+    /// Most customers one `get` may ask for (a bound on response size, ~0.5 KB each).
+    pub max_get: u32,
+    /// Time allowed to receive a complete request head. hyper starts it whenever the connection waits for a
+    /// request, so it also bounds how long a keep-alive connection may sit idle between requests.
+    pub header_timeout: Duration,
+    /// A connection on which no byte moves in either direction for this long is closed (slow bodies, stalled
+    /// readers). Checked by a per-connection watchdog, so the close happens between one and two periods.
+    pub idle_timeout: Duration,
+    /// Most connections served at once; when reached the server stops accepting until one closes.
+    pub max_connections: usize,
+    /// On shutdown, in-flight requests get this long to finish before their connections are dropped.
+    pub shutdown_grace: Duration,
+}
+
+impl HttpConfig {
+    /// Default `max_body`: ample for the 100 KB and 1 MB workloads.
+    pub const DEFAULT_MAX_BODY: usize = 8 * 1024 * 1024;
+    /// Default `store_cap`: 100 000 customers, about 50 MB of XML when serialised.
+    pub const DEFAULT_STORE_CAP: usize = 100_000;
+    /// Default `store_prefill`.
+    pub const DEFAULT_STORE_PREFILL: usize = 1_000;
+    /// Default `max_get`: 20 000 customers, about 10 MB of XML.
+    pub const DEFAULT_MAX_GET: u32 = 20_000;
+    /// Default `header_timeout`.
+    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Default `idle_timeout`.
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Default `max_connections`.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
+    /// Default `shutdown_grace`.
+    pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            max_body: Self::DEFAULT_MAX_BODY,
+            store_cap: Self::DEFAULT_STORE_CAP,
+            store_prefill: Self::DEFAULT_STORE_PREFILL,
+            max_get: Self::DEFAULT_MAX_GET,
+            header_timeout: Self::DEFAULT_HEADER_TIMEOUT,
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! SOAP dispatch: checks the content type and body size, parses the envelope into typed values with
+//! bench-proto, performs the operation and serialises the typed response (or a SOAP 1.1 Client fault).
+
+use bench_proto::soap::{Fault, FaultCode};
+use bench_proto::{customer, cxf, soap as proto_soap};
+use http::header::CONTENT_TYPE;
+use http::{HeaderMap, Request, Response, StatusCode};
+use hyper::body::{Body as _, Incoming};
+
+use super::body::{read_limited, ReadBodyError, ResponseBody};
+use super::metrics::SoapOp;
+use super::pool::PooledBuf;
+use super::service::{closing, text, with_type, App, TEXT_XML};
+
+/// Which SOAP service a request is for (from its path).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Service {
+    Cxf,
+    Customer,
+}
+
+/// Handles a POST to a service path; returns the response and the request body bytes read.
+pub(crate) async fn dispatch(
+    app: &App,
+    service: Service,
+    req: Request<Incoming>,
+) -> (Response<ResponseBody>, usize) {
+    if !is_xml(req.headers()) {
+        let resp = text(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "SOAP 1.1 requests need Content-Type: text/xml (charset utf-8)\n",
+        );
+        return (resp, 0);
+    }
+    let limit = app.config.max_body;
+    let declared = req.body().size_hint().exact();
+    if declared.is_some_and(|n| n > limit as u64) {
+        return (too_large(), 0);
+    }
+    let body = match read_limited(req.into_body(), declared, limit).await {
+        Ok(body) => body,
+        Err(ReadBodyError::TooLarge { .. }) => return (too_large(), limit),
+        Err(e @ ReadBodyError::Io(_)) => {
+            tracing::debug!("{e}");
+            return (
+                closing(text(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read\n",
+                )),
+                0,
+            );
+        }
+    };
+    let body_in = body.len();
+    let mut out = PooledBuf::take();
+    let (op, outcome) = match service {
+        Service::Cxf => cxf_call(&body, &mut out),
+        Service::Customer => customer_call(app, &body, &mut out),
+    };
+    drop(body);
+    app.metrics.soap_request(op);
+    let resp = match outcome {
+        Outcome::Ok => with_type(StatusCode::OK, TEXT_XML, ResponseBody::pooled(out)),
+        Outcome::Accepted => {
+            let mut resp = Response::new(ResponseBody::empty());
+            *resp.status_mut() = StatusCode::ACCEPTED;
+            resp
+        }
+        Outcome::Fault => {
+            app.metrics.soap_fault(op);
+            with_type(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                TEXT_XML,
+                ResponseBody::pooled(out),
+            )
+        }
+    };
+    (resp, body_in)
+}
+
+/// What a call produced in `out`.
+enum Outcome {
+    /// A response envelope (HTTP 200).
+    Ok,
+    /// Nothing: a one-way operation (HTTP 202, empty body).
+    Accepted,
+    /// A fault envelope (HTTP 500).
+    Fault,
+}
+
+fn cxf_call(body: &[u8], out: &mut Vec<u8>) -> (SoapOp, Outcome) {
+    match cxf::parse_request(body) {
+        Ok(req) => {
+            let op = match req.operation() {
+                cxf::Operation::EchoStringDoc => SoapOp::CxfEchoString,
+                cxf::Operation::EchoBase64Doc => SoapOp::CxfEchoBase64,
+                cxf::Operation::EchoComplexTypeDoc => SoapOp::CxfEchoComplex,
+            };
+            cxf::write_response(&req.into_echo_response(), out);
+            (op, Outcome::Ok)
+        }
+        Err(e) => {
+            proto_soap::write_fault(out, &e.fault());
+            (SoapOp::CxfUnknown, Outcome::Fault)
+        }
+    }
+}
+
+fn customer_call(app: &App, body: &[u8], out: &mut Vec<u8>) -> (SoapOp, Outcome) {
+    let req = match customer::parse_request(body) {
+        Ok(req) => req,
+        Err(e) => {
+            proto_soap::write_fault(out, &e.fault());
+            return (SoapOp::CustomerUnknown, Outcome::Fault);
+        }
+    };
+    match req {
+        customer::Request::Add(customers) => {
+            let summary = app.store.add(customers);
+            customer::write_response(&customer::Response::Add(summary), out);
+            (SoapOp::CustomerAdd, Outcome::Ok)
+        }
+        customer::Request::AddAsync(customers) => {
+            app.store.add(customers);
+            (SoapOp::CustomerAddAsync, Outcome::Accepted)
+        }
+        customer::Request::Get { count, offset } => {
+            let max = app.config.max_get;
+            if count > max {
+                let fault = Fault {
+                    code: FaultCode::Client,
+                    string: format!(
+                        "get: count {count} is more than this server returns at once ({max})"
+                    ),
+                    detail: None,
+                };
+                proto_soap::write_fault(out, &fault);
+                return (SoapOp::CustomerGet, Outcome::Fault);
+            }
+            customer::write_response(&customer::Response::Get(app.store.get(count, offset)), out);
+            (SoapOp::CustomerGet, Outcome::Ok)
+        }
+        customer::Request::Echo(customers) => {
+            customer::write_response(&customer::Response::Echo(customers), out);
+            (SoapOp::CustomerEcho, Outcome::Ok)
+        }
+    }
+}
+
+fn too_large() -> Response<ResponseBody> {
+    closing(text(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "request body too large\n",
+    ))
+}
+
+/// SOAP 1.1 uses `text/xml`; `application/soap+xml` (SOAP 1.2) is let through so the envelope check can
+/// answer it with a proper VersionMismatch fault. Parameters (charset…) are accepted as sent.
+fn is_xml(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let media = value.split(';').next().unwrap_or("").trim();
+    media.eq_ignore_ascii_case("text/xml") || media.eq_ignore_ascii_case("application/soap+xml")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn headers(ct: &'static str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_static(ct));
+        h
+    }
+
+    #[test]
+    fn content_types() {
+        assert!(is_xml(&headers("text/xml")));
+        assert!(is_xml(&headers("text/xml; charset=utf-8")));
+        assert!(is_xml(&headers("TEXT/XML;charset=\"UTF-8\"")));
+        assert!(is_xml(&headers(
+            "application/soap+xml; charset=utf-8; action=\"x\""
+        )));
+        assert!(!is_xml(&headers("application/json")));
+        assert!(!is_xml(&headers("text/xmlx")));
+        assert!(!is_xml(&HeaderMap::new()));
+    }
+}

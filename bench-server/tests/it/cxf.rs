@@ -1,0 +1,98 @@
+//! The CXF performance service end to end: every operation, with requests from bench-proto's writer and
+//! hand-written envelopes using other prefixes, SOAPAction and a header.
+
+use bench_proto::cxf::{self, Request, Response};
+use http::StatusCode;
+
+use crate::support::{Client, TestServer, SOAP_XML};
+
+/// POSTs `req` (written by bench-proto) and parses the typed response.
+async fn call(c: &mut Client, req: &Request) -> Response {
+    let mut body = Vec::new();
+    cxf::write_request(req, &mut body);
+    let reply = c.soap(cxf::PATH, body).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.header("content-type"), SOAP_XML);
+    cxf::parse_response(&reply.body).unwrap_or_else(|e| panic!("{e}: {}", reply.text()))
+}
+
+#[tokio::test]
+async fn every_operation_echoes_typed_values() {
+    let server = TestServer::start().await;
+    let mut c = server.client().await;
+
+    let s = "ünïcode <&> \"quotes\" ]]> \u{1F600}".to_string();
+    assert_eq!(
+        call(&mut c, &Request::EchoString(s.clone())).await,
+        Response::EchoString(s)
+    );
+    assert_eq!(
+        call(&mut c, &Request::EchoString(String::new())).await,
+        Response::EchoString(String::new())
+    );
+
+    let bytes: Vec<u8> = (0..=255).collect();
+    assert_eq!(
+        call(&mut c, &Request::EchoBase64(bytes.clone())).await,
+        Response::EchoBase64(bytes)
+    );
+
+    for (packet, id) in [(0, -7), (1, 42), (16, i32::MAX)] {
+        let req = cxf::echo_complex_request(packet, id);
+        let Request::EchoComplex { items, .. } = &req else {
+            panic!("echo_complex_request")
+        };
+        assert_eq!(items.len(), packet);
+        let expected = Response::EchoComplex {
+            items: items.clone(),
+            id_out: id,
+        };
+        assert_eq!(call(&mut c, &req).await, expected);
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_reference_item_survives_the_round_trip() {
+    let server = TestServer::start().await;
+    let mut c = server.client().await;
+    let item = cxf::reference_item();
+    let resp = call(
+        &mut c,
+        &Request::EchoComplex {
+            items: vec![item.clone()],
+            id: 1,
+        },
+    )
+    .await;
+    let Response::EchoComplex { items, id_out } = resp else {
+        panic!("wrong response {resp:?}")
+    };
+    assert_eq!((items, id_out), (vec![item], 1));
+    server.stop().await;
+}
+
+/// A hand-written request the way another toolkit might send it: `s:` prefix for the envelope, a default
+/// namespace for the payload, a SOAPAction, and a header without mustUnderstand.
+#[tokio::test]
+async fn hand_written_envelope_with_other_prefixes_header_and_soapaction() {
+    let server = TestServer::start().await;
+    let mut c = server.client().await;
+    let body = format!(
+        r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><t:trace xmlns:t="urn:x">1</t:trace></s:Header><s:Body><echoStringDoc xmlns="{}"><in>hello</in></echoStringDoc></s:Body></s:Envelope>"#,
+        cxf::TYPES_NS
+    );
+    let req = c
+        .request(http::Method::POST, cxf::PATH)
+        .header("content-type", "text/xml")
+        .header("soapaction", "\"\"")
+        .body(http_body_util::Full::new(bytes::Bytes::from(body)))
+        .unwrap();
+    let reply = c.send(req).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(
+        cxf::parse_response(&reply.body).unwrap(),
+        Response::EchoString("hello".into())
+    );
+    server.stop().await;
+}

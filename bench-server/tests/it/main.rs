@@ -1,0 +1,10 @@
+//! bench-server integration tests (one test binary): servers run in-process on 127.0.0.1:0, except in
+//! `binary`, which drives the real executable.
+
+mod bad_input;
+mod binary;
+mod customer;
+mod cxf;
+mod endpoints;
+mod limits;
+mod support;

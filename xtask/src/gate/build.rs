@@ -1,0 +1,170 @@
+//! Building the two sides of the gate: the base revision checked out as a git worktree (removed afterwards), and
+//! `cargo bench --no-run` of the bench targets the gate measures, in a target directory both sides share so that
+//! dependencies are compiled once.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+use serde::Deserialize;
+use xshell::{cmd, Shell};
+
+use super::criterion::BenchBin;
+
+/// The cfg that turns on the injected slowdown in the parse path (see `--inject-slowdown`).
+pub(crate) const SELFCHECK_CFG: &str = "wsbench_gate_selfcheck";
+
+/// A git worktree of the base revision; removed when dropped unless kept.
+#[derive(Debug)]
+pub(crate) struct Worktree<'a> {
+    sh: &'a Shell,
+    pub(crate) path: PathBuf,
+    keep: bool,
+}
+
+impl<'a> Worktree<'a> {
+    /// Checks `rev` out (detached) at `path`, first removing what an interrupted run may have left there.
+    pub(crate) fn add(sh: &'a Shell, rev: &str, path: &Path, keep: bool) -> anyhow::Result<Worktree<'a>> {
+        let spec = format!("{rev}^{{commit}}");
+        let commit = cmd!(sh, "git rev-parse --verify --quiet {spec}")
+            .quiet()
+            .read()
+            .with_context(|| format!("`{rev}` is not a git revision here"))?;
+        remove(sh, path);
+        if let Some(parent) = path.parent() {
+            sh.create_dir(parent)?;
+        }
+        cmd!(sh, "git worktree add --detach --quiet {path} {commit}")
+            .quiet()
+            .run()
+            .with_context(|| format!("checking out {rev} into {}", path.display()))?;
+        Ok(Worktree { sh, path: path.to_owned(), keep })
+    }
+}
+
+impl Drop for Worktree<'_> {
+    fn drop(&mut self) {
+        if self.keep {
+            eprintln!("gate: keeping the base worktree at {}", self.path.display());
+        } else {
+            remove(self.sh, &self.path);
+        }
+    }
+}
+
+fn remove(sh: &Shell, path: &Path) {
+    if path.exists() {
+        let removed = cmd!(sh, "git worktree remove --force {path}").quiet().ignore_stderr().run().is_ok();
+        if !removed {
+            let _ = sh.remove_path(path);
+        }
+    }
+    let _ = cmd!(sh, "git worktree prune").quiet().run();
+}
+
+/// A bench target of a workspace package.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Target {
+    pub(crate) package: String,
+    pub(crate) bench: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Metadata {
+    packages: Vec<MetaPackage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MetaPackage {
+    name: String,
+    manifest_path: PathBuf,
+    targets: Vec<MetaTarget>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MetaTarget {
+    name: String,
+    kind: Vec<String>,
+}
+
+/// The bench targets the workspace at `tree` has, with each package's directory.
+pub(crate) fn bench_targets(sh: &Shell, tree: &Path) -> anyhow::Result<BTreeMap<Target, PathBuf>> {
+    let cargo = cargo();
+    let manifest = tree.join("Cargo.toml");
+    let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1 --manifest-path {manifest}")
+        .quiet()
+        .read()
+        .with_context(|| format!("cargo metadata in {}", tree.display()))?;
+    let meta: Metadata = serde_json::from_str(&json).context("parsing cargo metadata")?;
+    let mut out = BTreeMap::new();
+    for p in meta.packages {
+        let dir = p.manifest_path.parent().map(Path::to_owned).unwrap_or_default();
+        for t in p.targets.into_iter().filter(|t| t.kind.iter().any(|k| k == "bench")) {
+            out.insert(Target { package: p.name.clone(), bench: t.name }, dir.clone());
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Deserialize)]
+struct Artifact {
+    reason: String,
+    #[serde(default)]
+    manifest_path: Option<PathBuf>,
+    #[serde(default)]
+    target: Option<MetaTarget>,
+    #[serde(default)]
+    executable: Option<PathBuf>,
+}
+
+/// Builds `targets` of the workspace at `tree` with the bench profile into `target_dir`, with `--cfg`s appended
+/// to RUSTFLAGS; returns each target's executable.
+pub(crate) fn build_benches(
+    sh: &Shell,
+    tree: &Path,
+    target_dir: &Path,
+    targets: &BTreeMap<Target, PathBuf>,
+    cfgs: &[&str],
+) -> anyhow::Result<BTreeMap<Target, BenchBin>> {
+    if targets.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let cargo = cargo();
+    let manifest = tree.join("Cargo.toml");
+    let mut args = Vec::new();
+    for t in targets.keys() {
+        args.extend(["--package".to_owned(), t.package.clone(), "--bench".to_owned(), t.bench.clone()]);
+    }
+    let mut rustflags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    for cfg in cfgs {
+        rustflags.push_str(&format!(" --cfg {cfg}"));
+    }
+    let json = cmd!(sh, "{cargo} bench --no-run --message-format=json-render-diagnostics --manifest-path {manifest} {args...}")
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("RUSTFLAGS", rustflags.trim())
+        .read()
+        .with_context(|| format!("building benches in {}", tree.display()))?;
+    let mut out = BTreeMap::new();
+    for line in json.lines().filter(|l| l.starts_with('{')) {
+        let a: Artifact = serde_json::from_str(line).context("parsing cargo's JSON messages")?;
+        let (Some(target), Some(exe), Some(manifest)) = (a.target, a.executable, a.manifest_path) else {
+            continue;
+        };
+        if a.reason != "compiler-artifact" || !target.kind.iter().any(|k| k == "bench") {
+            continue;
+        }
+        let dir = manifest.parent().map(Path::to_owned).unwrap_or_default();
+        if let Some((t, _)) = targets.iter().find(|(t, d)| t.bench == target.name && **d == dir) {
+            out.insert(t.clone(), BenchBin { exe, cwd: dir });
+        }
+    }
+    if let Some(missing) = targets.keys().find(|t| !out.contains_key(t)) {
+        bail!("cargo built no executable for {}'s bench `{}` in {}", missing.package, missing.bench, tree.display());
+    }
+    Ok(out)
+}
+
+/// The cargo that runs xtask (so the toolchain matches), else `cargo`.
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}

@@ -1,0 +1,442 @@
+//! One XY chart as an SVG string (plotters): lines, filled areas, reference marks, vertical markers, a side legend.
+//!
+//! The legend sits in its own panel to the right of the plot so it never hides data, and text is
+//! plain `sans-serif` (no font files), so the SVG needs nothing outside itself.
+
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+pub(crate) const WIDTH: u32 = 980;
+pub(crate) const HEIGHT: u32 = 440;
+const LEGEND_W: u32 = 270;
+const FONT: &str = "sans-serif";
+
+/// Tableau 10: distinguishable, colour-blind tolerable.
+pub(crate) const PALETTE: [RGBColor; 10] = [
+    RGBColor(0x4e, 0x79, 0xa7),
+    RGBColor(0xf2, 0x8e, 0x2b),
+    RGBColor(0xe1, 0x57, 0x59),
+    RGBColor(0x59, 0xa1, 0x4f),
+    RGBColor(0xb0, 0x7a, 0xa1),
+    RGBColor(0x76, 0xb7, 0xb2),
+    RGBColor(0xed, 0xc9, 0x48),
+    RGBColor(0x9c, 0x75, 0x5f),
+    RGBColor(0xff, 0x9d, 0xa7),
+    RGBColor(0xba, 0xb0, 0xac),
+];
+pub(crate) const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+pub(crate) const GREY: RGBColor = RGBColor(0x88, 0x88, 0x88);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scale {
+    Linear,
+    /// Logarithmic with the given base for its ticks (2 for client counts, 10 otherwise).
+    Log(f64),
+}
+
+/// How a reference figure is marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Marker {
+    Diamond,
+    Triangle,
+    Cross,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    pub(crate) name: String,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) color: RGBColor,
+    pub(crate) dashed: bool,
+    pub(crate) dots: bool,
+    pub(crate) in_legend: bool,
+}
+
+impl Line {
+    pub(crate) fn new(name: impl Into<String>, points: Vec<(f64, f64)>, color: RGBColor) -> Line {
+        Line { name: name.into(), points, color, dashed: false, dots: true, in_legend: true }
+    }
+    pub(crate) fn dashed(mut self) -> Line {
+        self.dashed = true;
+        self
+    }
+    pub(crate) fn no_dots(mut self) -> Line {
+        self.dots = false;
+        self
+    }
+    pub(crate) fn unlisted(mut self) -> Line {
+        self.in_legend = false;
+        self
+    }
+}
+
+/// A published figure: points at known x, or a horizontal level when it has no x on this axis.
+#[derive(Debug, Clone)]
+pub(crate) struct Reference {
+    pub(crate) label: String,
+    pub(crate) points: Vec<(f64, f64)>,
+    pub(crate) levels: Vec<f64>,
+    pub(crate) color: RGBColor,
+    pub(crate) marker: Marker,
+}
+
+/// A legend-only entry (e.g. "dashed = uncorrected").
+#[derive(Debug, Clone)]
+pub(crate) struct Note {
+    pub(crate) text: String,
+    pub(crate) color: RGBColor,
+    pub(crate) dashed: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Plot {
+    pub(crate) title: String,
+    pub(crate) x_desc: String,
+    pub(crate) y_desc: String,
+    pub(crate) x_scale: Scale,
+    pub(crate) y_scale: Scale,
+    /// Filled to y = 0, drawn first and in order (draw the tallest first to stack).
+    pub(crate) areas: Vec<Line>,
+    pub(crate) lines: Vec<Line>,
+    pub(crate) references: Vec<Reference>,
+    /// Vertical markers `(x, label)`: the knee, step boundaries.
+    pub(crate) vmarks: Vec<(f64, String)>,
+    pub(crate) vmark_color: RGBColor,
+    pub(crate) notes: Vec<Note>,
+    /// Fixed y range instead of one fitted to the data.
+    pub(crate) y_range: Option<(f64, f64)>,
+    pub(crate) x_fmt: fn(f64) -> String,
+    pub(crate) y_fmt: fn(f64) -> String,
+}
+
+impl Plot {
+    pub(crate) fn new(title: impl Into<String>, x_desc: impl Into<String>, y_desc: impl Into<String>) -> Plot {
+        Plot {
+            title: title.into(),
+            x_desc: x_desc.into(),
+            y_desc: y_desc.into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            areas: vec![],
+            lines: vec![],
+            references: vec![],
+            vmarks: vec![],
+            vmark_color: INK,
+            notes: vec![],
+            y_range: None,
+            x_fmt: fmt_num,
+            y_fmt: fmt_num,
+        }
+    }
+
+    /// Whether there is anything to draw.
+    pub(crate) fn has_data(&self) -> bool {
+        self.lines.iter().chain(&self.areas).any(|l| !l.points.is_empty())
+    }
+
+    fn all_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let data = self.lines.iter().chain(&self.areas).flat_map(|l| l.points.iter().copied());
+        let refs = self.references.iter().flat_map(|r| r.points.iter().copied());
+        data.chain(refs).filter(|(x, y)| x.is_finite() && y.is_finite())
+    }
+
+    fn x_bounds(&self) -> (f64, f64) {
+        let xs = self.all_points().map(|p| p.0).chain(self.vmarks.iter().map(|v| v.0));
+        let xs: Vec<f64> = xs.filter(|x| self.x_scale == Scale::Linear || *x > 0.0).collect();
+        pad(&xs, self.x_scale, false)
+    }
+
+    fn y_bounds(&self) -> (f64, f64) {
+        if let Some(r) = self.y_range {
+            return r;
+        }
+        let levels = self.references.iter().flat_map(|r| r.levels.iter().copied());
+        let ys = self.all_points().map(|p| p.1).chain(levels);
+        let ys: Vec<f64> = ys.filter(|y| self.y_scale == Scale::Linear || *y > 0.0).collect();
+        pad(&ys, self.y_scale, true)
+    }
+
+    /// Renders the chart to an SVG document.
+    pub(crate) fn to_svg(&self) -> anyhow::Result<String> {
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+            root.fill(&WHITE).map_err(plot_err)?;
+            let (main, legend) = root.split_horizontally(WIDTH - LEGEND_W);
+            let (x0, x1) = self.x_bounds();
+            let (y0, y1) = self.y_bounds();
+            match (self.x_scale, self.y_scale) {
+                (Scale::Linear, Scale::Linear) => self.draw(&main, x0..x1, y0..y1)?,
+                (Scale::Log(b), Scale::Linear) => self.draw(&main, (x0..x1).log_scale().base(b), y0..y1)?,
+                (Scale::Linear, Scale::Log(b)) => self.draw(&main, x0..x1, (y0..y1).log_scale().base(b))?,
+                (Scale::Log(bx), Scale::Log(by)) => {
+                    self.draw(&main, (x0..x1).log_scale().base(bx), (y0..y1).log_scale().base(by))?
+                }
+            }
+            self.draw_legend(&legend)?;
+            root.present().map_err(plot_err)?;
+        }
+        Ok(svg)
+    }
+
+    fn draw<X, Y>(&self, area: &DrawingArea<SVGBackend<'_>, Shift>, x: X, y: Y) -> anyhow::Result<()>
+    where
+        X: AsRangedCoord<Value = f64>,
+        Y: AsRangedCoord<Value = f64>,
+        X::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y::CoordDescType: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let mut chart = ChartBuilder::on(area)
+            .caption(&self.title, (FONT, 20).into_font().style(FontStyle::Bold))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(72)
+            .build_cartesian_2d(x, y)
+            .map_err(plot_err)?;
+        let x_fmt = |v: &f64| (self.x_fmt)(*v);
+        let y_fmt = |v: &f64| (self.y_fmt)(*v);
+        chart
+            .configure_mesh()
+            .x_desc(&self.x_desc)
+            .y_desc(&self.y_desc)
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .x_labels(12)
+            .y_labels(10)
+            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 14))
+            .light_line_style(WHITE)
+            .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
+            .draw()
+            .map_err(plot_err)?;
+
+        let (y_lo, y_hi) = {
+            let r = chart.y_range();
+            (r.start, r.end)
+        };
+        let (x_lo, x_hi) = {
+            let r = chart.x_range();
+            (r.start, r.end)
+        };
+
+        for a in &self.areas {
+            let fill = a.color.mix(0.85);
+            chart
+                .draw_series(AreaSeries::new(a.points.iter().copied(), y_lo.min(0.0).max(y_lo), fill))
+                .map_err(plot_err)?;
+        }
+        for (vx, label) in &self.vmarks {
+            let style = self.vmark_color.mix(0.7).stroke_width(1);
+            chart
+                .draw_series(DashedLineSeries::new([(*vx, y_lo), (*vx, y_hi)], 6, 4, style))
+                .map_err(plot_err)?;
+            if !label.is_empty() {
+                let pos = chart.backend_coord(&(*vx, y_hi));
+                area.draw(&Text::new(label.clone(), (pos.0 + 4, pos.1 + 4), (FONT, 12).into_font().color(&self.vmark_color)))
+                    .map_err(plot_err)?;
+            }
+        }
+        for r in &self.references {
+            for &lv in &r.levels {
+                let style = r.color.stroke_width(2);
+                chart.draw_series(DashedLineSeries::new([(x_lo, lv), (x_hi, lv)], 10, 5, style)).map_err(plot_err)?;
+            }
+            let c = r.color;
+            match r.marker {
+                Marker::Diamond => chart.draw_series(r.points.iter().map(|&p| {
+                    EmptyElement::at(p) + Polygon::new(vec![(0, -7), (7, 0), (0, 7), (-7, 0)], c.stroke_width(2))
+                })),
+                Marker::Triangle => chart.draw_series(r.points.iter().map(|&p| TriangleMarker::new(p, 7, c.filled()))),
+                Marker::Cross => chart.draw_series(r.points.iter().map(|&p| Cross::new(p, 6, c.stroke_width(2)))),
+            }
+            .map_err(plot_err)?;
+        }
+        for l in &self.lines {
+            let style = l.color.stroke_width(2);
+            if l.dashed {
+                chart.draw_series(DashedLineSeries::new(l.points.iter().copied(), 8, 5, style)).map_err(plot_err)?;
+            } else {
+                chart.draw_series(LineSeries::new(l.points.iter().copied(), style)).map_err(plot_err)?;
+            }
+            if l.dots {
+                chart
+                    .draw_series(l.points.iter().map(|&p| Circle::new(p, 3, l.color.filled())))
+                    .map_err(plot_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn draw_legend(&self, area: &DrawingArea<SVGBackend<'_>, Shift>) -> anyhow::Result<()> {
+        let mut y = 44;
+        let text = (FONT, 13).into_font().color(&INK);
+        let mut entry = |swatch: &dyn Fn(i32) -> anyhow::Result<()>, label: &str| -> anyhow::Result<()> {
+            swatch(y)?;
+            for line in wrap(label, 34) {
+                area.draw(&Text::new(line, (40, y - 7), text.clone())).map_err(plot_err)?;
+                y += 16;
+            }
+            y += 6;
+            Ok(())
+        };
+        let stroke = |c: RGBColor, dashed: bool, y: i32| -> anyhow::Result<()> {
+            let style = c.stroke_width(2);
+            if dashed {
+                area.draw(&PathElement::new(vec![(6, y), (14, y)], style)).map_err(plot_err)?;
+                area.draw(&PathElement::new(vec![(20, y), (30, y)], style)).map_err(plot_err)?;
+            } else {
+                area.draw(&PathElement::new(vec![(6, y), (30, y)], style)).map_err(plot_err)?;
+            }
+            Ok(())
+        };
+        for a in self.areas.iter().filter(|a| a.in_legend) {
+            let c = a.color;
+            entry(&|y| area.draw(&Rectangle::new([(8, y - 6), (28, y + 6)], c.mix(0.85).filled())).map_err(plot_err), &a.name)?;
+        }
+        for l in self.lines.iter().filter(|l| l.in_legend) {
+            entry(&|y| stroke(l.color, l.dashed, y), &l.name)?;
+        }
+        for n in &self.notes {
+            entry(&|y| stroke(n.color, n.dashed, y), &n.text)?;
+        }
+        for r in &self.references {
+            let c = r.color;
+            let marker = r.marker;
+            let has_points = !r.points.is_empty();
+            entry(
+                &|y| {
+                    if !has_points {
+                        return stroke(c, true, y);
+                    }
+                    match marker {
+                        Marker::Diamond => area.draw(&Polygon::new(vec![(18, y - 7), (25, y), (18, y + 7), (11, y)], c.stroke_width(2))),
+                        Marker::Triangle => area.draw(&TriangleMarker::new((18, y), 7, c.filled())),
+                        Marker::Cross => area.draw(&Cross::new((18, y), 6, c.stroke_width(2))),
+                    }
+                    .map_err(plot_err)
+                },
+                &r.label,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Bounds padded for readability: linear y starts at 0 (throughput charts must not exaggerate
+/// differences); log bounds snap outward to whole decades... of their own base's neighbourhood.
+fn pad(vals: &[f64], scale: Scale, is_y: bool) -> (f64, f64) {
+    let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return match scale {
+            Scale::Linear => (0.0, 1.0),
+            Scale::Log(_) => (1.0, 10.0),
+        };
+    }
+    match scale {
+        Scale::Linear if is_y => {
+            let lo = lo.min(0.0);
+            let hi = if hi > lo { hi * 1.08 } else { lo + 1.0 };
+            (lo, hi)
+        }
+        Scale::Linear => {
+            let span = (hi - lo).max(hi.abs() * 0.1).max(1e-9);
+            (lo - span * 0.04, hi + span * 0.04)
+        }
+        Scale::Log(_) if is_y => (lo / 1.6, hi * 1.6),
+        Scale::Log(_) => (lo / 1.25, hi * 1.25),
+    }
+}
+
+/// Wraps `s` at spaces into lines of at most `width` characters (longer words stay whole).
+pub(crate) fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = vec![];
+    let mut cur = String::new();
+    for word in s.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// Axis numbers: short, no trailing zeros, SI suffixes for large values.
+pub(crate) fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    let trim = |s: String| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if a >= 1e6 {
+        format!("{}M", trim(format!("{:.2}", v / 1e6)))
+    } else if a >= 1e4 {
+        format!("{}k", trim(format!("{:.1}", v / 1e3)))
+    } else if a >= 100.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        trim(format!("{v:.2}"))
+    } else {
+        trim(format!("{v:.3}"))
+    }
+}
+
+fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow::anyhow!("drawing chart: {e:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_short() {
+        assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(fmt_num(0.25), "0.25");
+        assert_eq!(fmt_num(2.5), "2.5");
+        assert_eq!(fmt_num(1024.0), "1024");
+        assert_eq!(fmt_num(34853.9), "34.9k");
+        assert_eq!(fmt_num(2_500_000.0), "2.5M");
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces() {
+        assert_eq!(wrap("IBM client → Intel server, 60 s quick test", 20), ["IBM client → Intel", "server, 60 s quick", "test"]);
+        assert_eq!(wrap("", 10), [""]);
+    }
+
+    #[test]
+    fn svg_is_self_contained_xml() {
+        let mut p = Plot::new("t & <x>", "clients", "req/s");
+        p.x_scale = Scale::Log(2.0);
+        p.lines.push(Line::new("measured", vec![(1.0, 10.0), (8.0, 70.0), (64.0, 80.0)], PALETTE[0]));
+        p.references.push(Reference {
+            label: "published".into(),
+            points: vec![(8.0, 60.0)],
+            levels: vec![75.0],
+            color: INK,
+            marker: Marker::Diamond,
+        });
+        p.vmarks.push((8.0, "knee".into()));
+        let svg = p.to_svg().unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..40]);
+        assert!(svg.contains("t &amp; &lt;x&gt;"));
+        let mut r = quick_xml::Reader::from_str(&svg);
+        loop {
+            match r.read_event().expect("well-formed SVG") {
+                quick_xml::events::Event::Eof => break,
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! `summary.md`: measured beside published, per step, with units and the difference stated plainly —
+//! never adjusted. Rendering is pure (documents in, Markdown out); `run` writes the file.
+
+use std::{fmt::Write as _, path::Path};
+
+use bench_proto::results::ResultsDoc;
+
+use crate::{
+    provenance::Provenance,
+    rundoc::{RunDoc, Status, StepEntry},
+    scenario::{Metric, Published},
+};
+
+/// A step's results document as read back, or why there is none.
+pub(crate) type StepDoc = Result<ResultsDoc, String>;
+
+/// Reads bench-client's results document for one step.
+pub(crate) fn read_doc(path: &Path) -> StepDoc {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a results document: {e}", path.display()))
+}
+
+/// The value of `metric` in a results document, in the units the published figures use.
+pub(crate) fn metric(doc: &ResultsDoc, metric: Metric) -> Option<f64> {
+    let lat = &doc.latency_us.corrected;
+    let system = doc.system.as_ref().map(|s| &s.mean);
+    match metric {
+        Metric::TotalPerS => Some(doc.throughput.total_per_s),
+        Metric::PerClientPerS => Some(doc.throughput.per_client_per_s),
+        Metric::MeanLatencyMs => (lat.count > 0).then(|| lat.mean / 1000.0),
+        Metric::P99LatencyMs => (lat.count > 0).then(|| lat.p99 as f64 / 1000.0),
+        Metric::ReceivedMbPerS => Some(doc.throughput.received_mb_per_s),
+        Metric::SentMbPerS => Some(doc.throughput.sent_mb_per_s),
+        Metric::XmlMbPerS => Some(doc.throughput.sent_mb_per_s + doc.throughput.received_mb_per_s),
+        Metric::ChatScoreMsgPerS => doc.chat.as_ref().map(|c| c.score_msg_per_s),
+        Metric::ScalingEfficiency => None,
+        Metric::CpuUserPct => system.map(|m| m.user_pct),
+        Metric::CpuSysPct => system.map(|m| m.sys_pct),
+        Metric::CpuIdlePct => system.map(|m| m.idle_pct),
+    }
+}
+
+/// How `measured` compares with a published figure or range, in words and numbers.
+pub(crate) fn difference(measured: f64, p: &Published) -> String {
+    let ratio = |x: f64| if x == 0.0 { String::new() } else { format!(" ({}×)", num(measured / x)) };
+    match p.max {
+        Some(max) if measured >= p.value && measured <= max => "within the published range".to_owned(),
+        Some(max) if measured > max => {
+            format!("{} % above the range's top{}", signed_pct(measured, max).trim_start_matches('+'), ratio(max))
+        }
+        Some(_) => format!(
+            "{} % below the range's bottom{}",
+            signed_pct(measured, p.value).trim_start_matches('−'),
+            ratio(p.value)
+        ),
+        None => format!("{}{}", signed_pct(measured, p.value) + " %", ratio(p.value)),
+    }
+}
+
+fn signed_pct(measured: f64, reference: f64) -> String {
+    if reference == 0.0 {
+        return "n/a".to_owned();
+    }
+    let pct = (measured / reference - 1.0) * 100.0;
+    if pct < 0.0 {
+        format!("−{}", num(-pct))
+    } else {
+        format!("+{}", num(pct))
+    }
+}
+
+/// A number for people: thousands separated, about four significant digits.
+pub(crate) fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let a = v.abs();
+    let decimals = if a >= 1000.0 {
+        0
+    } else if a >= 100.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else if a >= 0.01 {
+        3
+    } else {
+        return if a == 0.0 { "0".into() } else { format!("{v:.2e}") };
+    };
+    let s = format!("{a:.decimals$}");
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if v < 0.0 { "-" } else { "" };
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+fn published_value(p: &Published) -> String {
+    let approx = if p.approx { "~" } else { "" };
+    match p.max {
+        Some(max) => format!("{approx}{}–{} {}", num(p.value), num(max), p.unit),
+        None => format!("{approx}{} {}", num(p.value), p.unit),
+    }
+}
+
+fn ms(us: f64) -> String {
+    num(us / 1000.0)
+}
+
+/// The whole `summary.md`. `docs` is parallel to `run.steps`; `knee` holds the report's sweep sentences.
+pub(crate) fn render(run: &RunDoc, prov: &Provenance, docs: &[StepDoc], knee: &[String]) -> String {
+    let mut out = String::new();
+    let o = &mut out;
+    let _ = writeln!(o, "# {}: {}\n", run.scenario, run.description);
+    let _ = writeln!(o, "Reproduces: {}. Published figures from `{}`.\n", run.reproduces, run.seed);
+    let length = if run.quick {
+        "`--quick` (shortened: a smoke run, not a reproduction of the published durations)"
+    } else {
+        "full length as configured"
+    };
+    let _ = writeln!(o, "- Run: {} → {}, {length}.", run.started_at, run.finished_at.as_deref().unwrap_or("(unfinished)"));
+    if !run.sets.is_empty() {
+        let _ = writeln!(o, "- Overrides: `--set {}`.", run.sets.join("` `--set "));
+    }
+    let _ = writeln!(o, "- Status: **{}**.", status_words(run));
+    for p in &run.problems {
+        let _ = writeln!(o, "- Problem: {p}");
+    }
+
+    headline(o, run, docs);
+    steps_table(o, run, docs);
+    details(o, run, docs);
+    if !knee.is_empty() {
+        let _ = writeln!(o, "\n## Where throughput stops rising (knee)\n");
+        for line in knee {
+            let _ = writeln!(o, "- {line}");
+        }
+    }
+    sources(o, run);
+    conditions(o, run, prov);
+    out
+}
+
+fn status_words(run: &RunDoc) -> String {
+    let count = |s: Status| run.steps.iter().filter(|e| e.status == s).count();
+    let n = run.steps.len();
+    match run.status {
+        Status::Ok => format!("ok: {n} of {n} steps measured without errors"),
+        _ => format!(
+            "NOT OK: {} ok, {} with errors, {} failed, {} not run (of {n} steps)",
+            count(Status::Ok),
+            count(Status::Errors),
+            count(Status::Failed),
+            count(Status::NotRun)
+        ),
+    }
+}
+
+fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
+    let _ = writeln!(o, "\n## Measured here vs published\n");
+    if run.published.is_empty() {
+        let _ = writeln!(o, "This scenario lists no published figures.");
+        return;
+    }
+    let _ = writeln!(o, "| published figure | published | measured here | step | difference |");
+    let _ = writeln!(o, "|---|---|---|---|---|");
+    for p in &run.published {
+        let what = format!("{}: {}", p.metric.name(), p.label);
+        let matching: Vec<(&StepEntry, &StepDoc)> =
+            run.steps.iter().zip(docs).filter(|(e, _)| p.matches(e)).collect();
+        if matching.is_empty() {
+            let why = match p.instances {
+                Some(i) if i > 1 => format!("not measured by this run (needs {i} server instances)"),
+                _ => "not measured by this run (no step matches)".to_owned(),
+            };
+            let _ = writeln!(o, "| {what} | {} | {why} | | |", published_value(p));
+            continue;
+        }
+        for (entry, doc) in matching {
+            let measured = doc.as_ref().ok().and_then(|d| metric(d, p.metric).map(|v| (v, d.counts.errors_total)));
+            match measured {
+                Some((v, errors)) => {
+                    let flag = if errors > 0 { format!(" ⚠ {} errors", num(errors as f64)) } else { String::new() };
+                    let _ = writeln!(
+                        o,
+                        "| {what} | {} | {} {}{flag} | {} | {} |",
+                        published_value(p),
+                        num(v),
+                        p.unit,
+                        entry.id,
+                        difference(v, p)
+                    );
+                }
+                None => {
+                    let why = match doc {
+                        Err(e) => format!("no measurement: {e}"),
+                        Ok(_) => "not in this step's results".to_owned(),
+                    };
+                    let _ = writeln!(o, "| {what} | {} | {why} | {} | |", published_value(p), entry.id);
+                }
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\nThe published figures come from other hardware, software and years (conditions below): the difference \
+         says how this machine and build compare under this scenario, it is not adjusted and says nothing about \
+         which system is better in general."
+    );
+}
+
+fn steps_table(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
+    let _ = writeln!(o, "\n## Steps\n");
+    let _ = writeln!(
+        o,
+        "| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MB |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|");
+    for (e, doc) in run.steps.iter().zip(docs) {
+        let status = match e.status {
+            Status::Ok => "ok",
+            Status::Errors => "ERRORS",
+            Status::Failed => "FAILED",
+            Status::NotRun => "not run",
+        };
+        let Ok(d) = doc else {
+            let _ = writeln!(o, "| {} | {status} | | | | | | | | |", e.id);
+            continue;
+        };
+        let l = &d.latency_us.corrected;
+        let latency = if l.count > 0 {
+            format!("{} / {} / {} / {}", ms(l.mean), ms(l.p50 as f64), ms(l.p99 as f64), ms(l.p99_9 as f64))
+        } else {
+            "–".to_owned()
+        };
+        let (cpu, rss) = match &d.system {
+            Some(s) => (
+                format!("{:.1} / {:.1} / {:.1}", s.mean.user_pct, s.mean.sys_pct, s.mean.idle_pct),
+                s.mean.server_rss_kb_max.map_or("–".to_owned(), |kb| num(kb as f64 / 1024.0)),
+            ),
+            None => ("–".to_owned(), "–".to_owned()),
+        };
+        let (total, per_client) = match &d.chat {
+            Some(c) => (format!("{} msg", num(c.score_msg_per_s)), "–".to_owned()),
+            None => (num(d.throughput.total_per_s), num(d.throughput.per_client_per_s)),
+        };
+        let _ = writeln!(
+            o,
+            "| {} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
+            e.id,
+            num(d.counts.ok as f64),
+            num(d.counts.errors_total as f64),
+            num(d.throughput.sent_mb_per_s),
+            num(d.throughput.received_mb_per_s),
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\nLatency is corrected for coordinated omission in open loop (from intended send times); MB = 10⁶ bytes \
+         of HTTP body (the XML). System CPU and server RSS are sampled once a second by bench-client."
+    );
+}
+
+fn details(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for (e, doc) in run.steps.iter().zip(docs) {
+        match doc {
+            Err(why) if e.status != Status::NotRun => errors.push(format!("{}: no results document: {why}", e.id)),
+            Err(_) => {}
+            Ok(d) => {
+                let c = &d.counts;
+                if c.errors_total > 0 {
+                    let kinds = [
+                        ("connect", c.errors.connect),
+                        ("timeout", c.errors.timeout),
+                        ("http_status", c.errors.http_status),
+                        ("fault", c.errors.fault),
+                        ("validation", c.errors.validation),
+                        ("io", c.errors.io),
+                    ];
+                    let kinds: Vec<String> =
+                        kinds.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {}", num(*n as f64))).collect();
+                    errors.push(format!("{}: {} failed calls ({})", e.id, num(c.errors_total as f64), kinds.join(", ")));
+                }
+                if d.partial {
+                    errors.push(format!("{}: partial results (the client was interrupted)", e.id));
+                }
+                if let Some(chat) = &d.chat {
+                    let runs: Vec<String> = chat.runs.iter().map(|r| format!("run {}: {} msg/s", r.run, num(r.msg_per_s))).collect();
+                    let scored: Vec<String> = chat.scored_runs.iter().map(ToString::to_string).collect();
+                    warnings.push(format!(
+                        "{}: chat score {} msg/s = mean of runs {}; {}",
+                        e.id,
+                        num(chat.score_msg_per_s),
+                        scored.join(", "),
+                        runs.join("; ")
+                    ));
+                }
+                warnings.extend(d.warnings.iter().map(|w| format!("{}: {w}", e.id)));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        let _ = writeln!(o, "\n## Errors\n");
+        for e in errors {
+            let _ = writeln!(o, "- {e}");
+        }
+    }
+    if !warnings.is_empty() {
+        let _ = writeln!(o, "\n## Notes from bench-client\n");
+        for w in warnings {
+            let _ = writeln!(o, "- {w}");
+        }
+    }
+    if run.steps.iter().any(|e| !e.keepalive) {
+        let _ = writeln!(o, "\n## Connections (no keep-alive: one TCP connection per call)\n");
+        let _ = writeln!(o, "| step | TCP connections opened | TIME_WAIT before → after | connect errors |");
+        let _ = writeln!(o, "|---|---|---|---|");
+        for (e, doc) in run.steps.iter().zip(docs).filter(|(e, _)| !e.keepalive) {
+            let tw = |v: Option<u64>| v.map_or("?".to_owned(), |n| num(n as f64));
+            let (calls, connect) = match doc {
+                Ok(d) => (num((d.counts.ok + d.counts.errors_total) as f64), num(d.counts.errors.connect as f64)),
+                Err(_) => ("?".to_owned(), "?".to_owned()),
+            };
+            let _ = writeln!(o, "| {} | ~{calls} | {} → {} | {connect} |", e.id, tw(e.time_wait_before), tw(e.time_wait_after));
+        }
+        let _ = writeln!(
+            o,
+            "\nConnect errors are how port exhaustion shows (no free local port): they count as errors, never as \
+             throughput. Compare TIME_WAIT with the ephemeral port range under Conditions."
+        );
+    }
+}
+
+fn sources(o: &mut String, run: &RunDoc) {
+    if run.published.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "\n## Published figures: conditions and sources\n");
+    for p in &run.published {
+        let _ = writeln!(
+            o,
+            "- **{}** ({}): {}. {}. Source: `{}`.",
+            p.label,
+            p.metric.name(),
+            published_value(p),
+            p.conditions,
+            p.source
+        );
+    }
+}
+
+fn conditions(o: &mut String, run: &RunDoc, prov: &Provenance) {
+    let _ = writeln!(o, "\n## Conditions of this run\n");
+    let h = &prov.host;
+    let mem = h.memory_total_kb.map_or(String::new(), |kb| format!(", {} GiB RAM", num(kb as f64 / 1048576.0)));
+    let _ = writeln!(
+        o,
+        "- Machine: {} × {} CPUs online{mem}; {}.",
+        h.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        h.cpus_online,
+        h.kernel.as_deref().unwrap_or("unknown kernel")
+    );
+    let git = match &prov.git {
+        Some(g) => format!("commit {}{}", &g.commit[..g.commit.len().min(12)], if g.dirty { " (dirty tree)" } else { "" }),
+        None => "not a git checkout".to_owned(),
+    };
+    let settings: Vec<String> = prov.build.profile_settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let _ = writeln!(
+        o,
+        "- Build: {git}; {}; `{}` profile ({}); target {}; built by {}.",
+        prov.build.rustc.as_deref().unwrap_or("rustc ?"),
+        prov.build.profile,
+        settings.join(", "),
+        prov.build.target.as_deref().unwrap_or("?"),
+        prov.build.builder
+    );
+    let p = &prov.pinning;
+    if p.enabled {
+        let _ = writeln!(
+            o,
+            "- Pinning: server on CPU {}, client on CPU {} (taskset).",
+            crate::pinning::format_cpu_list(&p.server_cpus),
+            crate::pinning::format_cpu_list(&p.client_cpus)
+        );
+    } else {
+        let _ = writeln!(o, "- Pinning: off ({}).", p.reason.as_deref().unwrap_or("?"));
+    }
+    let lim = |v: Option<u64>| v.map_or("unlimited".to_owned(), |n| n.to_string());
+    let r = &prov.rlimit_nofile;
+    let _ = writeln!(
+        o,
+        "- RLIMIT_NOFILE: soft {} / hard {} in force (was soft {}; raised to the hard limit for the run).",
+        lim(r.in_force.soft),
+        lim(r.in_force.hard),
+        lim(r.before.soft)
+    );
+    let tunables: Vec<String> = prov
+        .tunables
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", v.as_deref().unwrap_or("?")))
+        .collect();
+    let _ = writeln!(o, "- Tunables: {}.", tunables.join("; "));
+    for note in &run.notes {
+        let _ = writeln!(o, "- Note: {note}");
+    }
+    let _ = writeln!(o, "\nExact command lines, hashes and versions: `provenance.json`. Step parameters: `run.json`.");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn published(value: f64, max: Option<f64>) -> Published {
+        toml::from_str::<Published>(&format!(
+            "metric = \"total_per_s\"\nvalue = {value}\n{}unit = \"tx/s\"\nlabel = \"l\"\nconditions = \"c\"\nsource = \"s\"",
+            max.map_or(String::new(), |m| format!("max = {m}\n"))
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(num(34853.86), "34,854");
+        assert_eq!(num(1_003_791_036.0), "1,003,791,036");
+        assert_eq!(num(348.53), "348.5");
+        assert_eq!(num(2.869), "2.87");
+        assert_eq!(num(0.5), "0.500");
+        assert_eq!(num(-1234.0), "-1,234");
+        assert_eq!(num(0.0), "0");
+    }
+
+    #[test]
+    fn differences_are_stated_both_ways() {
+        assert_eq!(difference(2200.0, &published(1100.0, None)), "+100.0 % (2.00×)");
+        assert_eq!(difference(550.0, &published(1100.0, None)), "−50.00 % (0.500×)");
+        assert_eq!(difference(14000.0, &published(13416.0, Some(15740.0))), "within the published range");
+        assert_eq!(difference(31480.0, &published(13416.0, Some(15740.0))), "100.0 % above the range's top (2.00×)");
+        assert_eq!(difference(6708.0, &published(13416.0, Some(15740.0))), "50.00 % below the range's bottom (0.500×)");
+    }
+}
