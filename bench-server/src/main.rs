@@ -2,7 +2,6 @@
 //! and serves until SIGINT/SIGTERM, then shuts down gracefully and exits 0. See docs/contracts.md.
 
 use std::fmt::Write as _;
-use std::future::Future;
 use std::io::Write as _;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::num::NonZeroUsize;
@@ -10,6 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{ensure, Context as _};
+use bench_server::chat::{self, ChatConfig};
 use bench_server::http::{self, HttpConfig};
 use clap::Parser;
 use tokio::net::TcpListener;
@@ -100,12 +100,11 @@ fn start(cli: Cli) -> anyhow::Result<()> {
 }
 
 async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
-    // CHAT HOOK (1 of 2): delete this check once `serve_chat` below calls `bench_server::chat::run`.
-    ensure!(
-        cli.chat.is_none(),
-        "--chat: the chat server is not part of this build yet"
-    );
-
+    let chat_config = ChatConfig {
+        idle_timeout: cli.idle_timeout,
+        max_connections: cli.max_connections,
+        ..ChatConfig::default()
+    };
     let http_config = HttpConfig {
         max_body: cli.max_body,
         store_cap: cli.store_cap,
@@ -166,7 +165,7 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     };
     let chat_task = async {
         match chat_listener {
-            Some(l) => serve_chat(l, stopped(stop_rx.clone()))
+            Some(l) => chat::run(l, chat_config, stopped(stop_rx.clone()))
                 .await
                 .context("chat server"),
             None => Ok(()),
@@ -175,16 +174,6 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     tokio::try_join!(http_task, chat_task)?;
     tracing::info!("stopped");
     Ok(())
-}
-
-/// CHAT HOOK (2 of 2): replace the body with
-/// `bench_server::chat::run(listener, chat_config, shutdown).await`, building the chat config from `Cli`.
-async fn serve_chat(
-    listener: TcpListener,
-    shutdown: impl Future<Output = ()>,
-) -> anyhow::Result<()> {
-    drop((listener, shutdown));
-    anyhow::bail!("the chat server is not part of this build yet")
 }
 
 async fn bind(addr: SocketAddr, flag: &str) -> anyhow::Result<TcpListener> {

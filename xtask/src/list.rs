@@ -34,10 +34,17 @@ fn detail(s: &Scenario) -> Result<()> {
         let plan = s.plan(quick, &[])?;
         println!("\nsteps ({title}, {:.0} s of load planned):", plan.planned_seconds());
         for step in plan.steps() {
-            let length = match step.client.length {
-                Some(scenario::Length::Duration(d)) => format!("{d}"),
-                Some(scenario::Length::Requests(n)) => format!("{n} requests"),
-                None => "as the client decides".to_owned(),
+            let length = match (&step.client.chat, step.client.length) {
+                (Some(c), _) => format!(
+                    "{} rooms × {} users × {} messages, {} runs",
+                    c.rooms,
+                    c.users,
+                    c.count,
+                    c.runs.map_or("default".to_owned(), |r| r.to_string())
+                ),
+                (None, Some(scenario::Length::Duration(d))) => format!("{d}"),
+                (None, Some(scenario::Length::Requests(n))) => format!("{n} requests"),
+                (None, None) => "as the client decides".to_owned(),
             };
             println!("  {:<28} {:<20} {length}", step.id, step.client.operation.wire());
         }

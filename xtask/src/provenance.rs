@@ -26,6 +26,12 @@ pub(crate) struct Provenance {
     pub(crate) rlimit_nofile: RlimitNofile,
     pub(crate) pinning: Pinning,
     pub(crate) commands: Commands,
+    /// `--containers`: images, network, pinning, limits, sysctls, link shaping, per-step containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) containers: Option<serde_json::Value>,
+    /// `--client-arch`: the client's architecture, build (build.json) and emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_arch: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -42,6 +42,12 @@ pub(crate) struct Args {
     /// Do not pin server and client to separate CPUs.
     #[arg(long)]
     pub(crate) no_pin: bool,
+    #[command(flatten)]
+    pub(crate) containers: crate::containers::ContainerArgs,
+    /// Run bench-client built for ARCH; `ppc64le` runs under qemu-ppc64le against the native server (the CXF
+    /// seed's IBM client → Intel server pairing); emulated figures are labelled so and compared with nothing.
+    #[arg(long, value_enum, value_name = "ARCH")]
+    pub(crate) client_arch: Option<crate::build::Arch>,
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
@@ -69,6 +75,8 @@ pub(crate) struct Outcome {
 pub(crate) struct Binaries {
     pub(crate) server: PathBuf,
     pub(crate) client: PathBuf,
+    /// Runs the client (`qemu-ppc64le` for an emulated client), empty for a native one.
+    pub(crate) client_runner: Vec<String>,
 }
 
 /// Runs a scenario and writes its results; Err only when nothing could be measured at all.
@@ -76,7 +84,7 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
     let root = crate::project_root();
     let scenario = Scenario::load(&root, &args.scenario)?;
     let plan = scenario.plan(args.quick, &args.sets)?;
-    let bins = build_release(sh)?;
+    let mut bins = if args.containers.containers { crate::containers::binaries(sh)? } else { build_release(sh)? };
     if plan.needs_chat_client() {
         check_chat_support(sh, &bins, &plan)?;
     }
@@ -114,10 +122,18 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
         rlimit_nofile: provenance::RlimitNofile { before: nofile_before, in_force: nofile },
         pinning,
         commands: provenance::Commands::default(),
+        containers: None,
+        client_arch: None,
     };
     let mut run = RunDoc::planned(&plan, started_at);
+    crate::build::apply_client_arch(sh, args, &mut bins, &mut run, &mut prov)?;
     println!("wsbench: {} → {}", plan.scenario.name, dir.display());
-    if let Err(e) = execute_steps(&plan, &bins, &dir, &mut run, &mut prov) {
+    let measured = if args.containers.containers {
+        crate::containers::execute_steps(sh, &plan, &args.containers, &dir, &mut run, &mut prov)
+    } else {
+        execute_steps(&plan, &bins, &dir, &mut run, &mut prov)
+    };
+    if let Err(e) = measured {
         run.problems.push(format!("{e:#}"));
     }
     run.finished_at = Some(timestamp());
@@ -190,6 +206,7 @@ fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, pro
             };
             let json = dir.join(&entry.result);
             let mut argv = pin.prefix(&pin.client_cpus);
+            argv.extend(bins.client_runner.iter().cloned());
             argv.push(bins.client.display().to_string());
             argv.extend(step.client.args(&target, &json, ready.pid, &step.label));
             prov.commands.client.insert(step.id.clone(), argv.clone());
@@ -225,7 +242,11 @@ pub(crate) fn build_release(sh: &Shell) -> Result<Binaries> {
     let meta: serde_json::Value = serde_json::from_str(&meta).context("parsing cargo metadata")?;
     let target = meta["target_directory"].as_str().context("cargo metadata has no target_directory")?;
     let release = Path::new(target).join("release");
-    let bins = Binaries { server: release.join("bench-server"), client: release.join("bench-client") };
+    let bins = Binaries {
+        server: release.join("bench-server"),
+        client: release.join("bench-client"),
+        client_runner: Vec::new(),
+    };
     for b in [&bins.server, &bins.client] {
         anyhow::ensure!(b.is_file(), "{} was not built", b.display());
     }

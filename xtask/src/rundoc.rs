@@ -26,6 +26,15 @@ pub(crate) struct RunDoc {
     pub(crate) problems: Vec<String>,
     pub(crate) steps: Vec<StepEntry>,
     pub(crate) published: Vec<Published>,
+    /// Server and clients ran as containers on a private network (`--containers`).
+    #[serde(default)]
+    pub(crate) containers: bool,
+    /// `--client-arch`: the architecture bench-client was built for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_arch: Option<String>,
+    /// The client ran under an emulator (qemu-user): its figures are compared with nothing.
+    #[serde(default)]
+    pub(crate) emulated: bool,
 }
 
 /// How a run or a step ended.
@@ -115,6 +124,9 @@ impl RunDoc {
             problems: Vec::new(),
             steps: plan.steps().map(StepEntry::planned).collect(),
             published: f.published.clone(),
+            containers: false,
+            client_arch: None,
+            emulated: false,
         }
     }
 

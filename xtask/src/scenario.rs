@@ -822,7 +822,7 @@ impl Plan {
 
     /// Seconds of load the plan asks for, counting only steps whose length is known in advance.
     pub(crate) fn planned_seconds(&self) -> f64 {
-        self.steps().filter_map(|s| s.client.planned_seconds()).sum()
+        self.steps().filter_map(|s| s.client.planned_seconds()).fold(0.0, |a, b| a + b)
     }
 }
 
@@ -884,7 +884,7 @@ mod tests {
     fn defaults_sweep_and_ids() {
         let plan = scenario(BASE).plan(false, &[]).unwrap();
         let ids: Vec<_> = plan.steps().map(|s| s.id.as_str()).collect();
-        assert_eq!(ids, ["01-echocomplextypedoc", "02-small"]);
+        assert_eq!(ids, ["01-clients-4", "02-small-clients-4"]);
         let plan = scenario(BASE).plan(true, &[]).unwrap();
         let ids: Vec<_> = plan.steps().map(|s| s.id.clone()).collect();
         assert_eq!(ids, ["01-clients-1", "02-clients-2", "03-small-clients-1", "04-small-clients-2"]);
@@ -899,7 +899,7 @@ mod tests {
         assert_eq!(plan.instances.len(), 2);
         assert_eq!(plan.server.max_connections, Some(10));
         let step = &plan.instances[1].steps[0];
-        assert_eq!(step.id, "03-workers-2");
+        assert_eq!(step.id, "03-workers-2-clients-4");
         assert_eq!(step.client.length, Some(Length::Duration(Dur(Duration::from_secs(28800)))));
         // requests replaces duration rather than clashing with it.
         let plan = s.plan(false, &["requests=5".into()]).unwrap();
@@ -927,7 +927,7 @@ mod tests {
         assert_eq!(
             args.join(" "),
             "--url http://127.0.0.1:1 --operation echo --clients 4 --rate 100 --duration 10s --warmup 1s \
-             --message-size 1K --json steps/02.json --monitor-pid 42 --label small --no-keepalive"
+             --message-size 1K --json steps/02.json --monitor-pid 42 --label small clients=4 --no-keepalive"
         );
     }
 

@@ -165,6 +165,11 @@ fn status_words(run: &RunDoc) -> String {
 
 fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
     let _ = writeln!(o, "\n## Measured here vs published\n");
+    if run.emulated {
+        let arch = run.client_arch.as_deref().unwrap_or("?");
+        let _ = writeln!(o, "EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones.");
+        return;
+    }
     if run.published.is_empty() {
         let _ = writeln!(o, "This scenario lists no published figures.");
         return;

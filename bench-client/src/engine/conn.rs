@@ -116,7 +116,7 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
                         let uncorrected = intended.map(|_| micros(end - sent_at));
                         let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
                         st.record_ok(end - start.measure_start, micros(latency), uncorrected, lag);
-                        st.validated += u64::from(full);
+                        st.validated += u64::from(validated);
                         st.bytes_sent += variant.body.len() as u64;
                         st.bytes_received += buf.len() as u64;
                         st.last_completion = Some(end);

@@ -43,7 +43,8 @@ pub struct Running {
     start_tx: watch::Sender<Option<Start>>,
     stop_tx: watch::Sender<bool>,
     ready_rx: mpsc::UnboundedReceiver<()>,
-    results: Vec<oneshot::Receiver<WorkerStats>>,
+    results: Vec<Option<oneshot::Receiver<WorkerStats>>>,
+    collected: Vec<WorkerStats>,
     threads: Vec<std::thread::JoinHandle<()>>,
     pub progress: Arc<Progress>,
 }
@@ -65,6 +66,7 @@ pub fn start(
         stop_tx,
         ready_rx,
         results: Vec::with_capacity(threads),
+        collected: Vec::with_capacity(threads),
         threads: Vec::with_capacity(threads),
         progress: progress.clone(),
     };
@@ -87,7 +89,7 @@ pub fn start(
             .name(format!("bench-worker-{w}"))
             .spawn(move || worker::main(ctx))
             .context("spawning a worker thread")?;
-        running.results.push(result_rx);
+        running.results.push(Some(result_rx));
         running.threads.push(handle);
     }
     Ok(running)
@@ -118,15 +120,24 @@ impl Running {
         self.stop_tx.send_replace(true);
     }
 
-    /// Waits for every worker and merges their measurements.
-    pub async fn finish(self) -> anyhow::Result<RunStats> {
-        let mut workers = Vec::with_capacity(self.results.len());
-        for r in self.results {
-            workers.push(r.await.context("a worker thread failed (see its panic message above)")?);
+    /// Waits until every worker has finished (cancel-safe: may be raced against a signal).
+    pub async fn done(&mut self) -> anyhow::Result<()> {
+        for slot in &mut self.results {
+            if let Some(rx) = slot {
+                let stats = rx.await.context("a worker thread failed (see its message above)")?;
+                self.collected.push(stats);
+                *slot = None;
+            }
         }
+        Ok(())
+    }
+
+    /// Waits for every worker and merges their measurements.
+    pub async fn finish(mut self) -> anyhow::Result<RunStats> {
+        self.done().await?;
         for t in self.threads {
             let _ = t.join();
         }
-        Ok(RunStats::merge(workers, self.cfg.rate.is_some()))
+        Ok(RunStats::merge(self.collected, self.cfg.rate.is_some()))
     }
 }

@@ -1,7 +1,9 @@
 //! Parsing CXF performance messages into typed values, validating every field. Errors name the field's
 //! path, e.g. `echoComplexTypeDoc/in/item[0]/varUByte: '256' is not an xsd:unsignedByte`.
 
-use super::{ColourEnum, NestedComplexType, Operation, Request, Response, SimpleStruct, TYPES_NS as NS};
+use super::{
+    ColourEnum, NestedComplexType, Operation, Request, Response, SimpleStruct, TYPES_NS as NS,
+};
 use crate::soap::{BodyReader, SoapError};
 use crate::xsd::{self, XsdError};
 

@@ -50,14 +50,21 @@ fn reference_item_wire_form() {
 
 #[test]
 fn string_and_base64_round_trip() {
-    for req in [echo_string_request(2), echo_base64_request(), Request::EchoString(" <&>\"\r\n\t ".into())] {
+    for req in [
+        echo_string_request(2),
+        echo_base64_request(),
+        Request::EchoString(" <&>\"\r\n\t ".into()),
+    ] {
         assert_eq!(parse_request(&to_vec(&req)).unwrap(), req);
     }
     match echo_string_request(1) {
         Request::EchoString(s) => assert_eq!(s.len(), 1024),
         other => panic!("{other:?}"),
     }
-    assert_eq!(echo_complex_request(0, 1), parse_request(&to_vec(&echo_complex_request(0, 1))).unwrap());
+    assert_eq!(
+        echo_complex_request(0, 1),
+        parse_request(&to_vec(&echo_complex_request(0, 1))).unwrap()
+    );
 }
 
 #[test]
@@ -74,14 +81,22 @@ fn edge_values_round_trip() {
     item.var_enum = ColourEnum::Blue;
     let mut nan = item.clone();
     nan.var_float = f32::NAN;
-    let req = Request::EchoComplex { items: vec![item, nan], id: i32::MIN };
-    let Request::EchoComplex { items, id } = parse_request(&to_vec(&req)).unwrap() else { panic!() };
+    let req = Request::EchoComplex {
+        items: vec![item, nan],
+        id: i32::MIN,
+    };
+    let Request::EchoComplex { items, id } = parse_request(&to_vec(&req)).unwrap() else {
+        panic!()
+    };
     assert_eq!(id, i32::MIN);
     assert!(items[1].var_float.is_nan());
-    assert_eq!(items[0], match &req {
-        Request::EchoComplex { items, .. } => items[0].clone(),
-        _ => unreachable!(),
-    });
+    assert_eq!(
+        items[0],
+        match &req {
+            Request::EchoComplex { items, .. } => items[0].clone(),
+            _ => unreachable!(),
+        }
+    );
 }
 
 /// A hand-written request the way other stacks write it: prefixes everywhere, whitespace, an
@@ -126,11 +141,25 @@ const FOREIGN: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 
 #[test]
 fn foreign_prefixes_parse_to_the_reference_item() {
-    assert_eq!(parse_request(FOREIGN.as_bytes()).unwrap(), echo_complex_request(1, 1));
-    let default_ns = FOREIGN.replace("typ:", "").replace("<echoComplexTypeDoc>", r#"<echoComplexTypeDoc xmlns="http://cxf.apache.org/cxf/performance/types">"#);
-    assert_eq!(parse_request(default_ns.as_bytes()).unwrap(), echo_complex_request(1, 1));
-    let s_prefix = FOREIGN.replace("soapenv:", "s:").replace("xmlns:soapenv", "xmlns:s");
-    assert_eq!(parse_request(s_prefix.as_bytes()).unwrap(), echo_complex_request(1, 1));
+    assert_eq!(
+        parse_request(FOREIGN.as_bytes()).unwrap(),
+        echo_complex_request(1, 1)
+    );
+    let default_ns = FOREIGN.replace("typ:", "").replace(
+        "<echoComplexTypeDoc>",
+        r#"<echoComplexTypeDoc xmlns="http://cxf.apache.org/cxf/performance/types">"#,
+    );
+    assert_eq!(
+        parse_request(default_ns.as_bytes()).unwrap(),
+        echo_complex_request(1, 1)
+    );
+    let s_prefix = FOREIGN
+        .replace("soapenv:", "s:")
+        .replace("xmlns:soapenv", "xmlns:s");
+    assert_eq!(
+        parse_request(s_prefix.as_bytes()).unwrap(),
+        echo_complex_request(1, 1)
+    );
 }
 
 #[test]
@@ -160,7 +189,10 @@ fn invalid_fields_name_their_path() {
         assert_eq!(err_of(&FOREIGN.replace(from, to)), expected);
     }
     let two_items = FOREIGN.replace("</typ:item>", "</typ:item><typ:item/>");
-    assert_eq!(err_of(&two_items), "echoComplexTypeDoc/in/item[1]/varString: missing");
+    assert_eq!(
+        err_of(&two_items),
+        "echoComplexTypeDoc/in/item[1]/varString: missing"
+    );
 }
 
 #[test]
@@ -168,26 +200,50 @@ fn unknown_operation_and_wrong_namespace() {
     let unknown = FOREIGN.replace("echoComplexTypeDoc>", "echoNothing>");
     assert_eq!(
         parse_request(unknown.as_bytes()).unwrap_err(),
-        SoapError::UnknownOperation { ns: TYPES_NS.into(), local: "echoNothing".into() }
+        SoapError::UnknownOperation {
+            ns: TYPES_NS.into(),
+            local: "echoNothing".into()
+        }
     );
-    let wrong_ns = FOREIGN.replace(r#"xmlns:typ="http://cxf.apache.org/cxf/performance/types""#, r#"xmlns:typ="http://cxf.apache.org/cxf/performance""#);
+    let wrong_ns = FOREIGN.replace(
+        r#"xmlns:typ="http://cxf.apache.org/cxf/performance/types""#,
+        r#"xmlns:typ="http://cxf.apache.org/cxf/performance""#,
+    );
     let err = parse_request(wrong_ns.as_bytes()).unwrap_err();
     assert_eq!(err.to_string(), "echoComplexTypeDoc: element is in namespace 'http://cxf.apache.org/cxf/performance', expected 'http://cxf.apache.org/cxf/performance/types'");
     assert_eq!(err.fault().code, FaultCode::Client);
-    let empty = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#;
-    assert_eq!(parse_request(empty.as_bytes()).unwrap_err(), SoapError::EmptyBody);
+    let empty =
+        r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#;
+    assert_eq!(
+        parse_request(empty.as_bytes()).unwrap_err(),
+        SoapError::EmptyBody
+    );
     // A response is not a request.
     let mut resp = Vec::new();
     write_response(&echo_complex_request(1, 1).into_echo_response(), &mut resp);
-    assert!(matches!(parse_request(&resp).unwrap_err(), SoapError::UnknownOperation { .. }));
+    assert!(matches!(
+        parse_request(&resp).unwrap_err(),
+        SoapError::UnknownOperation { .. }
+    ));
 }
 
 #[test]
 fn wsdl_names_everything_the_parser_accepts() {
     let doc = wsdl("http://127.0.0.1:8080/x?a=1&b=2");
     assert!(doc.contains(r#"<soap:address location="http://127.0.0.1:8080/x?a=1&amp;b=2"/>"#));
-    for name in ["echoStringDoc", "echoBase64DocResponse", "echoComplexTypeDocResponse", "NestedComplexTypeSeq",
-                 "varAttrString", "varQName", "PerfService", "SoapHttpDocLitPort", "DocPortType", TYPES_NS, SERVICE_NS] {
+    for name in [
+        "echoStringDoc",
+        "echoBase64DocResponse",
+        "echoComplexTypeDocResponse",
+        "NestedComplexTypeSeq",
+        "varAttrString",
+        "varQName",
+        "PerfService",
+        "SoapHttpDocLitPort",
+        "DocPortType",
+        TYPES_NS,
+        SERVICE_NS,
+    ] {
         assert!(doc.contains(name), "{name}");
     }
     // Well-formed: our own reader walks it to the end without error.
@@ -197,5 +253,24 @@ fn wsdl_names_everything_the_parser_accepts() {
             quick_xml::events::Event::Eof => break,
             _ => continue,
         }
+    }
+}
+
+#[test]
+fn no_truncation_or_byte_flip_panics() {
+    let mut bytes = Vec::new();
+    write_request(&echo_complex_request(1, 1), &mut bytes);
+    for end in 0..bytes.len() {
+        assert!(parse_request(&bytes[..end]).is_err());
+    }
+    let mut mutated = bytes.clone();
+    // Every 5th byte keeps this fast in debug builds and still hits every kind of markup.
+    for i in (0..bytes.len()).step_by(5) {
+        for b in [b'<', b'&', b':', 0xFF] {
+            mutated[i] = b;
+            let _ = parse_request(&mutated);
+            let _ = parse_response(&mutated);
+        }
+        mutated[i] = bytes[i];
     }
 }

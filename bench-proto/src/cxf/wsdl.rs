@@ -1,17 +1,9 @@
 //! The WSDL 1.1 document served at `PATH?wsdl`: exactly the messages `parse_request` accepts.
 
-use crate::xsd::write_attr;
+use super::{SERVICE_NS, TYPES_NS};
+use crate::soap::{self, WsdlSpec};
 
-const HEAD: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<wsdl:definitions name="PerfService"
-    targetNamespace="http://cxf.apache.org/cxf/performance"
-    xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
-    xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
-    xmlns:xsd="http://www.w3.org/2001/XMLSchema"
-    xmlns:tns="http://cxf.apache.org/cxf/performance"
-    xmlns:x1="http://cxf.apache.org/cxf/performance/types">
-  <wsdl:types>
-    <xsd:schema targetNamespace="http://cxf.apache.org/cxf/performance/types"
+const SCHEMA: &str = r#"    <xsd:schema targetNamespace="http://cxf.apache.org/cxf/performance/types"
         elementFormDefault="qualified">
       <xsd:simpleType name="ColourEnum">
         <xsd:restriction base="xsd:string">
@@ -87,61 +79,23 @@ const HEAD: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
         </xsd:complexType>
       </xsd:element>
     </xsd:schema>
-  </wsdl:types>
 "#;
-
-/// The three operations; the message, port type and binding blocks are the same shape for each.
-const OPERATIONS: [&str; 3] = ["echoStringDoc", "echoBase64Doc", "echoComplexTypeDoc"];
 
 /// The WSDL with `soap:address location="endpoint_url"`.
 pub fn wsdl(endpoint_url: &str) -> String {
-    let mut doc = String::with_capacity(8 * 1024);
-    doc.push_str(HEAD);
-    for op in OPERATIONS {
-        doc.push_str(&format!(
-            r#"  <wsdl:message name="{op}Request"><wsdl:part name="parameters" element="x1:{op}"/></wsdl:message>
-  <wsdl:message name="{op}Response"><wsdl:part name="parameters" element="x1:{op}Response"/></wsdl:message>
-"#
-        ));
-    }
-    doc.push_str("  <wsdl:portType name=\"DocPortType\">\n");
-    for op in OPERATIONS {
-        doc.push_str(&format!(
-            r#"    <wsdl:operation name="{op}">
-      <wsdl:input message="tns:{op}Request"/>
-      <wsdl:output message="tns:{op}Response"/>
-    </wsdl:operation>
-"#
-        ));
-    }
-    doc.push_str(
-        r#"  </wsdl:portType>
-  <wsdl:binding name="SoapHttpDocLitBinding" type="tns:DocPortType">
-    <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
-"#,
-    );
-    for op in OPERATIONS {
-        doc.push_str(&format!(
-            r#"    <wsdl:operation name="{op}">
-      <soap:operation soapAction="" style="document"/>
-      <wsdl:input><soap:body use="literal"/></wsdl:input>
-      <wsdl:output><soap:body use="literal"/></wsdl:output>
-    </wsdl:operation>
-"#
-        ));
-    }
-    let mut location = Vec::new();
-    write_attr(&mut location, endpoint_url);
-    doc.push_str(&format!(
-        r#"  </wsdl:binding>
-  <wsdl:service name="PerfService">
-    <wsdl:port name="SoapHttpDocLitPort" binding="tns:SoapHttpDocLitBinding">
-      <soap:address location="{}"/>
-    </wsdl:port>
-  </wsdl:service>
-</wsdl:definitions>
-"#,
-        String::from_utf8_lossy(&location)
-    ));
-    doc
+    let spec = WsdlSpec {
+        service: "PerfService",
+        tns: SERVICE_NS,
+        types_ns: TYPES_NS,
+        schema: SCHEMA,
+        port_type: "DocPortType",
+        binding: "SoapHttpDocLitBinding",
+        port: "SoapHttpDocLitPort",
+        operations: &[
+            ("echoStringDoc", true),
+            ("echoBase64Doc", true),
+            ("echoComplexTypeDoc", true),
+        ],
+    };
+    soap::wsdl(&spec, endpoint_url)
 }

@@ -76,8 +76,11 @@ pub struct Params {
     pub timeout_s: f64,
     pub connect_timeout_s: f64,
     /// Responses fully parsed and compared: the first `validate_first` on each connection…
+    /// (absent in documents written before these were recorded: read as 0)
+    #[serde(default)]
     pub validate_first: u64,
     /// …and every `validate_every`-th after them (0: none).
+    #[serde(default)]
     pub validate_every: u64,
     pub chat: Option<ChatParams>,
 }
@@ -352,12 +355,13 @@ pub struct ChatResults {
     pub messages_sent: u64,
     pub messages_received: u64,
     pub runs: Vec<ChatRun>,
-    /// 1-based numbers of the runs the score averages (VolanoMark drops the first).
+    /// The `run` numbers of the runs the score averages (VolanoMark drops the first run).
     pub scored_runs: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChatRun {
+    /// Numbered from 0 in the order run.
     pub run: u64,
     pub elapsed_s: f64,
     pub messages_sent: u64,

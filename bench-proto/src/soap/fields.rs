@@ -6,13 +6,24 @@ use crate::xsd::{QName, XsdError};
 
 impl<'a> BodyReader<'a> {
     /// Reads the Body's wrapper element and looks up which operation (or response) it is.
-    pub fn operation<Op>(&mut self, ns: &'static str, lookup: impl Fn(&[u8]) -> Option<Op>) -> Result<Op, SoapError> {
+    pub fn operation<Op>(
+        &mut self,
+        ns: &'static str,
+        lookup: impl Fn(&[u8]) -> Option<Op>,
+    ) -> Result<Op, SoapError> {
         let el = self.next_child()?.ok_or(SoapError::EmptyBody)?;
         let local = || String::from_utf8_lossy(el.local_name()).into_owned();
         match lookup(el.local_name()) {
             Some(op) if self.is_in(&el, ns) => Ok(op),
-            Some(_) => Err(SoapError::WrongNamespace { path: local(), expected: ns, found: self.namespace_of(&el) }),
-            None => Err(SoapError::UnknownOperation { ns: self.namespace_of(&el), local: local() }),
+            Some(_) => Err(SoapError::WrongNamespace {
+                path: local(),
+                expected: ns,
+                found: self.namespace_of(&el),
+            }),
+            None => Err(SoapError::UnknownOperation {
+                ns: self.namespace_of(&el),
+                local: local(),
+            }),
         }
     }
 
@@ -39,17 +50,28 @@ impl<'a> BodyReader<'a> {
     ) -> Result<T, SoapError> {
         self.within(ns, name, |r| {
             let text = r.text()?;
-            parse(&text).map_err(|reason| SoapError::InvalidField { field: String::new(), reason })
+            parse(&text).map_err(|reason| SoapError::InvalidField {
+                field: String::new(),
+                reason,
+            })
         })
     }
 
     /// The next child `{ns}name` as an xsd:string.
-    pub fn string_field(&mut self, ns: &'static str, name: &'static str) -> Result<String, SoapError> {
+    pub fn string_field(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+    ) -> Result<String, SoapError> {
         self.within(ns, name, |r| Ok(r.text()?.into_owned()))
     }
 
     /// The next child `{ns}name` as an xsd:QName.
-    pub fn qname_field(&mut self, ns: &'static str, name: &'static str) -> Result<QName, SoapError> {
+    pub fn qname_field(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+    ) -> Result<QName, SoapError> {
         self.within(ns, name, Self::qname)
     }
 
@@ -70,7 +92,11 @@ impl<'a> BodyReader<'a> {
             }
             if !self.is_in(&el, ns) {
                 let found = self.namespace_of(&el);
-                return Err(at(SoapError::WrongNamespace { path: String::new(), expected: ns, found }));
+                return Err(at(SoapError::WrongNamespace {
+                    path: String::new(),
+                    expected: ns,
+                    found,
+                }));
             }
             items.push(read(self).map_err(at)?);
         }

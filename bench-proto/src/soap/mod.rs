@@ -1,11 +1,13 @@
 //! SOAP 1.1 envelopes: a namespace-correct, bounded pull reader for request and response bodies, envelope
 //! writing helpers, and faults.
 
+mod envelope;
 mod error;
 mod fault;
 mod fields;
 mod reader;
 mod writer;
+mod wsdl;
 
 #[cfg(test)]
 mod tests;
@@ -17,6 +19,7 @@ pub use writer::{
     element, end_element, envelope_end, envelope_start, start_element, start_element_ns,
     text_element,
 };
+pub use wsdl::{wsdl, WsdlSpec};
 
 /// The SOAP 1.1 envelope namespace.
 pub const SOAP11_ENV_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";

@@ -1,6 +1,6 @@
-//! A pull reader over a SOAP 1.1 envelope: checks the prolog (no DOCTYPE, UTF-8 only), the Envelope and its
-//! Header (mustUnderstand), then lets a service walk the Body element by element. Namespaces are resolved
-//! by URI with quick-xml's `NsReader`, so any prefix (or the default namespace) works. Depth is bounded.
+//! A bounded pull reader over a SOAP message (opened by `envelope.rs`) that lets a service walk the Body
+//! element by element. Namespaces are resolved by URI with quick-xml's `NsReader`, so any prefix (or the
+//! default namespace) works; depth is bounded by `MAX_DEPTH`.
 
 use std::borrow::Cow;
 
@@ -8,14 +8,14 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 
-use super::{SoapError, MAX_DEPTH, SOAP11_ENV_NS};
+use super::{SoapError, MAX_DEPTH};
 use crate::xsd::{self, XsdError};
 
 /// A start tag just read. Its namespace declarations stay in scope until the next read, so resolve its
 /// namespace (with [`BodyReader::is_in`]) before reading on.
 #[derive(Debug)]
 pub struct Element<'a> {
-    start: BytesStart<'a>,
+    pub(super) start: BytesStart<'a>,
 }
 
 impl Element<'_> {
@@ -24,7 +24,7 @@ impl Element<'_> {
         self.start.local_name().into_inner()
     }
 
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         String::from_utf8_lossy(self.start.name().as_ref()).into_owned()
     }
 }
@@ -32,146 +32,24 @@ impl Element<'_> {
 /// Reads a SOAP 1.1 message from a byte slice without copying text that needs no unescaping.
 #[derive(Debug)]
 pub struct BodyReader<'a> {
-    r: NsReader<&'a [u8]>,
+    pub(super) r: NsReader<&'a [u8]>,
     /// Elements open around the current position (Envelope = 1).
-    depth: usize,
+    pub(super) depth: usize,
 }
 
-fn is_blank(b: &[u8]) -> bool {
+pub(super) fn is_blank(b: &[u8]) -> bool {
     b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
-fn truthy(v: &[u8]) -> bool {
-    matches!(v, b"1" | b"true")
-}
-
 impl<'a> BodyReader<'a> {
-    /// Reads up to the inside of `soap:Body`, refusing header blocks marked `mustUnderstand`.
-    pub fn open(input: &'a [u8]) -> Result<Self, SoapError> {
-        Self::open_inner(input, true)
-    }
-
-    /// As [`open`](Self::open), but ignoring `mustUnderstand` (for reading faults, whatever the headers).
-    pub fn open_ignoring_headers(input: &'a [u8]) -> Result<Self, SoapError> {
-        Self::open_inner(input, false)
-    }
-
-    fn open_inner(input: &'a [u8], check_headers: bool) -> Result<Self, SoapError> {
-        let mut r = NsReader::from_reader(input);
-        let config = r.config_mut();
-        config.expand_empty_elements = true;
-        config.check_end_names = true;
-        config.trim_text(false);
-        let mut me = Self { r, depth: 0 };
-        let envelope = me.prolog()?;
-        if !me.is_in(&envelope, SOAP11_ENV_NS) {
-            let ns = me.namespace_of(&envelope);
-            if envelope.local_name() == b"Envelope" {
-                return Err(SoapError::VersionMismatch(ns));
-            }
-            let local = String::from_utf8_lossy(envelope.local_name()).into_owned();
-            return Err(SoapError::NotEnvelope { ns, local });
-        }
-        if envelope.local_name() != b"Envelope" {
-            let local = String::from_utf8_lossy(envelope.local_name()).into_owned();
-            return Err(SoapError::NotEnvelope {
-                ns: SOAP11_ENV_NS.into(),
-                local,
-            });
-        }
-        let mut child = me.next_child()?.ok_or(SoapError::NoBody)?;
-        if child.local_name() == b"Header" && me.is_in(&child, SOAP11_ENV_NS) {
-            me.header(check_headers)?;
-            child = me.next_child()?.ok_or(SoapError::NoBody)?;
-        }
-        if child.local_name() != b"Body" {
-            return Err(SoapError::UnexpectedElement {
-                path: "Envelope".into(),
-                found: child.describe(),
-                expected: Some("Body"),
-            });
-        }
-        if !me.is_in(&child, SOAP11_ENV_NS) {
-            let found = me.namespace_of(&child);
-            return Err(SoapError::WrongNamespace {
-                path: "Envelope/Body".into(),
-                expected: SOAP11_ENV_NS,
-                found,
-            });
-        }
-        Ok(me)
-    }
-
-    /// Skips the XML declaration, comments and PIs before the root; returns the root element.
-    fn prolog(&mut self) -> Result<Element<'a>, SoapError> {
-        loop {
-            match self.event()? {
-                Event::Decl(d) => {
-                    if let Some(Ok(enc)) = d.encoding() {
-                        if !enc.eq_ignore_ascii_case(b"utf-8") && !enc.eq_ignore_ascii_case(b"utf8")
-                        {
-                            return Err(SoapError::Encoding(
-                                String::from_utf8_lossy(&enc).into_owned(),
-                            ));
-                        }
-                    }
-                }
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Text(t) if is_blank(&t) => {}
-                Event::Comment(_) | Event::PI(_) => {}
-                Event::Start(start) => {
-                    self.depth = 1;
-                    return Ok(Element { start });
-                }
-                Event::Eof => return Err(self.xml_error("empty document")),
-                _ => return Err(self.xml_error("content before the root element")),
-            }
-        }
-    }
-
-    /// Checks each header block for `mustUnderstand` and skips it; we understand none.
-    fn header(&mut self, check: bool) -> Result<(), SoapError> {
-        while let Some(block) = self.next_child()? {
-            if check {
-                let mut must = false;
-                let mut for_us = true;
-                for attr in block.start.attributes() {
-                    let attr = attr.map_err(|e| self.xml_error(&e.to_string()))?;
-                    let (ns, local) = self.r.resolve_attribute(attr.key);
-                    if !matches!(ns, ResolveResult::Bound(n) if n.as_ref() == SOAP11_ENV_NS.as_bytes())
-                    {
-                        continue;
-                    }
-                    match local.as_ref() {
-                        b"mustUnderstand" => must = truthy(xsd::collapse_bytes(&attr.value)),
-                        // Blocks for another actor are not ours to refuse.
-                        b"actor" => {
-                            for_us = &*attr.value == b"http://schemas.xmlsoap.org/soap/actor/next"
-                        }
-                        _ => {}
-                    }
-                }
-                if must && for_us {
-                    let ns = self.namespace_of(&block);
-                    return Err(SoapError::MustUnderstand(format!(
-                        "{{{ns}}}{}",
-                        String::from_utf8_lossy(block.local_name())
-                    )));
-                }
-            }
-            self.skip()?;
-        }
-        Ok(())
-    }
-
-    fn xml_error(&self, msg: &str) -> SoapError {
+    pub(super) fn xml_error(&self, msg: &str) -> SoapError {
         SoapError::Xml {
             pos: self.r.buffer_position(),
             msg: msg.to_owned(),
         }
     }
 
-    fn event(&mut self) -> Result<Event<'a>, SoapError> {
+    pub(super) fn event(&mut self) -> Result<Event<'a>, SoapError> {
         self.r.read_event().map_err(|e| SoapError::Xml {
             pos: self.r.error_position(),
             msg: e.to_string(),
@@ -228,7 +106,7 @@ impl<'a> BodyReader<'a> {
                     return Ok(Some(Element { start }));
                 }
                 Event::End(_) => {
-                    self.depth -= 1;
+                    self.depth = self.depth.saturating_sub(1);
                     return Ok(None);
                 }
                 Event::Text(t) if is_blank(&t) => {}
@@ -302,7 +180,7 @@ impl<'a> BodyReader<'a> {
                     ),
                 },
                 Event::End(_) => {
-                    self.depth -= 1;
+                    self.depth = self.depth.saturating_sub(1);
                     break;
                 }
                 Event::Start(start) => {
@@ -362,32 +240,18 @@ impl<'a> BodyReader<'a> {
 
     /// All text inside the current element, its descendants' included, up to its end tag.
     pub fn deep_text(&mut self) -> Result<String, SoapError> {
-        let target = self.depth - 1;
         let mut text = String::new();
-        while self.depth > target {
-            match self.event()? {
-                Event::Start(_) => {
-                    self.depth += 1;
-                    if self.depth > MAX_DEPTH {
-                        return Err(SoapError::TooDeep);
-                    }
-                }
-                Event::End(_) => self.depth -= 1,
-                Event::Text(t) => {
-                    text.push_str(&t.unescape().map_err(|e| self.xml_error(&e.to_string()))?)
-                }
-                Event::CData(c) => text.push_str(&String::from_utf8_lossy(&c)),
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Eof => return Err(self.xml_error("unexpected end of document")),
-                _ => {}
-            }
-        }
+        self.consume_rest(Some(&mut text))?;
         Ok(text)
     }
 
     /// Skips the rest of the current element, children included (depth still bounded).
     pub fn skip(&mut self) -> Result<(), SoapError> {
-        let target = self.depth - 1;
+        self.consume_rest(None)
+    }
+
+    fn consume_rest(&mut self, mut text: Option<&mut String>) -> Result<(), SoapError> {
+        let target = self.depth.saturating_sub(1);
         while self.depth > target {
             match self.event()? {
                 Event::Start(_) => {
@@ -396,30 +260,22 @@ impl<'a> BodyReader<'a> {
                         return Err(SoapError::TooDeep);
                     }
                 }
-                Event::End(_) => self.depth -= 1,
+                Event::End(_) => self.depth = self.depth.saturating_sub(1),
+                Event::Text(t) => {
+                    if let Some(text) = text.as_deref_mut() {
+                        text.push_str(&t.unescape().map_err(|e| self.xml_error(&e.to_string()))?);
+                    }
+                }
+                Event::CData(c) => {
+                    if let Some(text) = text.as_deref_mut() {
+                        text.push_str(&String::from_utf8_lossy(&c));
+                    }
+                }
                 Event::DocType(_) => return Err(SoapError::Doctype),
                 Event::Eof => return Err(self.xml_error("unexpected end of document")),
                 _ => {}
             }
         }
         Ok(())
-    }
-
-    /// After the Body's single child: checks the Body and Envelope end and nothing but comments follow.
-    pub fn finish(mut self) -> Result<(), SoapError> {
-        if let Some(el) = self.next_child()? {
-            return Err(self.unexpected(&el).at("Body"));
-        }
-        if let Some(el) = self.next_child()? {
-            return Err(self.unexpected(&el).at("Envelope"));
-        }
-        loop {
-            match self.event()? {
-                Event::Eof => return Ok(()),
-                Event::Text(t) if is_blank(&t) => {}
-                Event::Comment(_) | Event::PI(_) => {}
-                _ => return Err(self.xml_error("content after the Envelope")),
-            }
-        }
     }
 }

@@ -45,12 +45,27 @@ impl ChatConfig {
 
     /// Checks the settings make sense together.
     pub fn validate(&self) -> anyhow::Result<()> {
-        ensure!(self.max_connections >= 1, "chat: max_connections must be at least 1");
-        ensure!(!self.idle_timeout.is_zero(), "chat: idle_timeout must be positive");
+        ensure!(
+            self.max_connections >= 1,
+            "chat: max_connections must be at least 1"
+        );
+        ensure!(
+            !self.idle_timeout.is_zero(),
+            "chat: idle_timeout must be positive"
+        );
         ensure!(self.send_queue >= 1, "chat: send_queue must be at least 1");
-        ensure!(self.max_packet >= 64, "chat: max_packet must be at least 64 bytes");
-        ensure!(self.max_room_members >= 1, "chat: max_room_members must be at least 1");
-        ensure!(self.max_rooms_per_connection >= 1, "chat: max_rooms_per_connection must be at least 1");
+        ensure!(
+            self.max_packet >= 64,
+            "chat: max_packet must be at least 64 bytes"
+        );
+        ensure!(
+            self.max_room_members >= 1,
+            "chat: max_room_members must be at least 1"
+        );
+        ensure!(
+            self.max_rooms_per_connection >= 1,
+            "chat: max_rooms_per_connection must be at least 1"
+        );
         Ok(())
     }
 }

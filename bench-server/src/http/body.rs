@@ -45,7 +45,7 @@ pub(crate) async fn read_limited(
 
 /// One chunk of a response body.
 #[derive(Debug)]
-pub enum Chunk {
+pub(crate) enum Chunk {
     /// Static or shared bytes (WSDL, metrics, small texts).
     Bytes(Bytes),
     /// A serialised SOAP response; its buffer returns to the pool once hyper has written it.
@@ -77,7 +77,7 @@ impl Buf for Chunk {
 
 /// The body of every response: empty or a single chunk of known length (so hyper sets Content-Length).
 #[derive(Debug)]
-pub struct ResponseBody(Option<Chunk>);
+pub(crate) struct ResponseBody(Option<Chunk>);
 
 impl ResponseBody {
     pub(crate) fn empty() -> Self {

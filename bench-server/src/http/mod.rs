@@ -11,7 +11,6 @@ mod service;
 mod soap;
 mod store;
 
-pub use body::{Chunk, ResponseBody};
 pub use config::HttpConfig;
 pub use server::run;
 pub use store::{PREFILL_FIRST_ID, PREFILL_SEED};

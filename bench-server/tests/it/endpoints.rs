@@ -53,7 +53,7 @@ async fn wsdls_point_back_at_the_server() {
 async fn metrics_count_requests_bytes_and_connections() {
     let server = TestServer::start().await;
     let mut c = server.client().await;
-    let req = bench_proto::cxf::Request::EchoString("metrics".into());
+    let req = cxf::Request::EchoString("metrics".into());
     let mut body = Vec::new();
     cxf::write_request(&req, &mut body);
     let sent = body.len() as u64;

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use bench_server::http::{self, HttpConfig};
+use bench_server::http::HttpConfig;
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HOST};
 use http::{HeaderMap, Method, Request, StatusCode};
@@ -47,7 +47,7 @@ impl TestServer {
             .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("local addr");
         let (tx, rx) = oneshot::channel();
-        let task = tokio::spawn(http::run(listener, config, async {
+        let task = tokio::spawn(bench_server::http::run(listener, config, async {
             let _ = rx.await;
         }));
         Self {

@@ -13,7 +13,6 @@ use super::sweep::Curve;
 pub(crate) struct Chart {
     /// File name under `charts/`.
     pub(crate) file: String,
-    pub(crate) title: String,
     /// How to read it (shown under the chart).
     pub(crate) caption: String,
     pub(crate) svg: String,
@@ -48,7 +47,7 @@ pub(crate) fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec
         .into_iter()
         .filter(|(_, p, _)| p.has_data())
         .map(|(file, plot, caption)| {
-            Ok(Chart { file: file.to_string(), title: plot.title.clone(), caption, svg: plot.to_svg()? })
+            Ok(Chart { file: file.to_string(), caption, svg: plot.to_svg()? })
         })
         .collect()
 }
@@ -182,7 +181,8 @@ fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     p
 }
 
-fn wants_mb(run: &Run) -> bool {
+/// Whether MB/s matters for this run: published MB/s figures or sized messages.
+pub(crate) fn wants_mb(run: &Run) -> bool {
     let published = run.manifest.published.iter().any(|p| p.metric.ends_with("_mb_per_s"));
     let sized = run.steps.iter().any(|s| s.doc.as_ref().is_ok_and(|d| d.params.message_size.is_some()));
     published || sized
@@ -202,7 +202,7 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     let mut p = base_plot("Latency", axis, curves, "latency (ms, log scale)");
     p.y_scale = Scale::Log(10.0);
     p.y_fmt = fmt_num;
-    type Pick = fn(&super::load::LatencySummary) -> f64;
+    type Pick = fn(&bench_proto::results::LatencySummary) -> f64;
     let ms = |v: f64| v / 1000.0;
     let series = |c: &Curve, pick: Pick, uncorrected: bool| -> Vec<(f64, f64)> {
         c.steps
@@ -219,24 +219,24 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     if curves.len() == 1 {
         let c = &curves[0];
         let picks: [(&str, Pick); 5] = [
-            ("p50", |l| l.p50),
-            ("p90", |l| l.p90),
-            ("p99", |l| l.p99),
-            ("p99.9", |l| l.p99_9),
-            ("max", |l| l.max),
+            ("p50", |l| l.p50 as f64),
+            ("p90", |l| l.p90 as f64),
+            ("p99", |l| l.p99 as f64),
+            ("p99.9", |l| l.p99_9 as f64),
+            ("max", |l| l.max as f64),
         ];
         for (i, (name, pick)) in picks.into_iter().enumerate() {
             p.lines.push(Line::new(name, series(c, pick, false), colour(i)));
         }
         p.lines.push(Line::new("mean", series(c, |l| l.mean, false), INK).dashed());
-        let unc = series(c, |l| l.p99, true);
+        let unc = series(c, |l| l.p99 as f64, true);
         if !unc.is_empty() {
             p.lines.push(Line::new("p99 uncorrected (service time only)", unc, colour(2)).dashed().no_dots());
         }
     } else {
         for (i, c) in curves.iter().enumerate() {
-            p.lines.push(Line::new(format!("{} p50", c.name), series(c, |l| l.p50, false), colour(i)));
-            p.lines.push(Line::new(format!("{} p99", c.name), series(c, |l| l.p99, false), colour(i)).dashed());
+            p.lines.push(Line::new(format!("{} p50", c.name), series(c, |l| l.p50 as f64, false), colour(i)));
+            p.lines.push(Line::new(format!("{} p99", c.name), series(c, |l| l.p99 as f64, false), colour(i)).dashed());
         }
     }
     p.references = references(run, axis, &["mean_latency_ms", "p99_latency_ms"], 1.0);
@@ -261,7 +261,7 @@ fn distribution(run: &Run) -> anyhow::Result<Plot> {
     p.y_scale = Scale::Log(10.0);
     p.x_fmt = fmt_percentile;
     let with_hist: Vec<usize> =
-        (0..run.steps.len()).filter(|&i| run.steps[i].doc.as_ref().is_ok_and(|d| d.histograms.corrected.is_some())).collect();
+        (0..run.steps.len()).filter(|&i| run.steps[i].doc.as_ref().is_ok_and(|d| !d.histograms.corrected.is_empty())).collect();
     let shown = thin(&with_hist, 10);
     let mut any_uncorrected = false;
     for (n, &i) in shown.iter().enumerate() {

@@ -62,7 +62,14 @@ impl Rng {
 
 /// A latency histogram (µs) of `count` calls with the given mean: log-normal body plus a 0.5 % tail.
 fn latency_histogram(rng: &mut Rng, count: u64, mean_us: f64) -> Histogram<u64> {
-    let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
+    latency_histograms(rng, count, mean_us, None).0
+}
+
+/// As [`latency_histogram`]; with `Some(backlog_us)` the first histogram is the corrected one (each
+/// call also waited behind a backlog averaging `backlog_us`) and the second the uncorrected one.
+fn latency_histograms(rng: &mut Rng, count: u64, mean_us: f64, backlog_us: Option<f64>) -> (Histogram<u64>, Option<Histogram<u64>>) {
+    let new = || Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
+    let (mut corrected, mut uncorrected) = (new(), new());
     let samples = count.clamp(1, 20_000);
     let weight = count / samples;
     let sigma: f64 = 0.35;
@@ -72,9 +79,17 @@ fn latency_histogram(rng: &mut Rng, count: u64, mean_us: f64) -> Histogram<u64> 
             v *= 3.0 + 7.0 * rng.unit();
         }
         let w = if i == 0 { weight + count % samples } else { weight };
-        h.record_n((v.round() as u64).max(1), w).unwrap();
+        let v = (v.round() as u64).max(1);
+        match backlog_us {
+            None => corrected.record_n(v, w).unwrap(),
+            Some(b) => {
+                uncorrected.record_n(v, w).unwrap();
+                let waited = v as f64 * 1.05 + 2.0 * b * rng.unit();
+                corrected.record_n(waited.round() as u64, w).unwrap();
+            }
+        }
     }
-    h
+    (corrected, backlog_us.map(|_| uncorrected))
 }
 
 fn encode(h: &Histogram<u64>) -> String {
@@ -288,10 +303,10 @@ fn write_rate_sweep(dir: &Path) {
         let service_us = 250.0 / (1.0 - 0.9 * load);
         let timeouts = if rate > capacity * 1.2 { 37 } else { 0 };
         let ok = (achieved * elapsed) as u64 - timeouts;
-        let uncorrected = latency_histogram(&mut rng, ok, service_us);
         // Overload: the backlog grows through the run, so the average intended-to-done wait is half the final backlog.
-        let backlog_us = if rate > capacity { (rate - capacity) / rate * elapsed * 1e6 / 2.0 } else { 0.0 };
-        let corrected = latency_histogram(&mut rng, ok, service_us * 1.1 + backlog_us);
+        let backlog_us = if rate > capacity { (rate - capacity) / rate * elapsed * 1e6 / 2.0 } else { service_us * 0.1 };
+        let (corrected, uncorrected) = latency_histograms(&mut rng, ok, service_us, Some(backlog_us));
+        let uncorrected = uncorrected.unwrap();
         let system = samples(&mut rng, 12, 8.0 + 30.0 * load, 10.0 + 50.0 * load, 15000.0);
         let errors = [("timeout", timeouts)];
         let doc = results_doc(&spec, started, elapsed, ok, &errors, &corrected, Some(&uncorrected), system, (1830, 1968), 0.5);

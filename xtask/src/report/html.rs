@@ -5,11 +5,12 @@
 
 use std::fmt::Write as _;
 
+use bench_proto::results::{ErrorKind, SystemSample};
 use quick_xml::escape::escape;
 
 use super::charts::{short_source, Chart};
 use super::knee::fmt_x;
-use super::load::{Axis, Published, Run, Step};
+use super::load::{flatten, scalar, Axis, Published, Run, Step};
 use super::plot::fmt_num;
 use super::sweep::Curve;
 
@@ -118,7 +119,7 @@ impl Page<'_> {
                     }
                     if d.counts.errors_total > 0 {
                         let kinds: Vec<String> =
-                            d.counts.errors.iter().filter(|(_, &n)| n > 0).map(|(k, n)| format!("{k} {n}")).collect();
+                            ErrorKind::ALL.iter().map(|&k| (k, d.counts.errors.get(k))).filter(|&(_, n)| n > 0).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
                         bad.push(format!(
                             "Step {label}: {} failed calls ({}), not counted as throughput.",
                             d.counts.errors_total,
@@ -187,21 +188,23 @@ impl Page<'_> {
         );
         for p in published {
             let at = self.axis_for(p);
-            let measured = self.measured(p);
+            let (measured, best) = self.measured(p);
             let ratio = match measured {
                 Some(v) if p.value != 0.0 => format!("{:.2}", v / p.value),
                 _ => "—".into(),
             };
+            let measured = measured.map(|v| if best { format!("{} (best step)", fmt_num(v)) } else { fmt_num(v) });
+            let approx = if p.approx { "~" } else { "" };
             let _ = writeln!(
                 h,
-                "<tr><td class=\"l wrap\">{} <small>({})</small></td><td class=\"l\">{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td class=\"l wrap\">{} <small>({})</small></td><td class=\"l\">{}</td><td>{}</td><td>{approx}{} {}</td><td>{}</td><td>{}</td></tr>",
                 esc(&p.label),
                 esc(&short_source(&p.source)),
                 esc(&p.metric),
                 esc(&at.map(|x| format!("{} {}", fmt_x(x), self.axis.name())).unwrap_or_else(|| "—".into())),
                 fmt_num(p.value),
                 esc(&p.unit),
-                measured.map(fmt_num).unwrap_or_else(|| "not measured".into()),
+                measured.unwrap_or_else(|| "not measured".into()),
                 ratio
             );
         }
@@ -212,40 +215,24 @@ impl Page<'_> {
         self.axis.published_value(p).or(p.clients.map(|c| c as f64))
     }
 
-    /// The measured value of a published metric at the published figure's x (or of the only step).
-    fn measured(&self, p: &Published) -> Option<f64> {
-        let steps = &self.run.steps;
-        let step: &Step = match self.axis_for(p) {
-            Some(x) => steps.iter().enumerate().find(|(i, s)| {
-                let sx = if self.axis.published_value(p).is_some() {
-                    self.axis.value(*i, &s.meta)
-                } else {
-                    s.meta.clients.map(|c| c as f64)
-                };
-                sx == Some(x)
-            })?.1,
-            None if steps.len() == 1 => &steps[0],
-            None => return None,
-        };
-        let d = step.doc.as_ref().ok()?;
-        let lat = step.latency();
-        Some(match p.metric.as_str() {
-            "total_per_s" => d.throughput.total_per_s,
-            "per_client_per_s" => d.throughput.per_client_per_s,
-            "mean_latency_ms" => lat?.mean / 1000.0,
-            "p99_latency_ms" => lat?.p99 / 1000.0,
-            "received_mb_per_s" => d.throughput.received_mb_per_s,
-            "sent_mb_per_s" => d.throughput.sent_mb_per_s,
-            "xml_mb_per_s" => d.throughput.sent_mb_per_s + d.throughput.received_mb_per_s,
-            "chat_score_msg_per_s" => d.chat.as_ref()?.score_msg_per_s,
-            _ => return None,
-        })
+    /// The measured value of a published metric: at the one step its selectors match, or, when several
+    /// match (a figure without selectors in a sweep), the best of them (`true`).
+    fn measured(&self, p: &Published) -> (Option<f64>, bool) {
+        let matching: Vec<&Step> = self.run.steps.iter().filter(|s| p.matches(&s.meta)).collect();
+        let values: Vec<f64> = matching.iter().filter_map(|s| metric_value(s, &p.metric)).collect();
+        match (matching.len(), p.metric.as_str()) {
+            (1, _) => (values.first().copied(), false),
+            (_, "total_per_s" | "chat_score_msg_per_s" | "xml_mb_per_s" | "received_mb_per_s" | "sent_mb_per_s") => {
+                (values.into_iter().reduce(f64::max), true)
+            }
+            _ => (None, false),
+        }
     }
 
     fn steps(&self, h: &mut String) {
         let run = self.run;
         let knees: Vec<usize> = self.curves.iter().filter_map(|c| Some(c.steps[c.knee?.index])).collect();
-        let show_mb = run.steps.iter().any(|s| s.xml_mb_per_s().unwrap_or(0.0) > 0.0);
+        let show_mb = super::charts::wants_mb(run);
         let has_sys = run.steps.iter().any(|s| !s.samples().is_empty());
         let unit = if run.is_chat() { "msg/s" } else { "calls/s" };
         let ops = self.run.series();
@@ -269,7 +256,8 @@ impl Page<'_> {
             h.push_str("<th>user/sys/idle %</th><th>RSS MB</th>");
         }
         h.push_str("</tr>\n");
-        let ms = |v: f64| format!("{:.3}", v / 1000.0);
+        let ms = |v: f64| fmt_ms(v / 1000.0);
+        let ums = |v: u64| fmt_ms(v as f64 / 1000.0);
         for (i, s) in run.steps.iter().enumerate() {
             let class = if knees.contains(&i) { " class=\"knee\"" } else { "" };
             let _ = write!(
@@ -303,16 +291,16 @@ impl Page<'_> {
                         h,
                         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
                         ms(l.mean),
-                        ms(l.p50),
-                        ms(l.p90),
-                        ms(l.p99),
-                        ms(l.p99_9),
-                        ms(l.max)
+                        ums(l.p50),
+                        ums(l.p90),
+                        ums(l.p99),
+                        ums(l.p99_9),
+                        ums(l.max)
                     );
                 }
                 None => h.push_str("<td colspan=\"6\">—</td>"),
             }
-            let cpu = d.client.as_ref().and_then(|c| c.cpu_utilisation);
+            let cpu = Some(d.client.cpu_utilisation);
             let _ = write!(h, "<td>{}</td>", cpu.map(|c| format!("{:.0} %", c * 100.0)).unwrap_or_else(|| "—".into()));
             if has_sys {
                 let sm = s.samples();
@@ -320,7 +308,7 @@ impl Page<'_> {
                     h.push_str("<td>—</td><td>—</td>");
                 } else {
                     let n = sm.len() as f64;
-                    let avg = |f: fn(&super::load::Sample) -> f64| sm.iter().map(f).sum::<f64>() / n;
+                    let avg = |f: fn(&SystemSample) -> f64| sm.iter().map(f).sum::<f64>() / n;
                     let rss = sm.iter().filter_map(|x| x.server_rss_kb).max();
                     let _ = write!(
                         h,
@@ -360,32 +348,32 @@ impl Page<'_> {
     }
 }
 
-fn scalar(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => "—".into(),
-        other => other.to_string(),
-    }
+/// A step's value of a `run.json` metric, in the metric's unit.
+fn metric_value(step: &Step, metric: &str) -> Option<f64> {
+    let d = step.doc.as_ref().ok()?;
+    let lat = step.latency();
+    Some(match metric {
+        "total_per_s" => d.throughput.total_per_s,
+        "per_client_per_s" => d.throughput.per_client_per_s,
+        "mean_latency_ms" => lat?.mean / 1000.0,
+        "p99_latency_ms" => lat?.p99 as f64 / 1000.0,
+        "received_mb_per_s" => d.throughput.received_mb_per_s,
+        "sent_mb_per_s" => d.throughput.sent_mb_per_s,
+        "xml_mb_per_s" => d.throughput.sent_mb_per_s + d.throughput.received_mb_per_s,
+        "chat_score_msg_per_s" => d.chat.as_ref()?.score_msg_per_s,
+        "cpu_user_pct" => step.mean_sample(|s| s.user_pct)?,
+        "cpu_sys_pct" => step.mean_sample(|s| s.sys_pct)?,
+        "cpu_idle_pct" => step.mean_sample(|s| s.idle_pct)?,
+        _ => return None,
+    })
 }
 
-/// Flattens JSON into `a.b[0].c = value` rows; arrays of scalars become one row, one item per line.
-pub(crate) fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
-    use serde_json::Value;
-    let key = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
-    match v {
-        Value::Object(map) => {
-            for (k, v) in map {
-                flatten(&key(k), v, out);
-            }
-        }
-        Value::Array(items) if items.iter().all(|i| !i.is_object() && !i.is_array()) => {
-            out.push((prefix.to_string(), items.iter().map(scalar).collect::<Vec<_>>().join("\n")));
-        }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                flatten(&format!("{prefix}[{i}]"), item, out);
-            }
-        }
-        other => out.push((prefix.to_string(), scalar(other))),
+/// Milliseconds to about four significant digits.
+fn fmt_ms(ms: f64) -> String {
+    match ms.abs() {
+        a if a >= 1000.0 => format!("{ms:.0}"),
+        a if a >= 100.0 => format!("{ms:.1}"),
+        a if a >= 10.0 => format!("{ms:.2}"),
+        _ => format!("{ms:.3}"),
     }
 }

@@ -3,11 +3,11 @@
 //! Readers are tolerant (no `deny_unknown_fields`, defaults for absent fields): a report must
 //! still render, with the gaps stated, for an interrupted run or one written by an older wsbench.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use bench_proto::results::{LatencySummary, Mode, ResultsDoc, SystemSample};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 
@@ -17,9 +17,14 @@ use serde::Deserialize;
 pub(crate) struct Manifest {
     pub(crate) scenario: String,
     pub(crate) description: String,
+    pub(crate) reproduces: String,
     pub(crate) seed: Option<serde_json::Value>,
     pub(crate) scenario_sha256: Option<String>,
     pub(crate) quick: bool,
+    pub(crate) sets: Vec<String>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) status: Option<String>,
+    pub(crate) problems: Vec<String>,
     pub(crate) steps: Vec<StepMeta>,
     pub(crate) published: Vec<Published>,
 }
@@ -30,11 +35,14 @@ pub(crate) struct Manifest {
 pub(crate) struct StepMeta {
     pub(crate) id: String,
     pub(crate) label: String,
+    pub(crate) name: Option<String>,
     pub(crate) clients: Option<u64>,
     pub(crate) rate: Option<f64>,
     pub(crate) workers: Option<u64>,
     pub(crate) operation: Option<String>,
     pub(crate) result: String,
+    /// `ok`, `errors`, `failed`, `not_run` (absent in older run.json).
+    pub(crate) status: Option<String>,
 }
 
 /// A published figure from a seed document, to draw as a reference.
@@ -44,127 +52,26 @@ pub(crate) struct Published {
     pub(crate) metric: String,
     pub(crate) value: f64,
     pub(crate) unit: String,
+    pub(crate) approx: bool,
     pub(crate) clients: Option<u64>,
     pub(crate) rate: Option<f64>,
     pub(crate) workers: Option<u64>,
+    pub(crate) operation: Option<String>,
+    /// Step name selector.
+    pub(crate) step: Option<String>,
     pub(crate) label: String,
+    pub(crate) conditions: String,
     pub(crate) source: String,
 }
 
-/// The parts of a `wsbench.results/v1` document that reports use.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct ResultsView {
-    pub(crate) schema: String,
-    pub(crate) partial: bool,
-    pub(crate) label: String,
-    pub(crate) started_at: String,
-    pub(crate) mode: String,
-    pub(crate) params: Params,
-    pub(crate) elapsed_s: f64,
-    pub(crate) counts: Counts,
-    pub(crate) throughput: Throughput,
-    pub(crate) latency_us: LatencyPair,
-    pub(crate) histograms: HistogramPair,
-    pub(crate) client: Option<ClientUsage>,
-    pub(crate) system: Option<System>,
-    pub(crate) chat: Option<Chat>,
-    pub(crate) warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Params {
-    pub(crate) operation: Option<String>,
-    pub(crate) clients: Option<u64>,
-    pub(crate) rate: Option<f64>,
-    pub(crate) duration_s: Option<f64>,
-    pub(crate) warmup_s: Option<f64>,
-    pub(crate) message_size: Option<serde_json::Value>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Counts {
-    pub(crate) ok: u64,
-    pub(crate) errors_total: u64,
-    pub(crate) errors: BTreeMap<String, u64>,
-    pub(crate) validated: u64,
-    pub(crate) bytes_sent: u64,
-    pub(crate) bytes_received: u64,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Throughput {
-    pub(crate) total_per_s: f64,
-    pub(crate) per_client_per_s: f64,
-    pub(crate) sent_mb_per_s: f64,
-    pub(crate) received_mb_per_s: f64,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct LatencyPair {
-    pub(crate) corrected: Option<LatencySummary>,
-    pub(crate) uncorrected: Option<LatencySummary>,
-}
-
-/// Latency summary in microseconds.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct LatencySummary {
-    pub(crate) count: u64,
-    pub(crate) min: f64,
-    pub(crate) mean: f64,
-    pub(crate) stdev: f64,
-    pub(crate) max: f64,
-    pub(crate) p50: f64,
-    pub(crate) p75: f64,
-    pub(crate) p90: f64,
-    pub(crate) p99: f64,
-    pub(crate) p99_9: f64,
-    pub(crate) p99_99: f64,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct HistogramPair {
-    pub(crate) corrected: Option<String>,
-    pub(crate) uncorrected: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct ClientUsage {
-    pub(crate) cpu_user_s: Option<f64>,
-    pub(crate) cpu_sys_s: Option<f64>,
-    pub(crate) cpu_utilisation: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct System {
-    pub(crate) samples: Vec<Sample>,
-}
-
-/// One `/proc` sample taken by bench-client's `--monitor-pid`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Sample {
-    pub(crate) t_s: f64,
-    pub(crate) user_pct: f64,
-    pub(crate) sys_pct: f64,
-    pub(crate) idle_pct: f64,
-    pub(crate) server_rss_kb: Option<u64>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub(crate) struct Chat {
-    pub(crate) score_msg_per_s: f64,
-    pub(crate) runs: Vec<serde_json::Value>,
-    pub(crate) scored_runs: Vec<usize>,
+impl Published {
+    /// Whether the figure is compared with this step: every selector it gives must match.
+    pub(crate) fn matches(&self, step: &StepMeta) -> bool {
+        self.clients.is_none_or(|c| step.clients == Some(c))
+            && self.workers.is_none_or(|w| step.workers == Some(w))
+            && self.operation.as_ref().is_none_or(|o| step.operation.as_ref() == Some(o))
+            && self.step.as_ref().is_none_or(|n| step.name.as_ref() == Some(n))
+    }
 }
 
 /// A results directory, loaded.
@@ -180,7 +87,7 @@ pub(crate) struct Run {
 #[derive(Debug)]
 pub(crate) struct Step {
     pub(crate) meta: StepMeta,
-    pub(crate) doc: Result<ResultsView, String>,
+    pub(crate) doc: Result<ResultsDoc, String>,
 }
 
 /// What the sweep varies, in order of preference.
@@ -280,7 +187,7 @@ impl Run {
 
     /// Whether any step is a chat run (its throughput is the chat score).
     pub(crate) fn is_chat(&self) -> bool {
-        self.steps.iter().any(|s| s.doc.as_ref().is_ok_and(|d| d.mode == "chat"))
+        self.steps.iter().any(|s| s.doc.as_ref().is_ok_and(|d| d.mode == Mode::Chat))
     }
 }
 
@@ -289,14 +196,14 @@ impl Step {
         self.meta
             .operation
             .clone()
-            .or_else(|| self.doc.as_ref().ok().and_then(|d| d.params.operation.clone()))
+            .or_else(|| self.doc.as_ref().ok().map(|d| d.params.operation.clone()))
     }
 
     /// Total throughput: the chat score in chat mode, successful calls per second otherwise.
     pub(crate) fn throughput(&self) -> Option<f64> {
         let d = self.doc.as_ref().ok()?;
         match &d.chat {
-            Some(chat) if d.mode == "chat" => Some(chat.score_msg_per_s),
+            Some(chat) if d.mode == Mode::Chat => Some(chat.score_msg_per_s),
             _ => Some(d.throughput.total_per_s),
         }
     }
@@ -310,50 +217,44 @@ impl Step {
         self.doc.as_ref().ok().map(|d| d.throughput.sent_mb_per_s + d.throughput.received_mb_per_s)
     }
 
-    /// Corrected latency summary (µs).
+    /// Corrected latency summary (µs); `None` when nothing was measured.
     pub(crate) fn latency(&self) -> Option<&LatencySummary> {
-        self.doc.as_ref().ok()?.latency_us.corrected.as_ref()
+        Some(&self.doc.as_ref().ok()?.latency_us.corrected).filter(|l| l.count > 0)
     }
 
     pub(crate) fn uncorrected(&self) -> Option<&LatencySummary> {
-        self.doc.as_ref().ok()?.latency_us.uncorrected.as_ref()
+        self.doc.as_ref().ok()?.latency_us.uncorrected.as_ref().filter(|l| l.count > 0)
     }
 
     /// Decoded histograms `(corrected, uncorrected)`; a document without them yields `None`s.
     pub(crate) fn histograms(&self) -> anyhow::Result<(Option<Histogram<u64>>, Option<Histogram<u64>>)> {
         let Ok(d) = &self.doc else { return Ok((None, None)) };
-        let dec = |s: &Option<String>| s.as_deref().map(decode_histogram).transpose();
-        let what = || format!("step {}: histogram", self.meta.id);
-        Ok((
-            dec(&d.histograms.corrected).with_context(what)?,
-            dec(&d.histograms.uncorrected).with_context(what)?,
-        ))
+        let dec = |s: Option<&str>| {
+            s.filter(|s| !s.trim().is_empty())
+                .map(bench_proto::results::decode_histogram)
+                .transpose()
+                .with_context(|| format!("step {}: histogram", self.meta.id))
+        };
+        Ok((dec(Some(&d.histograms.corrected))?, dec(d.histograms.uncorrected.as_deref())?))
     }
 
-    pub(crate) fn samples(&self) -> &[Sample] {
+    pub(crate) fn samples(&self) -> &[SystemSample] {
         match &self.doc {
-            Ok(ResultsView { system: Some(s), .. }) => &s.samples,
+            Ok(ResultsDoc { system: Some(s), .. }) => &s.samples,
             _ => &[],
         }
     }
 
-    /// Per-run chat scores, when the chat document lists several runs (for uncertainty).
+    /// Mean of a system CPU field over the step's samples.
+    pub(crate) fn mean_sample(&self, f: fn(&SystemSample) -> f64) -> Option<f64> {
+        let s = self.samples();
+        (!s.is_empty()).then(|| s.iter().map(f).sum::<f64>() / s.len() as f64)
+    }
+
+    /// The scored chat runs' rates (VolanoMark drops the first run), for uncertainty.
     pub(crate) fn chat_run_scores(&self) -> Vec<f64> {
         let Some(chat) = self.doc.as_ref().ok().and_then(|d| d.chat.as_ref()) else { return vec![] };
-        let score = |v: &serde_json::Value| {
-            v.as_f64().or_else(|| {
-                ["score_msg_per_s", "msg_per_s", "throughput_msg_per_s"]
-                    .iter()
-                    .find_map(|k| v.get(k).and_then(serde_json::Value::as_f64))
-            })
-        };
-        let all: Vec<Option<f64>> = chat.runs.iter().map(score).collect();
-        let scored: Vec<f64> = if chat.scored_runs.is_empty() {
-            all.iter().flatten().copied().collect()
-        } else {
-            chat.scored_runs.iter().filter_map(|&i| all.get(i).copied().flatten()).collect()
-        };
-        scored
+        chat.runs.iter().filter(|r| chat.scored_runs.contains(&r.run)).map(|r| r.msg_per_s).collect()
     }
 }
 
@@ -381,22 +282,44 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
-fn load_doc(path: &Path) -> Result<ResultsView, String> {
+fn load_doc(path: &Path) -> Result<ResultsDoc, String> {
     if !path.exists() {
         return Err(format!("no results document ({} missing)", path.display()));
     }
-    let doc: ResultsView = read_json(path).map_err(|e| format!("{e:#}"))?;
-    if !doc.schema.starts_with("wsbench.results/v1") {
+    let doc: ResultsDoc = read_json(path).map_err(|e| format!("{e:#}"))?;
+    if doc.schema != bench_proto::results::SCHEMA {
         return Err(format!("{}: unknown schema {:?}", path.display(), doc.schema));
     }
     Ok(doc)
 }
 
-/// Decodes a V2-compressed, base64 HdrHistogram.
-pub(crate) fn decode_histogram(s: &str) -> anyhow::Result<Histogram<u64>> {
-    use base64::Engine as _;
-    let bytes = base64::engine::general_purpose::STANDARD.decode(s.trim()).context("base64")?;
-    hdrhistogram::serialization::Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .map_err(|e| anyhow::anyhow!("HdrHistogram V2: {e:?}"))
+/// Flattens JSON into `a.b[0].c = value` rows; arrays of scalars become one row, one item per line.
+pub(crate) fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    let key = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                flatten(&key(k), v, out);
+            }
+        }
+        Value::Array(items) if items.iter().all(|i| !i.is_object() && !i.is_array()) => {
+            out.push((prefix.to_string(), items.iter().map(scalar).collect::<Vec<_>>().join("\n")));
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), item, out);
+            }
+        }
+        other => out.push((prefix.to_string(), scalar(other))),
+    }
+}
+
+/// A JSON scalar as text: strings bare, null as a dash.
+pub(crate) fn scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "—".into(),
+        other => other.to_string(),
+    }
 }

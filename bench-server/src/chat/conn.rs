@@ -1,0 +1,328 @@
+//! One client connection: reads packets, answers the requester, fans chat out to its rooms, and on the way
+//! out leaves every room it was in. A protocol violation or an over-limit packet closes this connection
+//! only.
+
+use std::sync::Arc;
+
+use bench_proto::chat::{
+    access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JStr, JString, Kind,
+    Packet, RoomList,
+};
+use bytes::{Buf, Bytes, BytesMut};
+use tokio::io::AsyncReadExt;
+use tokio::net::tcp::OwnedReadHalf;
+use tokio::net::TcpStream;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::{interval_at, Instant, MissedTickBehavior};
+
+use super::arena::Arena;
+use super::peer::{write_loop, Peer, PeerId, QueueError};
+use super::room::{Registry, Room};
+use super::stats::{bump, ChatStats};
+use super::ChatConfig;
+
+/// What every connection shares.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) config: ChatConfig,
+    pub(crate) stats: Arc<ChatStats>,
+    pub(crate) registry: Registry,
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The client closed it.
+    Eof,
+    /// Killed: evicted as a slow reader, a write failed, or shutdown.
+    Killed,
+    /// Two idle periods without a byte from the client.
+    Idle,
+    /// Not the protocol (bad packet, wrong first packet, empty name, entering a room twice).
+    Malformed,
+    /// A packet or field over a limit.
+    Oversized,
+    /// A read failed.
+    Io,
+}
+
+/// Serves one accepted connection until it ends; holds `_permit` (a connection slot) until then.
+pub(crate) async fn serve(
+    stream: TcpStream,
+    shared: Arc<Shared>,
+    id: PeerId,
+    _permit: OwnedSemaphorePermit,
+) {
+    let _ = stream.set_nodelay(true);
+    let (rd, wr) = stream.into_split();
+    let (peer, rx) = Peer::new(id, shared.config.send_queue);
+    let peer = Arc::new(peer);
+    tokio::spawn(write_loop(wr, rx, peer.kill.clone()));
+    let mut conn = Conn {
+        peer,
+        shared,
+        rooms: Vec::new(),
+        arena: Arena::default(),
+        accessed: false,
+    };
+    let end = conn.read_loop(rd).await;
+    let stats = &conn.shared.stats;
+    match end {
+        End::Malformed => bump(&stats.malformed),
+        End::Oversized => bump(&stats.oversized),
+        End::Idle => bump(&stats.idle_timeouts),
+        End::Eof | End::Killed | End::Io => {}
+    }
+    tracing::debug!(id, ?end, "chat connection closed");
+}
+
+struct Conn {
+    peer: Arc<Peer>,
+    shared: Arc<Shared>,
+    /// The rooms this connection is in, with the name it entered under.
+    rooms: Vec<(Arc<Room>, JString)>,
+    arena: Arena,
+    accessed: bool,
+}
+
+impl Drop for Conn {
+    // Runs however the connection ends, including when shutdown aborts its task.
+    fn drop(&mut self) {
+        self.peer.kill.kill();
+        for (room, _) in std::mem::take(&mut self.rooms) {
+            self.shared
+                .registry
+                .leave(&room, self.peer.id, &mut self.arena, &self.shared.stats);
+        }
+        bump(&self.shared.stats.closed);
+    }
+}
+
+/// True when `s` is longer than `max` Java characters.
+fn too_long(s: JStr<'_>, max: usize) -> bool {
+    s.as_bytes().len() > max && s.utf16_len() > max
+}
+
+impl Conn {
+    async fn read_loop(&mut self, mut rd: OwnedReadHalf) -> End {
+        let max_packet = self.shared.config.max_packet;
+        let period = self.shared.config.idle_timeout;
+        let mut buf = BytesMut::with_capacity(4096);
+        let kill = self.peer.kill.clone();
+        let killed = kill.wait();
+        tokio::pin!(killed);
+        let mut idle = interval_at(Instant::now() + period, period);
+        idle.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        // Whether a byte arrived since the last tick, and how many ticks in a row saw none.
+        let mut active = false;
+        let mut strikes = 0;
+        loop {
+            let mut used = 0;
+            loop {
+                match decode(&buf[used..], max_packet) {
+                    Ok(Some((packet, n))) => {
+                        used += n;
+                        if let Err(end) = self.handle(packet) {
+                            return end;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        tracing::debug!(id = self.peer.id, "closing: {e}");
+                        return if e.is_too_large() {
+                            End::Oversized
+                        } else {
+                            End::Malformed
+                        };
+                    }
+                }
+            }
+            buf.advance(used);
+            buf.reserve(1024);
+            tokio::select! {
+                biased;
+                () = &mut killed => return End::Killed,
+                _ = idle.tick() => {
+                    if active {
+                        active = false;
+                        strikes = 0;
+                    } else {
+                        strikes += 1;
+                        if strikes >= 2 {
+                            return End::Idle;
+                        }
+                        bump(&self.shared.stats.pings_sent);
+                        let ping = self.arena.encode(|out| Packet::Ping(Kind::Request).encode(out));
+                        if let Err(end) = self.send(ping) {
+                            return end;
+                        }
+                    }
+                }
+                read = rd.read_buf(&mut buf) => match read {
+                    Ok(0) => return End::Eof,
+                    Ok(_) => active = true,
+                    Err(_) => return End::Io,
+                },
+            }
+        }
+    }
+
+    fn handle(&mut self, packet: Packet<'_>) -> Result<(), End> {
+        if !self.accessed {
+            // The first packet must be an access request.
+            return match packet {
+                Packet::Access(a) if a.kind == Kind::Request => self.access(),
+                _ => Err(End::Malformed),
+            };
+        }
+        match packet {
+            Packet::Access(_) => Err(End::Malformed),
+            Packet::EnterRoom(e) => self.enter(&e),
+            Packet::Chat(c) => self.chat(&c),
+            Packet::ExitRoom(x) => self.exit(&x),
+            Packet::RoomList(r) => self.room_list(&r),
+            // Ping responses only show the client is alive (any byte resets the idle clock); VOLANO servers
+            // ignore client pings and error reports too.
+            Packet::Ping(_) | Packet::Error(_) => Ok(()),
+        }
+    }
+
+    /// Queues a packet to this connection; a full queue means this client is not reading: it is evicted.
+    fn send(&self, packet: Bytes) -> Result<(), End> {
+        match self.peer.send(packet) {
+            Ok(()) => Ok(()),
+            Err(QueueError::Full) => {
+                if self.peer.kill.kill() {
+                    bump(&self.shared.stats.slow_disconnects);
+                }
+                Err(End::Killed)
+            }
+            Err(QueueError::Closed) => Err(End::Killed),
+        }
+    }
+
+    fn access(&mut self) -> Result<(), End> {
+        self.accessed = true;
+        let names = self.shared.registry.names(JStr::EMPTY);
+        let rooms = names.iter().filter_map(|n| JStr::new(n).ok()).collect();
+        let confirm = Access {
+            kind: Kind::Confirm,
+            result: access_result::OKAY,
+            rooms,
+            ..Access::default()
+        };
+        let bytes = self.arena.encode(|out| confirm.encode(out));
+        self.send(bytes)
+    }
+
+    fn enter(&mut self, e: &EnterRoom<'_>) -> Result<(), End> {
+        let config = &self.shared.config;
+        if too_long(e.room_name, config.max_room_name)
+            || too_long(e.user_name, config.max_user_name)
+            || too_long(e.profile, config.max_profile)
+        {
+            return Err(End::Oversized);
+        }
+        if e.user_name.is_empty() || self.room(e.room_name).is_some() {
+            return Err(End::Malformed);
+        }
+        let refused = if e.room_name.is_empty() {
+            enter_result::NO_SUCH_ROOM
+        } else if self.rooms.len() >= config.max_rooms_per_connection {
+            enter_result::ROOM_FULL
+        } else {
+            let shared = &self.shared;
+            match shared.registry.enter(
+                e.room_name,
+                &self.peer,
+                e.user_name,
+                e.profile,
+                config.max_room_members,
+                &mut self.arena,
+                &shared.stats,
+            ) {
+                Ok(room) => {
+                    self.rooms.push((room, e.user_name.into()));
+                    return Ok(());
+                }
+                Err(code) => code,
+            }
+        };
+        let confirm = EnterRoom {
+            kind: Kind::Confirm,
+            room_name: e.room_name,
+            user_name: e.user_name,
+            profile: e.profile,
+            result: refused,
+            ..EnterRoom::default()
+        };
+        let bytes = self.arena.encode(|out| confirm.encode(out));
+        self.send(bytes)
+    }
+
+    fn chat(&mut self, c: &Chat<'_>) -> Result<(), End> {
+        // Private chats (room_id != 0) are not part of VolanoMark's workload; like a chat for a room this
+        // connection is not in, they are ignored, as VOLANO ignores packets no room claims.
+        if c.room_id != 0 {
+            return Ok(());
+        }
+        let Some(i) = self.room(c.room_name) else {
+            return Ok(());
+        };
+        let config = &self.shared.config;
+        if too_long(c.user_name, config.max_user_name) || too_long(c.text, config.max_text) {
+            return Err(End::Oversized);
+        }
+        if c.user_name.is_empty() || c.text.is_empty() {
+            return Err(End::Malformed);
+        }
+        let (room, name) = &self.rooms[i];
+        // The indication names the sender as it entered, whatever name the request claims.
+        let indication = Chat {
+            kind: Kind::Indication,
+            user_name: name.as_jstr(),
+            ..c.clone()
+        };
+        let bytes = self.arena.encode(|out| indication.encode(out));
+        room.broadcast(self.peer.id, &bytes, &mut self.arena, &self.shared.stats);
+        bump(&self.shared.stats.chat_messages);
+        // VOLANO confirms each chat to its sender (empty name and text), for pacing.
+        let confirm = Chat {
+            kind: Kind::Confirm,
+            user_name: JStr::EMPTY,
+            text: JStr::EMPTY,
+            ..c.clone()
+        };
+        let bytes = self.arena.encode(|out| confirm.encode(out));
+        self.send(bytes)
+    }
+
+    fn exit(&mut self, x: &ExitRoom<'_>) -> Result<(), End> {
+        if let Some(i) = self.room(x.room_name) {
+            let (room, _) = self.rooms.swap_remove(i);
+            self.shared
+                .registry
+                .leave(&room, self.peer.id, &mut self.arena, &self.shared.stats);
+        }
+        Ok(())
+    }
+
+    fn room_list(&mut self, r: &RoomList<'_>) -> Result<(), End> {
+        let names = self.shared.registry.names(r.filter);
+        let rooms = names.iter().filter_map(|n| JStr::new(n).ok()).collect();
+        let confirm = RoomList {
+            kind: Kind::Confirm,
+            filter: r.filter,
+            rooms,
+        };
+        let bytes = self.arena.encode(|out| confirm.encode(out));
+        self.send(bytes)
+    }
+
+    /// The index in `self.rooms` of the room named `name`.
+    fn room(&self, name: JStr<'_>) -> Option<usize> {
+        self.rooms
+            .iter()
+            .position(|(room, _)| room.name() == name.as_bytes())
+    }
+}
