@@ -31,8 +31,8 @@ pub enum Command {
     Run(RunArgs),
     /// Merge results documents of several client processes or hosts exactly (histograms added).
     Merge(MergeArgs),
-    // CHAT SLOT: the chat engineer adds `Chat(crate::chat::ChatArgs)` here and its arm in `dispatch`,
-    // calling `crate::chat::run_cli(args)`.
+    /// VolanoMark's chat workload against a VOLANO-protocol chat server: score, fan-out latency, validation.
+    Chat(crate::chat::ChatArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -150,6 +150,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match (cli.command, cli.run) {
         (Some(Command::Run(args)), _) | (None, Some(args)) => crate::run_cmd::run(args),
         (Some(Command::Merge(args)), _) => crate::merge_cmd::run(args),
+        (Some(Command::Chat(args)), _) => crate::chat::run_cli(args),
         (None, None) => Err(UsageError("nothing to do: give --url and --operation (see --help)".into()).into()),
     }
 }

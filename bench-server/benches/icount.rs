@@ -17,9 +17,21 @@ struct HotPath {
 }
 
 const HOT_PATHS: &[HotPath] = &[
-    HotPath { name: "cxf/parse_request/1", iters: 50, setup: cxf_parse_request },
-    HotPath { name: "cxf/write_response/1", iters: 50, setup: cxf_write_response },
-    HotPath { name: "server/soap_echo/cxf_1", iters: 50, setup: cxf_echo },
+    HotPath {
+        name: "cxf/parse_request/1",
+        iters: 50,
+        setup: cxf_parse_request,
+    },
+    HotPath {
+        name: "cxf/write_response/1",
+        iters: 50,
+        setup: cxf_write_response,
+    },
+    HotPath {
+        name: "server/soap_echo/cxf_1",
+        iters: 50,
+        setup: cxf_echo,
+    },
 ];
 
 fn cxf_request_bytes() -> Vec<u8> {
@@ -75,7 +87,9 @@ fn main() -> ExitCode {
             }
         }
         Some("run") => {
-            let (Some(name), Some(Ok(iters))) = (args.get(1), args.get(2).map(|s| s.parse::<u64>())) else {
+            let (Some(name), Some(Ok(iters))) =
+                (args.get(1), args.get(2).map(|s| s.parse::<u64>()))
+            else {
                 eprintln!("usage: icount run NAME ITERATIONS");
                 return ExitCode::from(2);
             };

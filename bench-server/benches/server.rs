@@ -44,23 +44,37 @@ async fn post(sender: &mut SendRequest<Full<Bytes>>, body: Bytes) -> (u16, Bytes
         .expect("a valid request");
     let resp = sender.send_request(req).await.expect("the server answers");
     let status = resp.status().as_u16();
-    let bytes = resp.into_body().collect().await.expect("the response body arrives").to_bytes();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .expect("the response body arrives")
+        .to_bytes();
     (status, bytes)
 }
 
 fn roundtrip(c: &mut Criterion) {
     // One thread for server and client: the fewest moving parts on a shared machine.
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (server, mut sender) = rt.block_on(async {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("bound");
         let server = tokio::spawn(http::run(listener, HttpConfig::default(), async {
             let _ = stopped.await;
         }));
-        let stream = TcpStream::connect(addr).await.expect("connect to the server");
+        let stream = TcpStream::connect(addr)
+            .await
+            .expect("connect to the server");
         stream.set_nodelay(true).expect("TCP_NODELAY");
-        let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
+        let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .expect("handshake");
         tokio::spawn(conn);
         (server, sender)
     });
@@ -68,7 +82,9 @@ fn roundtrip(c: &mut Criterion) {
     let (status, answer) = rt.block_on(post(&mut sender, body.clone()));
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&answer));
     match cxf::parse_response(&answer).expect("a valid echo") {
-        cxf::Response::EchoComplex { items, id_out: 1 } => assert_eq!(items, vec![cxf::reference_item()]),
+        cxf::Response::EchoComplex { items, id_out: 1 } => {
+            assert_eq!(items, vec![cxf::reference_item()])
+        }
         other => panic!("not the echo of the request: {other:?}"),
     }
 
@@ -84,7 +100,9 @@ fn roundtrip(c: &mut Criterion) {
     group.finish();
     drop(sender);
     let _ = stop.send(());
-    rt.block_on(server).expect("the server task").expect("the server stops cleanly");
+    rt.block_on(server)
+        .expect("the server task")
+        .expect("the server stops cleanly");
 }
 
 criterion_group!(benches, soap_echo, roundtrip);

@@ -72,7 +72,15 @@ mod tests {
         };
         assert_eq!(
             criterion_args(&args),
-            ["cxf/", "--baseline", "main", "--warm-up-time", "1", "--measurement-time", "2"]
+            [
+                "cxf/",
+                "--baseline",
+                "main",
+                "--warm-up-time",
+                "1",
+                "--measurement-time",
+                "2"
+            ]
         );
     }
 }

@@ -1,8 +1,11 @@
 //! `cargo xtask build`: release binaries of bench-server and bench-client for x86_64 and/or ppc64le in
 //! `target/dist/<arch>/`, statically linked by default, checked by their ELF headers, with the builder in `build.json`.
 
+mod client_arch;
 mod elf;
 mod toolchain;
+#[cfg(test)]
+mod workflows;
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +13,7 @@ use anyhow::Context as _;
 use serde::Serialize;
 use xshell::{cmd, Shell};
 
+pub(crate) use client_arch::apply_client_arch;
 pub(crate) use toolchain::{docker_answers, Builder};
 
 /// The binaries every dist directory holds.
@@ -247,12 +251,6 @@ fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> anyhow
     };
     std::fs::write(dir.join("build.json"), serde_json::to_string_pretty(&info)? + "\n")?;
     Ok(Dist { arch, dir, info })
-}
-
-/// Reads back `target/dist/<arch>/build.json` written by an earlier build, for provenance.
-pub(crate) fn read_build_json(arch: Arch) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(dist_dir(arch).join("build.json")).ok()?;
-    serde_json::from_str(&text).ok()
 }
 
 /// Cargo's target directory as cargo itself resolves it (CARGO_TARGET_DIR, config, or `target/`).

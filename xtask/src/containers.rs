@@ -5,11 +5,13 @@ mod clients;
 mod docker;
 pub(crate) mod images;
 pub(crate) mod interrupt;
+mod runner;
 mod session;
 mod shaping;
 mod tuning;
 
-pub(crate) use session::{ClientRun, ServerEndpoint, Session};
+pub(crate) use runner::{binaries, execute_steps};
+pub(crate) use session::Session;
 
 /// Flags `cargo xtask run` takes for container runs (flattened into its `Args`).
 #[derive(Debug, Clone, Default, clap::Args)]

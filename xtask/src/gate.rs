@@ -24,7 +24,12 @@ const WALL: &[(&str, &str, &[&str])] = &[
     (
         "bench-proto",
         "soap",
-        &["cxf/parse_request/", "cxf/write_response/", "customer/parse_request/", "customer/write_response/"],
+        &[
+            "cxf/parse_request/",
+            "cxf/write_response/",
+            "customer/parse_request/",
+            "customer/write_response/",
+        ],
     ),
     ("bench-proto", "chat", &["chat/"]),
     ("bench-server", "server", &["server/"]),
@@ -91,14 +96,26 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let root = crate::project_root();
     let gate_dir = root.join("target").join("gate");
-    let tiers = if args.self_check { Tiers::Icount } else { args.tier };
+    let tiers = if args.self_check {
+        Tiers::Icount
+    } else {
+        args.tier
+    };
     if tiers.icount() {
         callgrind::check_valgrind(sh)?;
     }
     let load_at_start = loadavg();
-    let cfgs: &[&str] = if args.inject_slowdown { &[SELFCHECK_CFG] } else { &[] };
+    let cfgs: &[&str] = if args.inject_slowdown {
+        &[SELFCHECK_CFG]
+    } else {
+        &[]
+    };
     // The injected cfg changes RUSTFLAGS, which would rebuild every dependency in a shared target directory.
-    let head_build = gate_dir.join(if args.inject_slowdown { "build-selfcheck" } else { "build" });
+    let head_build = gate_dir.join(if args.inject_slowdown {
+        "build-selfcheck"
+    } else {
+        "build"
+    });
 
     let head_targets = select(build::bench_targets(sh, &root)?, tiers);
     let (worktree, base_bins, head_bins);
@@ -112,8 +129,16 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         let wt = Worktree::add(sh, rev, &gate_dir.join("base"), args.keep_worktree)?;
         let base_targets = select(build::bench_targets(sh, &wt.path)?, tiers);
         eprintln!("gate: building base ({rev}) in {}", wt.path.display());
-        base_bins = build::build_benches(sh, &wt.path, &gate_dir.join("build"), &base_targets, &[])?;
-        eprintln!("gate: building head (working tree){}", if args.inject_slowdown { " with the injected slowdown" } else { "" });
+        base_bins =
+            build::build_benches(sh, &wt.path, &gate_dir.join("build"), &base_targets, &[])?;
+        eprintln!(
+            "gate: building head (working tree){}",
+            if args.inject_slowdown {
+                " with the injected slowdown"
+            } else {
+                ""
+            }
+        );
         head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
         worktree = Some(wt);
     }
@@ -123,22 +148,41 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let mut remeasured = 0;
     let wall_started = Instant::now();
     if tiers.wall() {
-        let timing = Timing { warm_up_s: args.warm_up, measurement_s: args.measurement };
-        let (wall_rows, n) = wall_tier(sh, &base_bins, &head_bins, &args, timing, &gate_dir.join("criterion"))?;
+        let timing = Timing {
+            warm_up_s: args.warm_up,
+            measurement_s: args.measurement,
+        };
+        let (wall_rows, n) = wall_tier(
+            sh,
+            &base_bins,
+            &head_bins,
+            &args,
+            timing,
+            &gate_dir.join("criterion"),
+        )?;
         rows.extend(wall_rows);
         remeasured = n;
     }
     let wall_time = wall_started.elapsed();
     let icount_started = Instant::now();
     if tiers.icount() {
-        rows.extend(icount_tier(sh, &base_bins, &head_bins, &args, &gate_dir.join("callgrind"))?);
+        rows.extend(icount_tier(
+            sh,
+            &base_bins,
+            &head_bins,
+            &args,
+            &gate_dir.join("callgrind"),
+        )?);
     }
     let icount_time = icount_started.elapsed();
     drop(worktree);
 
     println!();
     print!("{}", render_table(&rows));
-    for r in rows.iter().filter(|r| matches!(r.verdict, Verdict::Advisory | Verdict::Unconfirmed)) {
+    for r in rows
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Advisory | Verdict::Unconfirmed))
+    {
         let c = r.change.expect("advisories have a change");
         println!(
             "advisory: {} changed {:+.2}% [{:+.2}% {:+.2}%]: {}",
@@ -168,12 +212,23 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         load_at_start,
         loadavg(),
     );
-    let failed: Vec<&str> = rows.iter().filter(|r| r.verdict.fails()).map(|r| r.id.as_str()).collect();
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.verdict.fails())
+        .map(|r| r.id.as_str())
+        .collect();
     if !failed.is_empty() {
-        bail!("gate failed: {} regressed: {}", failed.len(), failed.join(", "));
+        bail!(
+            "gate failed: {} regressed: {}",
+            failed.len(),
+            failed.join(", ")
+        );
     }
     if rows.is_empty() {
-        bail!("gate measured nothing: no selected benchmark exists on either side (filters: {:?})", args.filter);
+        bail!(
+            "gate measured nothing: no selected benchmark exists on either side (filters: {:?})",
+            args.filter
+        );
     }
     println!("gate: passed");
     Ok(())
@@ -185,17 +240,22 @@ fn select(targets: BTreeMap<Target, PathBuf>, tiers: Tiers) -> BTreeMap<Target, 
         .into_iter()
         .filter(|(t, _)| {
             let is = |(p, b): (&str, &str)| t.package == p && t.bench == b;
-            (tiers.wall() && WALL.iter().any(|&(p, b, _)| is((p, b)))) || (tiers.icount() && is(ICOUNT))
+            (tiers.wall() && WALL.iter().any(|&(p, b, _)| is((p, b))))
+                || (tiers.icount() && is(ICOUNT))
         })
         .collect()
 }
 
 fn target((package, bench): (&str, &str)) -> Target {
-    Target { package: package.to_owned(), bench: bench.to_owned() }
+    Target {
+        package: package.to_owned(),
+        bench: bench.to_owned(),
+    }
 }
 
 fn wanted(id: &str, prefixes: &[&str], filters: &[String]) -> bool {
-    prefixes.iter().any(|p| id.starts_with(p)) && (filters.is_empty() || filters.iter().any(|f| id.contains(f.as_str())))
+    prefixes.iter().any(|p| id.starts_with(p))
+        && (filters.is_empty() || filters.iter().any(|f| id.contains(f.as_str())))
 }
 
 /// Ids of both sides, head's order first, then those only the base has.
@@ -222,20 +282,37 @@ fn wall_tier(
         let t = target((package, bench));
         let (base, head) = (base_bins.get(&t), head_bins.get(&t));
         let ids = |bin: Option<&BenchBin>| -> anyhow::Result<Vec<String>> {
-            let all = bin.map(|b| criterion::list(sh, b)).transpose()?.unwrap_or_default();
-            Ok(all.into_iter().filter(|id| wanted(id, prefixes, &args.filter)).collect())
+            let all = bin
+                .map(|b| criterion::list(sh, b))
+                .transpose()?
+                .unwrap_or_default();
+            Ok(all
+                .into_iter()
+                .filter(|id| wanted(id, prefixes, &args.filter))
+                .collect())
         };
         let (base_ids, head_ids) = (ids(base)?, ids(head)?);
         let all = union(&base_ids, &head_ids);
         for (i, id) in all.iter().enumerate() {
             let (in_base, in_head) = (base_ids.contains(id), head_ids.contains(id));
             let (Some(b), Some(h), true, true) = (base, head, in_base, in_head) else {
-                rows.push(Row::wall(id, in_base, in_head, None, None, None, None, args.threshold));
+                rows.push(Row::wall(
+                    id,
+                    in_base,
+                    in_head,
+                    None,
+                    None,
+                    None,
+                    None,
+                    args.threshold,
+                ));
                 continue;
             };
             let home = dir.join(bench).join(format!("{i:03}"));
             let first = measure_pair(sh, b, h, id, &home, false, timing, args.statistic)?;
-            let change = first.change.with_context(|| format!("criterion compared nothing for {id}"))?;
+            let change = first
+                .change
+                .with_context(|| format!("criterion compared nothing for {id}"))?;
             progress(bench, id, "", change);
             let mut deciding = first;
             let mut confirm = None;
@@ -243,7 +320,11 @@ fn wall_tier(
                 remeasured += 1;
                 let home = dir.join(format!("{bench}-confirm")).join(format!("{i:03}"));
                 let second = measure_pair(sh, b, h, id, &home, true, timing, args.statistic)?;
-                confirm = Some(second.change.with_context(|| format!("criterion compared nothing for {id}"))?);
+                confirm = Some(
+                    second
+                        .change
+                        .with_context(|| format!("criterion compared nothing for {id}"))?,
+                );
                 progress(bench, id, " (re-measured)", confirm.expect("just set"));
                 deciding = second;
             }
@@ -306,12 +387,26 @@ fn icount_tier(
     let t = target(ICOUNT);
     let (base, head) = (base_bins.get(&t), head_bins.get(&t));
     let paths = |bin: Option<&BenchBin>| -> anyhow::Result<Vec<callgrind::HotPath>> {
-        let all = bin.map(|b| callgrind::list(sh, b)).transpose()?.unwrap_or_default();
-        Ok(all.into_iter().filter(|p| wanted(&p.name, &[""], &args.filter)).collect())
+        let all = bin
+            .map(|b| callgrind::list(sh, b))
+            .transpose()?
+            .unwrap_or_default();
+        Ok(all
+            .into_iter()
+            .filter(|p| wanted(&p.name, &[""], &args.filter))
+            .collect())
     };
     let (base_paths, head_paths) = (paths(base)?, paths(head)?);
-    let names =
-        union(&base_paths.iter().map(|p| p.name.clone()).collect::<Vec<_>>(), &head_paths.iter().map(|p| p.name.clone()).collect::<Vec<_>>());
+    let names = union(
+        &base_paths
+            .iter()
+            .map(|p| p.name.clone())
+            .collect::<Vec<_>>(),
+        &head_paths
+            .iter()
+            .map(|p| p.name.clone())
+            .collect::<Vec<_>>(),
+    );
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut rows = Vec::new();
@@ -320,21 +415,32 @@ fn icount_tier(
         let hh = head_paths.iter().find(|p| p.name == name);
         // The head's iteration count for both sides, so that totals compare directly.
         let path = hh.or(hb).expect("from one of the lists").clone();
-        let count = |bin: Option<&BenchBin>, present: bool, side: &str| -> anyhow::Result<Option<u64>> {
-            match (bin, present) {
-                (Some(bin), true) => {
-                    let out = dir.join(format!("{}.{side}.out", callgrind::file_stem(&name)));
-                    callgrind::measure(sh, bin, &path, &out).map(Some)
+        let count =
+            |bin: Option<&BenchBin>, present: bool, side: &str| -> anyhow::Result<Option<u64>> {
+                match (bin, present) {
+                    (Some(bin), true) => {
+                        let out = dir.join(format!("{}.{side}.out", callgrind::file_stem(&name)));
+                        callgrind::measure(sh, bin, &path, &out).map(Some)
+                    }
+                    _ => Ok(None),
                 }
-                _ => Ok(None),
-            }
-        };
+            };
         let b = count(base, hb.is_some(), "base")?;
         let h = count(head, hh.is_some(), "head")?;
         if let (Some(b), Some(h)) = (b, h) {
-            eprintln!("gate: icount: {name}: {b} → {h} Ir over {} iterations ({:+.3}%)", path.iters, decide::icount_change(b, h) * 100.0);
+            eprintln!(
+                "gate: icount: {name}: {b} → {h} Ir over {} iterations ({:+.3}%)",
+                path.iters,
+                decide::icount_change(b, h) * 100.0
+            );
         }
-        rows.push(Row::instructions(&name, b, h, path.iters, args.icount_threshold));
+        rows.push(Row::instructions(
+            &name,
+            b,
+            h,
+            path.iters,
+            args.icount_threshold,
+        ));
     }
     Ok(rows)
 }
@@ -361,23 +467,39 @@ mod tests {
         assert!(wanted("cxf/parse_request/1", prefixes, &[]));
         assert!(!wanted("cxf/wsdl", prefixes, &[]));
         assert!(wanted("chat/decode", prefixes, &["decode".to_owned()]));
-        assert!(!wanted("cxf/parse_request/1", prefixes, &["decode".to_owned()]));
+        assert!(!wanted(
+            "cxf/parse_request/1",
+            prefixes,
+            &["decode".to_owned()]
+        ));
     }
 
     #[test]
     fn union_keeps_head_order_then_base_only() {
         let s = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        assert_eq!(union(&s(&["a", "gone", "b"]), &s(&["b", "a", "new"])), s(&["b", "a", "new", "gone"]));
+        assert_eq!(
+            union(&s(&["a", "gone", "b"]), &s(&["b", "a", "new"])),
+            s(&["b", "a", "new", "gone"])
+        );
     }
 
     #[test]
     fn only_the_gates_targets_are_built() {
         let dir = PathBuf::from("x");
-        let all: BTreeMap<Target, PathBuf> = [("bench-proto", "soap"), ("bench-server", "icount"), ("bench-client", "misc")]
-            .into_iter()
-            .map(|t| (target(t), dir.clone()))
-            .collect();
-        let names = |tiers| select(all.clone(), tiers).into_keys().map(|t| t.bench).collect::<Vec<_>>();
+        let all: BTreeMap<Target, PathBuf> = [
+            ("bench-proto", "soap"),
+            ("bench-server", "icount"),
+            ("bench-client", "misc"),
+        ]
+        .into_iter()
+        .map(|t| (target(t), dir.clone()))
+        .collect();
+        let names = |tiers| {
+            select(all.clone(), tiers)
+                .into_keys()
+                .map(|t| t.bench)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(names(Tiers::All), ["soap", "icount"]);
         assert_eq!(names(Tiers::Wall), ["soap"]);
         assert_eq!(names(Tiers::Icount), ["icount"]);

@@ -70,6 +70,6 @@ fn render(dir: &Path, knee_gain: f64) -> anyhow::Result<PathBuf> {
 }
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 #[cfg(test)]
 mod tests;

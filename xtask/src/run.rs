@@ -26,7 +26,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long bench-server may take to drain and exit after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_secs(20);
 
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub(crate) struct Args {
     /// Scenario name (see `cargo xtask list`) or the path of a scenario .toml file.
     pub(crate) scenario: String,
@@ -88,6 +88,9 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
     if plan.needs_chat_client() {
         check_chat_support(sh, &bins, &plan)?;
     }
+    // The first Ctrl-C only raises a flag: the children get it too and end their step (the client writes
+    // partial results), and the run directory is still completed with what was measured.
+    crate::containers::interrupt::install()?;
     let (nofile_before, nofile) = host::raise_nofile()?;
     let taskset = cmd!(sh, "taskset --version").quiet().ignore_stderr().read().ok();
     let pinning = Pinning::plan(&host::cpus_allowed(), !args.no_pin, taskset);
@@ -189,6 +192,9 @@ fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, pro
         println!("bench-server ready: pid {} http {:?} chat {:?} workers {:?}", ready.pid, ready.http, ready.chat, ready.workers);
         for (i, step) in (first..index).zip(&instance.steps) {
             let entry = &mut run.steps[i];
+            if crate::containers::interrupt::interrupted() {
+                break;
+            }
             if let Some(status) = server.exited() {
                 run.problems.push(format!("bench-server exited ({status}) before step {}", step.id));
                 break;
@@ -229,6 +235,10 @@ fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, pro
             Ok(status) if status.success() => {}
             Ok(status) => run.problems.push(format!("bench-server exited with {status} on SIGTERM (see server.log)")),
             Err(e) => run.problems.push(format!("stopping bench-server: {e:#}")),
+        }
+        if crate::containers::interrupt::interrupted() {
+            run.problems.push("interrupted (Ctrl-C): the remaining steps were not run".to_owned());
+            break;
         }
     }
     Ok(())

@@ -79,6 +79,9 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         }
         let failed = result.is_err();
         table.push((step.name.clone(), result, secs));
+        if crate::containers::interrupt::interrupted() {
+            anyhow::bail!("interrupted during {}", step.name);
+        }
         if failed && args.fail_fast {
             break;
         }
@@ -117,6 +120,8 @@ fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
         sets: Vec::new(),
         out: tmp.path().to_path_buf(),
         no_pin: false,
+        containers: Default::default(),
+        client_arch: None,
     };
     let start = Instant::now();
     let outcome = crate::run::execute(sh, &args)?;

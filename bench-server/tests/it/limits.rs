@@ -7,7 +7,7 @@ use bench_proto::{customer, cxf};
 use bench_server::http::HttpConfig;
 use http::{Method, StatusCode};
 use http_body_util::Full;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::support::{bounded, envelope, metric, raw_exchange, read_to_close, Client, TestServer};
@@ -169,11 +169,7 @@ async fn connection_limit_queues_extra_connections() {
         .await
         .unwrap();
     let mut buf = [0u8; 1];
-    let early = tokio::time::timeout(
-        Duration::from_millis(300),
-        tokio::io::AsyncReadExt::read(&mut second, &mut buf),
-    )
-    .await;
+    let early = tokio::time::timeout(Duration::from_millis(300), second.read(&mut buf)).await;
     assert!(early.is_err(), "served beyond the connection limit");
     let text = String::from_utf8(first.get("/metrics").await.body.to_vec()).unwrap();
     assert_eq!(metric(&text, "wsbench_http_connections_open"), 1);
@@ -216,4 +212,39 @@ async fn shutdown_finishes_with_idle_keep_alive_connections_open() {
     assert_eq!(c.get("/health").await.status, StatusCode::OK);
     // `c` stays open and idle; graceful shutdown must close it rather than wait for it.
     bounded("stop", server.stop()).await;
+}
+
+#[tokio::test]
+async fn shutdown_lets_an_in_flight_request_finish_then_stops_accepting() {
+    let mut server = TestServer::start().await;
+    let addr = server.addr;
+    let mut body = Vec::new();
+    cxf::write_request(&cxf::Request::EchoString("in flight".into()), &mut body);
+    let head = format!(
+        "POST {} HTTP/1.1\r\nHost: t\r\nContent-Type: text/xml\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+        cxf::PATH,
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // "100 Continue" arrives when the handler starts reading the body: the request is now in flight.
+    let mut buf = vec![0u8; 25];
+    bounded("100 Continue", stream.read_exact(&mut buf))
+        .await
+        .unwrap();
+    assert!(
+        buf.starts_with(b"HTTP/1.1 100 Continue\r\n\r\n"),
+        "{}",
+        String::from_utf8_lossy(&buf)
+    );
+    server.request_stop();
+    stream.write_all(&body).await.unwrap();
+    let reply = read_to_close(&mut stream).await;
+    assert!(reply.starts_with("HTTP/1.1 200 "), "{reply}");
+    assert!(reply.contains("in flight"), "{reply}");
+    server.stop().await;
+    assert!(
+        TcpStream::connect(addr).await.is_err(),
+        "still accepting after shutdown"
+    );
 }

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod binary;
+mod chat;
 mod customer;
 mod cxf;
 mod endpoints;

@@ -69,9 +69,16 @@ impl TestServer {
         reply.text()
     }
 
+    /// Asks the server to stop, without waiting for it.
+    pub fn request_stop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+
     /// Asks the server to stop and checks that `run` returns Ok.
     pub async fn stop(mut self) {
-        let _ = self.stop.take().expect("running").send(());
+        self.request_stop();
         let task = self.task.take().expect("running");
         bounded("server shutdown", task)
             .await

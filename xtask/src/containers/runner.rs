@@ -33,13 +33,13 @@ pub(crate) fn execute_steps(
     run.containers = true;
     let mut session = Session::start(sh, args)?;
     let outcome = steps(&mut session, plan, dir, run, prov);
-    let (info, pinning) = session.provenance();
+    let info = session.build_info();
     prov.build.builder = info.builder.to_owned();
     prov.build.target = Some(info.target.to_owned());
-    if let Some(p) = pinning {
+    if let Some(p) = session.pinning() {
         prov.pinning = p;
     }
-    prov.containers = Some(session.provenance_json());
+    prov.containers = Some(session.provenance());
     run.notes.push(format!(
         "Ran in containers FROM scratch on a private Docker network: {} client container(s) per step, server \
          RLIMIT_NOFILE {} and sysctls {} (as the OSS/J seed tuned its hosts); the host tunables below are not the \

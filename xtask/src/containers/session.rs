@@ -51,16 +51,6 @@ pub(crate) struct ClientRun {
     pub(crate) commands: Vec<Vec<String>>,
 }
 
-impl ClientRun {
-    /// Fails as a bare bench-client run would: exit status 1 means the run had errors.
-    pub(crate) fn check(&self) -> anyhow::Result<()> {
-        match self.exit_codes.iter().enumerate().find(|(_, &c)| c != 0) {
-            None => Ok(()),
-            Some((i, c)) => bail!("client container {} of {} exited with status {c}", i + 1, self.containers),
-        }
-    }
-}
-
 /// Everything created for one `cargo xtask run … --containers`; Drop removes it.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -274,9 +264,26 @@ impl Session {
         Ok(())
     }
 
-    /// The endpoints of the running servers.
-    pub(crate) fn servers(&self) -> &[ServerEndpoint] {
-        &self.servers
+    /// How the binaries in the images were built.
+    pub(crate) fn build_info(&self) -> &build::BuildInfo {
+        &self.dist.info
+    }
+
+    /// The last placement of servers and clients on CPUs, in provenance's terms.
+    pub(crate) fn pinning(&self) -> Option<crate::pinning::Pinning> {
+        let p = self.pinning.as_ref()?;
+        let cpus = |list: Option<&String>| list.and_then(|l| crate::pinning::parse_cpu_list(l).ok()).unwrap_or_default();
+        let mut server_cpus: Vec<usize> = p.servers.iter().flat_map(|s| cpus(s.as_ref())).collect();
+        server_cpus.sort_unstable();
+        server_cpus.dedup();
+        let enabled = p.clients.is_some();
+        Some(crate::pinning::Pinning {
+            enabled,
+            reason: (!enabled).then(|| format!("only {} CPU on the Docker host", self.ncpu)),
+            server_cpus,
+            client_cpus: cpus(p.clients.as_ref()),
+            tool: enabled.then(|| "docker run --cpuset-cpus".to_owned()),
+        })
     }
 
     /// How the containers were built, placed and tuned, for provenance.json.

@@ -58,6 +58,40 @@ mod tests {
         assert_eq!(crowded.clients.as_deref(), Some("3"));
     }
 
+    /// containers/compose.yaml (for running by hand) sets the same limits and tunables as `run --containers`.
+    #[test]
+    fn the_compose_file_tunes_like_run_containers() {
+        let path = crate::project_root().join("containers/compose.yaml");
+        let compose: serde_yaml_ng::Value = serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let services = compose["services"].as_mapping().unwrap();
+        let server = &compose["services"]["server"];
+        for (k, v) in SERVER_SYSCTLS {
+            assert_eq!(server["sysctls"][k].as_str(), Some(v), "server sysctl {k}");
+        }
+        let nofile = |s: &serde_yaml_ng::Value| {
+            format!("{}:{}", s["ulimits"]["nofile"]["soft"].as_u64().unwrap(), s["ulimits"]["nofile"]["hard"].as_u64().unwrap())
+        };
+        assert_eq!(nofile(server), SERVER_NOFILE);
+        let image = |s: &serde_yaml_ng::Value| s["image"].as_str().unwrap().split(':').next().unwrap().to_owned();
+        assert_eq!(image(server), super::super::images::SERVER);
+        let clients: Vec<_> = services.iter().filter(|(k, _)| k.as_str().unwrap().starts_with("client-")).collect();
+        assert!(clients.len() >= 2, "server + N clients");
+        let mut outputs = Vec::new();
+        for (name, client) in clients {
+            assert_eq!(image(client), super::super::images::CLIENT, "{name:?}");
+            assert_eq!(nofile(client), CLIENT_NOFILE, "{name:?}");
+            for (k, v) in CLIENT_SYSCTLS {
+                assert_eq!(client["sysctls"][k].as_str(), Some(v), "{name:?} sysctl {k}");
+            }
+            let args: Vec<&str> = client["command"].as_sequence().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+            outputs.push(args[args.iter().position(|&a| a == "--json").unwrap() + 1].to_owned());
+        }
+        outputs.sort();
+        outputs.dedup();
+        assert!(outputs.len() >= 2, "each client writes its own results file");
+        assert_eq!(compose["networks"]["bench"]["internal"].as_bool(), Some(true), "a private network");
+    }
+
     #[test]
     fn one_cpu_pins_nothing() {
         assert_eq!(pinning(1, 2), Pinning { servers: vec![None, None], clients: None });

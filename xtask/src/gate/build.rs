@@ -24,7 +24,12 @@ pub(crate) struct Worktree<'a> {
 
 impl<'a> Worktree<'a> {
     /// Checks `rev` out (detached) at `path`, first removing what an interrupted run may have left there.
-    pub(crate) fn add(sh: &'a Shell, rev: &str, path: &Path, keep: bool) -> anyhow::Result<Worktree<'a>> {
+    pub(crate) fn add(
+        sh: &'a Shell,
+        rev: &str,
+        path: &Path,
+        keep: bool,
+    ) -> anyhow::Result<Worktree<'a>> {
         let spec = format!("{rev}^{{commit}}");
         let commit = cmd!(sh, "git rev-parse --verify --quiet {spec}")
             .quiet()
@@ -38,7 +43,11 @@ impl<'a> Worktree<'a> {
             .quiet()
             .run()
             .with_context(|| format!("checking out {rev} into {}", path.display()))?;
-        Ok(Worktree { sh, path: path.to_owned(), keep })
+        Ok(Worktree {
+            sh,
+            path: path.to_owned(),
+            keep,
+        })
     }
 }
 
@@ -54,7 +63,11 @@ impl Drop for Worktree<'_> {
 
 fn remove(sh: &Shell, path: &Path) {
     if path.exists() {
-        let removed = cmd!(sh, "git worktree remove --force {path}").quiet().ignore_stderr().run().is_ok();
+        let removed = cmd!(sh, "git worktree remove --force {path}")
+            .quiet()
+            .ignore_stderr()
+            .run()
+            .is_ok();
         if !removed {
             let _ = sh.remove_path(path);
         }
@@ -91,16 +104,33 @@ struct MetaTarget {
 pub(crate) fn bench_targets(sh: &Shell, tree: &Path) -> anyhow::Result<BTreeMap<Target, PathBuf>> {
     let cargo = cargo();
     let manifest = tree.join("Cargo.toml");
-    let json = cmd!(sh, "{cargo} metadata --no-deps --format-version 1 --manifest-path {manifest}")
-        .quiet()
-        .read()
-        .with_context(|| format!("cargo metadata in {}", tree.display()))?;
+    let json = cmd!(
+        sh,
+        "{cargo} metadata --no-deps --format-version 1 --manifest-path {manifest}"
+    )
+    .quiet()
+    .read()
+    .with_context(|| format!("cargo metadata in {}", tree.display()))?;
     let meta: Metadata = serde_json::from_str(&json).context("parsing cargo metadata")?;
     let mut out = BTreeMap::new();
     for p in meta.packages {
-        let dir = p.manifest_path.parent().map(Path::to_owned).unwrap_or_default();
-        for t in p.targets.into_iter().filter(|t| t.kind.iter().any(|k| k == "bench")) {
-            out.insert(Target { package: p.name.clone(), bench: t.name }, dir.clone());
+        let dir = p
+            .manifest_path
+            .parent()
+            .map(Path::to_owned)
+            .unwrap_or_default();
+        for t in p
+            .targets
+            .into_iter()
+            .filter(|t| t.kind.iter().any(|k| k == "bench"))
+        {
+            out.insert(
+                Target {
+                    package: p.name.clone(),
+                    bench: t.name,
+                },
+                dir.clone(),
+            );
         }
     }
     Ok(out)
@@ -133,7 +163,12 @@ pub(crate) fn build_benches(
     let manifest = tree.join("Cargo.toml");
     let mut args = Vec::new();
     for t in targets.keys() {
-        args.extend(["--package".to_owned(), t.package.clone(), "--bench".to_owned(), t.bench.clone()]);
+        args.extend([
+            "--package".to_owned(),
+            t.package.clone(),
+            "--bench".to_owned(),
+            t.bench.clone(),
+        ]);
     }
     let mut rustflags = std::env::var("RUSTFLAGS").unwrap_or_default();
     for cfg in cfgs {
@@ -147,19 +182,28 @@ pub(crate) fn build_benches(
     let mut out = BTreeMap::new();
     for line in json.lines().filter(|l| l.starts_with('{')) {
         let a: Artifact = serde_json::from_str(line).context("parsing cargo's JSON messages")?;
-        let (Some(target), Some(exe), Some(manifest)) = (a.target, a.executable, a.manifest_path) else {
+        let (Some(target), Some(exe), Some(manifest)) = (a.target, a.executable, a.manifest_path)
+        else {
             continue;
         };
         if a.reason != "compiler-artifact" || !target.kind.iter().any(|k| k == "bench") {
             continue;
         }
         let dir = manifest.parent().map(Path::to_owned).unwrap_or_default();
-        if let Some((t, _)) = targets.iter().find(|(t, d)| t.bench == target.name && **d == dir) {
+        if let Some((t, _)) = targets
+            .iter()
+            .find(|(t, d)| t.bench == target.name && **d == dir)
+        {
             out.insert(t.clone(), BenchBin { exe, cwd: dir });
         }
     }
     if let Some(missing) = targets.keys().find(|t| !out.contains_key(t)) {
-        bail!("cargo built no executable for {}'s bench `{}` in {}", missing.package, missing.bench, tree.display());
+        bail!(
+            "cargo built no executable for {}'s bench `{}` in {}",
+            missing.package,
+            missing.bench,
+            tree.display()
+        );
     }
     Ok(out)
 }

@@ -31,7 +31,10 @@ pub(crate) fn check_valgrind(sh: &Shell) -> anyhow::Result<String> {
 pub(crate) fn list(sh: &Shell, bin: &BenchBin) -> anyhow::Result<Vec<HotPath>> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
-    let out = cmd!(sh, "{exe} list").quiet().read().with_context(|| format!("listing {}", exe.display()))?;
+    let out = cmd!(sh, "{exe} list")
+        .quiet()
+        .read()
+        .with_context(|| format!("listing {}", exe.display()))?;
     parse_list(&out)
 }
 
@@ -40,10 +43,15 @@ pub(crate) fn parse_list(out: &str) -> anyhow::Result<Vec<HotPath>> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let mut words = l.split_whitespace();
-            match (words.next(), words.next().map(str::parse::<u64>), words.next()) {
-                (Some(name), Some(Ok(iters)), None) if iters > 0 => {
-                    Ok(HotPath { name: name.to_owned(), iters })
-                }
+            match (
+                words.next(),
+                words.next().map(str::parse::<u64>),
+                words.next(),
+            ) {
+                (Some(name), Some(Ok(iters)), None) if iters > 0 => Ok(HotPath {
+                    name: name.to_owned(),
+                    iters,
+                }),
                 _ => bail!("icount list: expected `name iterations`, got `{l}`"),
             }
         })
@@ -52,7 +60,12 @@ pub(crate) fn parse_list(out: &str) -> anyhow::Result<Vec<HotPath>> {
 
 /// Runs one hot path under callgrind, writing its profile to `out_file`; returns the instructions executed inside
 /// the measured function over all iterations.
-pub(crate) fn measure(sh: &Shell, bin: &BenchBin, path: &HotPath, out_file: &Path) -> anyhow::Result<u64> {
+pub(crate) fn measure(
+    sh: &Shell,
+    bin: &BenchBin,
+    path: &HotPath,
+    out_file: &Path,
+) -> anyhow::Result<u64> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
     let (name, iters) = (&path.name, path.iters.to_string());
@@ -67,8 +80,10 @@ pub(crate) fn measure(sh: &Shell, bin: &BenchBin, path: &HotPath, out_file: &Pat
         let stderr = String::from_utf8_lossy(&out.stderr);
         bail!("callgrind run of {name} failed ({}):\n{stderr}", out.status);
     }
-    let text = std::fs::read_to_string(out_file).with_context(|| format!("reading {}", out_file.display()))?;
-    let total = parse_totals(&text).with_context(|| format!("{}: no `totals:` or `summary:` line", out_file.display()))?;
+    let text = std::fs::read_to_string(out_file)
+        .with_context(|| format!("reading {}", out_file.display()))?;
+    let total = parse_totals(&text)
+        .with_context(|| format!("{}: no `totals:` or `summary:` line", out_file.display()))?;
     if total == 0 {
         bail!("{name}: callgrind counted no instructions inside {MEASURED_FN}: was the function inlined or renamed?");
     }
@@ -79,14 +94,24 @@ pub(crate) fn measure(sh: &Shell, bin: &BenchBin, path: &HotPath, out_file: &Pat
 /// `totals:`.
 pub(crate) fn parse_totals(text: &str) -> Option<u64> {
     let first_number = |prefix: &str| {
-        text.lines().find_map(|l| l.strip_prefix(prefix)).and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
     };
     first_number("totals:").or_else(|| first_number("summary:"))
 }
 
 /// A file name for a hot path's profile (`cxf/parse_request/1` → `cxf-parse_request-1`).
 pub(crate) fn file_stem(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '-' }).collect()
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -111,7 +136,10 @@ mod tests {
                 let path = e.unwrap().path();
                 let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
                 let text = std::fs::read_to_string(&path).unwrap();
-                (stem, parse_totals(&text).unwrap_or_else(|| panic!("{}", path.display())))
+                (
+                    stem,
+                    parse_totals(&text).unwrap_or_else(|| panic!("{}", path.display())),
+                )
             })
             .collect()
     }
@@ -119,7 +147,15 @@ mod tests {
     fn verdicts() -> Vec<(String, Verdict)> {
         let (base, head) = (side("base"), side("head"));
         let names: BTreeSet<&String> = base.keys().chain(head.keys()).collect();
-        names.into_iter().map(|n| (n.clone(), icount_verdict(base.get(n).copied(), head.get(n).copied(), T))).collect()
+        names
+            .into_iter()
+            .map(|n| {
+                (
+                    n.clone(),
+                    icount_verdict(base.get(n).copied(), head.get(n).copied(), T),
+                )
+            })
+            .collect()
     }
 
     fn verdict_of(name: &str) -> Verdict {
@@ -149,26 +185,40 @@ mod tests {
     #[test]
     fn jitter_below_the_threshold_passes() {
         // +0.4 %: what differing HashMap seeds or paths can do.
-        assert_eq!(verdict_of("customer-parse_request-100K"), Verdict::Unchanged);
+        assert_eq!(
+            verdict_of("customer-parse_request-100K"),
+            Verdict::Unchanged
+        );
     }
 
     #[test]
     fn missing_hot_paths_on_either_side_are_reported_not_failed() {
         assert_eq!(verdict_of("chat-decode"), Verdict::OnlyBase);
         assert_eq!(verdict_of("chat-fanout-20"), Verdict::OnlyHead);
-        assert!(!verdicts().iter().any(|(n, v)| v.fails() && n.starts_with("chat")));
+        assert!(!verdicts()
+            .iter()
+            .any(|(n, v)| v.fails() && n.starts_with("chat")));
     }
 
     #[test]
     fn list_output_is_parsed_and_checked() {
         let paths = parse_list("cxf/parse_request/1 200\ncustomer/parse_request/100K 3\n").unwrap();
-        assert_eq!(paths[1], HotPath { name: "customer/parse_request/100K".into(), iters: 3 });
+        assert_eq!(
+            paths[1],
+            HotPath {
+                name: "customer/parse_request/100K".into(),
+                iters: 3
+            }
+        );
         assert!(parse_list("cxf/parse_request/1\n").is_err());
         assert!(parse_list("x 0\n").is_err());
     }
 
     #[test]
     fn file_stems_are_plain() {
-        assert_eq!(file_stem("customer/parse_request/100K"), "customer-parse_request-100K");
+        assert_eq!(
+            file_stem("customer/parse_request/100K"),
+            "customer-parse_request-100K"
+        );
     }
 }

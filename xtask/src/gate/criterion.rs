@@ -39,13 +39,19 @@ pub(crate) struct Timing {
 pub(crate) fn list(sh: &Shell, bin: &BenchBin) -> anyhow::Result<Vec<String>> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
-    let out = cmd!(sh, "{exe} --bench --list").quiet().read().with_context(|| format!("listing {}", exe.display()))?;
+    let out = cmd!(sh, "{exe} --bench --list")
+        .quiet()
+        .read()
+        .with_context(|| format!("listing {}", exe.display()))?;
     Ok(parse_list(&out))
 }
 
 /// `--list` prints `id: benchmark` per benchmark.
 pub(crate) fn parse_list(out: &str) -> Vec<String> {
-    out.lines().filter_map(|l| l.trim_end().strip_suffix(": benchmark")).map(str::to_owned).collect()
+    out.lines()
+        .filter_map(|l| l.trim_end().strip_suffix(": benchmark"))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Samples benchmark `id` and saves it as baseline `baseline` under `home`.
@@ -59,24 +65,37 @@ pub(crate) fn measure(
 ) -> anyhow::Result<()> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
-    let (w, m) = (timing.warm_up_s.to_string(), timing.measurement_s.to_string());
+    let (w, m) = (
+        timing.warm_up_s.to_string(),
+        timing.measurement_s.to_string(),
+    );
     let c = cmd!(
         sh,
         "{exe} --bench --exact {id} --save-baseline {baseline} --warm-up-time {w} --measurement-time {m} --noplot"
     );
-    run_quiet(c.env("CRITERION_HOME", home), &format!("measuring {id} ({baseline})"))
+    run_quiet(
+        c.env("CRITERION_HOME", home),
+        &format!("measuring {id} ({baseline})"),
+    )
 }
 
 /// Has criterion compare the saved head baseline with the saved base baseline: writes `change/estimates.json`.
 pub(crate) fn compare(sh: &Shell, bin: &BenchBin, id: &str, home: &Path) -> anyhow::Result<()> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
-    let c = cmd!(sh, "{exe} --bench --exact {id} --load-baseline {HEAD} --baseline {BASE} --noplot");
+    let c = cmd!(
+        sh,
+        "{exe} --bench --exact {id} --load-baseline {HEAD} --baseline {BASE} --noplot"
+    );
     run_quiet(c.env("CRITERION_HOME", home), &format!("comparing {id}"))
 }
 
 fn run_quiet(c: xshell::Cmd<'_>, what: &str) -> anyhow::Result<()> {
-    let out = c.quiet().ignore_status().output().with_context(|| what.to_owned())?;
+    let out = c
+        .quiet()
+        .ignore_status()
+        .output()
+        .with_context(|| what.to_owned())?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
@@ -130,8 +149,12 @@ struct BenchmarkJson {
 
 /// Reads the single benchmark the gate measured into `home` (one home per benchmark and pass).
 pub(crate) fn read_home(home: &Path, statistic: Statistic) -> anyhow::Result<Measured> {
-    let dir = find_benchmark_dir(home)?
-        .with_context(|| format!("{}: criterion saved no {BASE} or {HEAD} baseline here", home.display()))?;
+    let dir = find_benchmark_dir(home)?.with_context(|| {
+        format!(
+            "{}: criterion saved no {BASE} or {HEAD} baseline here",
+            home.display()
+        )
+    })?;
     let read_json = |path: PathBuf| -> anyhow::Result<Option<String>> {
         match std::fs::read_to_string(&path) {
             Ok(text) => Ok(Some(text)),
@@ -145,10 +168,17 @@ pub(crate) fn read_home(home: &Path, statistic: Statistic) -> anyhow::Result<Mea
             .map(|t| parse::<Estimates>(&t, &path).map(|e| e.get(statistic).point_estimate))
             .transpose()
     };
-    let id_path = [BASE, HEAD].map(|b| dir.join(b).join("benchmark.json")).into_iter().find(|p| p.exists());
+    let id_path = [BASE, HEAD]
+        .map(|b| dir.join(b).join("benchmark.json"))
+        .into_iter()
+        .find(|p| p.exists());
     let id = match id_path {
         Some(p) => parse::<BenchmarkJson>(&std::fs::read_to_string(&p)?, &p)?.full_id,
-        None => dir.strip_prefix(home).unwrap_or(&dir).to_string_lossy().into_owned(),
+        None => dir
+            .strip_prefix(home)
+            .unwrap_or(&dir)
+            .to_string_lossy()
+            .into_owned(),
     };
     let change_path = dir.join("change").join("estimates.json");
     let change = read_json(change_path.clone())?
@@ -163,7 +193,12 @@ pub(crate) fn read_home(home: &Path, statistic: Statistic) -> anyhow::Result<Mea
             })
         })
         .transpose()?;
-    Ok(Measured { id, base_ns: side(BASE)?, head_ns: side(HEAD)?, change })
+    Ok(Measured {
+        id,
+        base_ns: side(BASE)?,
+        head_ns: side(HEAD)?,
+        change,
+    })
 }
 
 fn parse<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> anyhow::Result<T> {
@@ -199,7 +234,9 @@ mod tests {
     const T: f64 = 0.05;
 
     fn fixture(case: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gate/criterion").join(case)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/gate/criterion")
+            .join(case)
     }
 
     fn verdict(first: &str, confirm: Option<&str>, statistic: Statistic) -> (Measured, Verdict) {
@@ -216,14 +253,21 @@ mod tests {
         assert!((m.base_ns.unwrap() - 5012.0).abs() < 1.0, "{m:?}");
         assert!((m.head_ns.unwrap() - 5530.0).abs() < 1.0, "{m:?}");
         let c = m.change.unwrap();
-        assert!(c.lower > 0.08 && c.upper < 0.13 && c.lower < c.point && c.point < c.upper, "{c:?}");
+        assert!(
+            c.lower > 0.08 && c.upper < 0.13 && c.lower < c.point && c.point < c.upper,
+            "{c:?}"
+        );
         let mean = read_home(&fixture("regression"), Statistic::Mean).unwrap();
         assert_ne!(mean.change, m.change);
     }
 
     #[test]
     fn a_confirmed_regression_fails() {
-        let (_, v) = verdict("regression", Some("regression-confirmed"), Statistic::Median);
+        let (_, v) = verdict(
+            "regression",
+            Some("regression-confirmed"),
+            Statistic::Median,
+        );
         assert_eq!(v, Verdict::Regressed);
     }
 
@@ -250,7 +294,10 @@ mod tests {
     #[test]
     fn missing_benchmarks_on_either_side_are_reported_not_failed() {
         let (m, v) = verdict("only-head", None, Statistic::Median);
-        assert_eq!((m.id.as_str(), m.base_ns, m.change), ("customer/parse_request/100K", None, None));
+        assert_eq!(
+            (m.id.as_str(), m.base_ns, m.change),
+            ("customer/parse_request/100K", None, None)
+        );
         assert_eq!(v, Verdict::OnlyHead);
         let (m, v) = verdict("only-base", None, Statistic::Median);
         assert_eq!((m.head_ns, m.change), (None, None));
@@ -266,6 +313,9 @@ mod tests {
     #[test]
     fn list_output_is_parsed() {
         let out = "cxf/parse_request/1: benchmark\n\ncxf/write_response/1: benchmark\nWarning: x\n";
-        assert_eq!(parse_list(out), ["cxf/parse_request/1", "cxf/write_response/1"]);
+        assert_eq!(
+            parse_list(out),
+            ["cxf/parse_request/1", "cxf/write_response/1"]
+        );
     }
 }

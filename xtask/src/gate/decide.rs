@@ -167,15 +167,32 @@ impl Row {
         threshold: f64,
     ) -> Row {
         let verdict = wall_verdict(in_base, in_head, first, confirm, threshold);
-        Row { tier: Tier::Wall, id: id.to_owned(), base: base_ns, head: head_ns, change: confirm.or(first), verdict }
+        Row {
+            tier: Tier::Wall,
+            id: id.to_owned(),
+            base: base_ns,
+            head: head_ns,
+            change: confirm.or(first),
+            verdict,
+        }
     }
 
-    pub(crate) fn instructions(id: &str, base: Option<u64>, head: Option<u64>, iters: u64, threshold: f64) -> Row {
+    pub(crate) fn instructions(
+        id: &str,
+        base: Option<u64>,
+        head: Option<u64>,
+        iters: u64,
+        threshold: f64,
+    ) -> Row {
         let per_iter = |n: u64| n as f64 / iters.max(1) as f64;
         let change = match (base, head) {
             (Some(b), Some(h)) => {
                 let c = icount_change(b, h);
-                Some(Change { point: c, lower: c, upper: c })
+                Some(Change {
+                    point: c,
+                    lower: c,
+                    upper: c,
+                })
             }
             _ => None,
         };
@@ -202,17 +219,33 @@ pub(crate) fn render_table(rows: &[Row]) -> String {
             };
             let (change, ci) = match (r.tier, r.change) {
                 (_, None) => ("-".to_owned(), "-".to_owned()),
-                (Tier::Wall, Some(c)) => (pct(c.point), format!("[{} {}]", pct(c.lower), pct(c.upper))),
+                (Tier::Wall, Some(c)) => {
+                    (pct(c.point), format!("[{} {}]", pct(c.lower), pct(c.upper)))
+                }
                 (Tier::Instructions, Some(c)) => (pct(c.point), "exact".to_owned()),
             };
             let tier = match r.tier {
                 Tier::Wall => "wall",
                 Tier::Instructions => "instr",
             };
-            [format!("{tier} {}", r.id), value(r.base), value(r.head), change, ci, r.verdict.label().to_owned()]
+            [
+                format!("{tier} {}", r.id),
+                value(r.base),
+                value(r.head),
+                change,
+                ci,
+                r.verdict.label().to_owned(),
+            ]
         })
         .collect();
-    let header = ["benchmark", "base", "head", "change", "95% CI of change", "verdict"];
+    let header = [
+        "benchmark",
+        "base",
+        "head",
+        "change",
+        "95% CI of change",
+        "verdict",
+    ];
     let mut widths = header.map(str::len);
     for row in &cells {
         for (w, c) in widths.iter_mut().zip(row) {
@@ -260,7 +293,9 @@ fn format_ns(ns: f64) -> String {
 /// Parses a threshold: `5%`, `5` (per cent) or `0.5%`, into a fraction.
 pub(crate) fn parse_percent(s: &str) -> Result<f64, String> {
     let number = s.trim().trim_end_matches('%').trim();
-    let value: f64 = number.parse().map_err(|_| format!("`{s}` is not a percentage (e.g. `5%`)"))?;
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{s}` is not a percentage (e.g. `5%`)"))?;
     if !(0.0..1000.0).contains(&value) {
         return Err(format!("`{s}`: a threshold must be between 0% and 1000%"));
     }
@@ -274,7 +309,11 @@ mod tests {
     const T: f64 = 0.05;
 
     fn c(point: f64, lower: f64, upper: f64) -> Change {
-        Change { point, lower, upper }
+        Change {
+            point,
+            lower,
+            upper,
+        }
     }
 
     #[test]
@@ -293,9 +332,18 @@ mod tests {
     #[test]
     fn a_slowdown_fails_only_when_confirmed() {
         let slow = c(0.10, 0.08, 0.12);
-        assert_eq!(wall_verdict(true, true, Some(slow), Some(slow), T), Verdict::Regressed);
-        assert_eq!(wall_verdict(true, true, Some(slow), Some(c(0.03, 0.0, 0.06)), T), Verdict::Unconfirmed);
-        assert_eq!(wall_verdict(true, true, Some(slow), None, T), Verdict::Unconfirmed);
+        assert_eq!(
+            wall_verdict(true, true, Some(slow), Some(slow), T),
+            Verdict::Regressed
+        );
+        assert_eq!(
+            wall_verdict(true, true, Some(slow), Some(c(0.03, 0.0, 0.06)), T),
+            Verdict::Unconfirmed
+        );
+        assert_eq!(
+            wall_verdict(true, true, Some(slow), None, T),
+            Verdict::Unconfirmed
+        );
         assert!(!Verdict::Unconfirmed.fails());
         assert!(Verdict::Regressed.fails());
     }
@@ -310,9 +358,18 @@ mod tests {
 
     #[test]
     fn instruction_counts_fail_beyond_their_threshold() {
-        assert_eq!(icount_verdict(Some(1_000_000), Some(1_030_000), 0.02), Verdict::Regressed);
-        assert_eq!(icount_verdict(Some(1_000_000), Some(1_019_999), 0.02), Verdict::Unchanged);
-        assert_eq!(icount_verdict(Some(1_000_000), Some(900_000), 0.02), Verdict::Improved);
+        assert_eq!(
+            icount_verdict(Some(1_000_000), Some(1_030_000), 0.02),
+            Verdict::Regressed
+        );
+        assert_eq!(
+            icount_verdict(Some(1_000_000), Some(1_019_999), 0.02),
+            Verdict::Unchanged
+        );
+        assert_eq!(
+            icount_verdict(Some(1_000_000), Some(900_000), 0.02),
+            Verdict::Improved
+        );
         assert_eq!(icount_verdict(Some(0), Some(1), 0.02), Verdict::Regressed);
         assert_eq!(icount_verdict(Some(0), Some(0), 0.02), Verdict::Unchanged);
     }
@@ -321,14 +378,32 @@ mod tests {
     fn the_table_names_the_benchmark_and_the_change() {
         let slow = c(0.10, 0.08, 0.12);
         let rows = [
-            Row::wall("cxf/parse_request/1", true, true, Some(10_000.0), Some(11_000.0), Some(slow), Some(slow), T),
+            Row::wall(
+                "cxf/parse_request/1",
+                true,
+                true,
+                Some(10_000.0),
+                Some(11_000.0),
+                Some(slow),
+                Some(slow),
+                T,
+            ),
             Row::instructions("cxf/parse_request/1", Some(1000), Some(1100), 10, 0.02),
         ];
         let table = render_table(&rows);
         assert!(table.contains("wall cxf/parse_request/1"), "{table}");
-        assert!(table.contains("10.000 µs") && table.contains("11.000 µs"), "{table}");
-        assert!(table.contains("+10.00%") && table.contains("[+8.00% +12.00%]"), "{table}");
-        assert!(table.contains("instr cxf/parse_request/1") && table.contains("100 Ir"), "{table}");
+        assert!(
+            table.contains("10.000 µs") && table.contains("11.000 µs"),
+            "{table}"
+        );
+        assert!(
+            table.contains("+10.00%") && table.contains("[+8.00% +12.00%]"),
+            "{table}"
+        );
+        assert!(
+            table.contains("instr cxf/parse_request/1") && table.contains("100 Ir"),
+            "{table}"
+        );
         assert_eq!(table.matches("REGRESSED").count(), 2, "{table}");
     }
 

@@ -9,8 +9,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use base64::Engine as _;
-use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
+use bench_proto::results::{
+    ChatParams, ChatResults, ChatRun, ClientStats, Counts, ErrorCounts, Mode, Params, ResultsDoc, SystemBlock,
+    SystemSample, Tool,
+};
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 
@@ -68,7 +70,7 @@ fn latency_histogram(rng: &mut Rng, count: u64, mean_us: f64) -> Histogram<u64> 
 /// As [`latency_histogram`]; with `Some(backlog_us)` the first histogram is the corrected one (each
 /// call also waited behind a backlog averaging `backlog_us`) and the second the uncorrected one.
 fn latency_histograms(rng: &mut Rng, count: u64, mean_us: f64, backlog_us: Option<f64>) -> (Histogram<u64>, Option<Histogram<u64>>) {
-    let new = || Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
+    let new = bench_proto::results::new_histogram;
     let (mut corrected, mut uncorrected) = (new(), new());
     let samples = count.clamp(1, 20_000);
     let weight = count / samples;
@@ -92,58 +94,68 @@ fn latency_histograms(rng: &mut Rng, count: u64, mean_us: f64, backlog_us: Optio
     (corrected, backlog_us.map(|_| uncorrected))
 }
 
-fn encode(h: &Histogram<u64>) -> String {
-    let mut buf = Vec::new();
-    V2DeflateSerializer::new().serialize(h, &mut buf).unwrap();
-    base64::engine::general_purpose::STANDARD.encode(buf)
-}
-
-fn summary(h: &Histogram<u64>) -> Value {
-    let q = |p: f64| h.value_at_quantile(p);
+/// `provenance.json` as `cargo xtask run` writes it (`crate::provenance::Provenance`).
+fn provenance(scenario: &str, commit: &str, kernel: &str, started: &str, clients: &[(String, String)]) -> Value {
+    let client: serde_json::Map<String, Value> = clients
+        .iter()
+        .map(|(id, args)| {
+            let mut argv = vec!["taskset".to_string(), "-c".into(), "1".into(), "target/release/bench-client".into()];
+            argv.extend(args.split_whitespace().map(str::to_string));
+            argv.extend(["--json".into(), format!("results/{scenario}/x/steps/{id}.json")]);
+            (id.clone(), json!(argv))
+        })
+        .collect();
     json!({
-        "count": h.len(), "min": h.min(), "mean": (h.mean() * 10.0).round() / 10.0,
-        "stdev": (h.stdev() * 10.0).round() / 10.0, "max": h.max(),
-        "p50": q(0.50), "p75": q(0.75), "p90": q(0.90), "p99": q(0.99), "p99_9": q(0.999), "p99_99": q(0.9999)
-    })
-}
-
-fn provenance(commit: &str, kernel: &str, started: &str) -> Value {
-    json!({
+        "schema": "wsbench.provenance/v1",
         "started_at": started,
-        "git": { "commit": commit, "dirty": false, "describe": format!("v0.1.0-3-g{}", &commit[..7]) },
-        "rustc": "rustc 1.83.0 (90b35a623 2024-11-26)",
-        "profile": "release",
-        "target": "x86_64-unknown-linux-gnu",
-        "cpu": { "model": "Intel(R) Xeon(R) CPU @ 2.20GHz", "logical_cpus": 2, "mhz": 2200.0 },
-        "memory_kb": 25165824,
-        "kernel": kernel,
-        "os": "Debian GNU/Linux 12 (bookworm)",
-        "hostname": "bench-1",
-        "tunables": { "net.core.somaxconn": "4096", "net.ipv4.tcp_tw_reuse": "2", "net.ipv4.ip_local_port_range": "32768\t60999" },
-        "rlimits": { "nofile": "1048576" },
-        "pinning": { "server": null, "client": null },
-        "commands": [
-            "target/release/bench-server --http 127.0.0.1:0 --workers 2",
-            "target/release/bench-client --url http://127.0.0.1:41233 --operation echoComplexTypeDoc --clients N --duration 10s --warmup 2s --json steps/NN.json --monitor-pid 4242"
-        ]
+        "finished_at": started.replace(":00:00Z", ":02:10Z"),
+        "invocation": ["run", scenario, "--quick"],
+        "scenario": { "name": scenario, "file": format!("scenarios/{scenario}.toml"),
+                      "sha256": sha256(scenario), "quick": true, "sets": [] },
+        "git": { "commit": commit, "dirty": false },
+        "build": {
+            "builder": "cargo", "profile": "release",
+            "profile_settings": { "codegen-units": "1", "debug": "\"line-tables-only\"", "lto": "\"fat\"" },
+            "target": "x86_64-unknown-linux-gnu", "rustc": "rustc 1.83.0 (90b35a623 2024-11-26)",
+            "cargo": "cargo 1.83.0 (5ffbef321 2024-10-29)",
+            "server_binary": "/work/wsbench/target/release/bench-server",
+            "client_binary": "/work/wsbench/target/release/bench-client"
+        },
+        "host": { "hostname": "bench-1", "cpu_model": "Intel(R) Xeon(R) CPU @ 2.20GHz", "cpus_online": 2,
+                  "cpus_allowed": [0, 1], "kernel": kernel, "memory_total_kb": 24634844 },
+        "tunables": { "net.core.somaxconn": "4096", "net.ipv4.tcp_tw_reuse": "2",
+                      "net.ipv4.ip_local_port_range": "32768\t60999", "net.ipv4.tcp_fin_timeout": "60" },
+        "rlimit_nofile": { "before": { "soft": 1024, "hard": 1048576 }, "in_force": { "soft": 1048576, "hard": 1048576 } },
+        "pinning": { "enabled": true, "reason": null, "server_cpus": [0], "client_cpus": [1], "tool": "taskset from util-linux 2.38.1" },
+        "commands": {
+            "server": [["taskset", "-c", "0", "/work/wsbench/target/release/bench-server", "--http", "127.0.0.1:0", "--workers", "1"]],
+            "client": client
+        }
     })
 }
 
 /// Per-second `/proc` samples for a step of `seconds` at the given load.
-fn samples(rng: &mut Rng, seconds: u32, user: f64, sys: f64, rss_kb: f64) -> Value {
-    let samples: Vec<Value> = (1..=seconds)
+fn samples(rng: &mut Rng, seconds: u32, user: f64, sys: f64, rss_kb: f64) -> SystemBlock {
+    let samples = (1..=seconds)
         .map(|t| {
             let u = rng.jitter(user, 0.06).min(99.0);
             let s = rng.jitter(sys, 0.06).min(99.0 - u);
-            json!({ "t_s": f64::from(t), "user_pct": round1(u), "sys_pct": round1(s), "idle_pct": round1(100.0 - u - s),
-                    "server_rss_kb": (rss_kb + f64::from(t) * 24.0).round() as u64 })
+            SystemSample {
+                t_s: f64::from(t),
+                user_pct: round1(u),
+                sys_pct: round1(s),
+                idle_pct: round1(100.0 - u - s),
+                server_rss_kb: Some((rss_kb + f64::from(t) * 24.0).round() as u64),
+            }
         })
         .collect();
-    let n = samples.len() as f64;
-    let mean = |k: &str| round1(samples.iter().map(|s| s[k].as_f64().unwrap()).sum::<f64>() / n);
-    let rss_max = samples.iter().map(|s| s["server_rss_kb"].as_u64().unwrap()).max();
-    json!({ "samples": samples, "mean": { "user_pct": mean("user_pct"), "sys_pct": mean("sys_pct"),
-            "idle_pct": mean("idle_pct"), "server_rss_kb_max": rss_max } })
+    SystemBlock::from_samples(samples)
+}
+
+/// A stand-in for the scenario file's hash: distinct per scenario, stable.
+fn sha256(scenario: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(scenario.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn round1(v: f64) -> f64 {
@@ -158,58 +170,97 @@ struct StepSpec {
     operation: &'static str,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn results_doc(
-    step: &StepSpec,
-    started: &str,
+/// What one step measured, to turn into a results document.
+struct Measured<'a> {
     elapsed: f64,
     ok: u64,
-    errors: &[(&str, u64)],
-    corrected: &Histogram<u64>,
-    uncorrected: Option<&Histogram<u64>>,
-    system: Value,
+    errors: ErrorCounts,
+    corrected: &'a Histogram<u64>,
+    uncorrected: Option<&'a Histogram<u64>>,
+    system: SystemBlock,
+    /// Request and response body bytes.
     msg_bytes: (u64, u64),
     client_cpu: f64,
-) -> Value {
-    let mut err = json!({ "connect": 0, "timeout": 0, "http_status": 0, "fault": 0, "validation": 0, "io": 0 });
-    for (k, n) in errors {
-        err[*k] = json!(n);
-    }
-    let errors_total: u64 = errors.iter().map(|e| e.1).sum();
-    let (sent, received) = (ok * msg_bytes.0, ok * msg_bytes.1);
-    let total = ok as f64 / elapsed;
+}
+
+/// A results document as bench-client writes it.
+fn results_doc(step: &StepSpec, started: &str, m: Measured<'_>) -> ResultsDoc {
     let mut warnings = vec![];
-    if client_cpu > 0.9 {
-        warnings.push(format!("client CPU at {:.0}%: the client may be the bottleneck", client_cpu * 100.0));
+    if m.client_cpu > 0.9 {
+        warnings.push(format!("client CPU at {:.0}%: the client may be the bottleneck", m.client_cpu * 100.0));
     }
+    let mut doc = ResultsDoc {
+        schema: bench_proto::results::SCHEMA.to_string(),
+        partial: false,
+        tool: Tool { name: "bench-client".into(), version: "0.1.0".into() },
+        label: Some(step.label.clone()),
+        started_at: started.to_string(),
+        mode: Mode::Soap,
+        params: Params {
+            url: "http://127.0.0.1:41233".into(),
+            operation: step.operation.into(),
+            clients: step.clients,
+            threads: 1,
+            rate: step.rate,
+            duration_s: Some(10.0),
+            requests: None,
+            warmup_s: 2.0,
+            think_time_s: 0.0,
+            keepalive: true,
+            packet_size: 1,
+            message_size: None,
+            timeout_s: 30.0,
+            connect_timeout_s: 5.0,
+            validate_first: 1,
+            validate_every: 1000,
+            chat: None,
+        },
+        elapsed_s: m.elapsed,
+        counts: Counts {
+            ok: m.ok,
+            errors_total: 0,
+            errors: m.errors,
+            validated: step.clients + m.ok / 1000,
+            bytes_sent: m.ok * m.msg_bytes.0,
+            bytes_received: m.ok * m.msg_bytes.1,
+        },
+        throughput: Default::default(),
+        latency_us: Default::default(),
+        histograms: Default::default(),
+        client: ClientStats {
+            cpu_user_s: round1(m.client_cpu * m.elapsed * 0.4),
+            cpu_sys_s: round1(m.client_cpu * m.elapsed * 0.6),
+            cpu_utilisation: (m.client_cpu * 100.0).round() / 100.0,
+            max_schedule_lag_us: step.rate.map(|_| 850),
+        },
+        system: Some(m.system),
+        chat: None,
+        warnings,
+    };
+    doc.set_latency(m.corrected, m.uncorrected);
+    doc.recompute_throughput();
+    doc
+}
+
+/// A `run.json` step entry (`crate::rundoc::StepEntry`).
+fn step_entry(spec: &StepSpec, status: &str, workers: u32) -> Value {
+    json!({ "id": spec.id, "label": spec.label, "name": null, "operation": spec.operation,
+            "clients": spec.clients, "rate": spec.rate, "workers": workers, "keepalive": true,
+            "duration_s": 10.0, "requests": null, "message_size": null,
+            "result": format!("steps/{}.json", spec.id), "status": status,
+            "client_exit": if status == "ok" { 0 } else { 1 }, "time_wait_before": 3, "time_wait_after": 5 })
+}
+
+/// `run.json` as `cargo xtask run` writes it (`crate::rundoc::RunDoc`).
+fn run_doc(scenario: &str, description: &str, seed: &str, started: &str, steps: Vec<Value>, published: Vec<Value>) -> Value {
+    let status = if steps.iter().all(|s| s["status"] == "ok") { "ok" } else { "errors" };
     json!({
-        "schema": "wsbench.results/v1",
-        "partial": false,
-        "tool": { "name": "bench-client", "version": "0.1.0" },
-        "label": step.label,
-        "started_at": started,
-        "mode": "soap",
-        "params": {
-            "url": "http://127.0.0.1:41233", "operation": step.operation, "clients": step.clients, "threads": 2,
-            "rate": step.rate, "duration_s": 10.0, "requests": null, "warmup_s": 2.0, "think_time_s": 0.0,
-            "keepalive": true, "packet_size": 1, "message_size": null, "timeout_s": 30.0, "connect_timeout_s": 5.0,
-            "chat": null
-        },
-        "elapsed_s": elapsed,
-        "counts": { "ok": ok, "errors_total": errors_total, "errors": err, "validated": ok.min(100),
-                    "bytes_sent": sent, "bytes_received": received },
-        "throughput": {
-            "total_per_s": round1(total), "per_client_per_s": round1(total / step.clients as f64),
-            "sent_mb_per_s": (sent as f64 / elapsed / 1e4).round() / 100.0,
-            "received_mb_per_s": (received as f64 / elapsed / 1e4).round() / 100.0
-        },
-        "latency_us": { "corrected": summary(corrected), "uncorrected": uncorrected.map(summary) },
-        "histograms": { "corrected": encode(corrected), "uncorrected": uncorrected.map(encode) },
-        "client": { "cpu_user_s": round1(client_cpu * elapsed * 0.4), "cpu_sys_s": round1(client_cpu * elapsed * 0.6),
-                    "cpu_utilisation": (client_cpu * 100.0).round() / 100.0, "max_schedule_lag_us": null },
-        "system": system,
-        "chat": null,
-        "warnings": warnings
+        "schema": "wsbench.run/v1", "scenario": scenario, "description": description,
+        "reproduces": "a sweep from the seed's figures", "seed": seed,
+        "scenario_sha256": sha256(scenario),
+        "quick": true, "sets": [], "notes": ["Quick run: 10 s steps instead of the seed's 60 s."],
+        "started_at": started, "finished_at": started.replace(":00:00Z", ":02:10Z"),
+        "status": status, "problems": [], "steps": steps, "published": published
     })
 }
 
@@ -231,26 +282,38 @@ fn cxf_published() -> Vec<Value> {
         .iter()
         .map(|&(c, x)| {
             json!({ "metric": "per_client_per_s", "value": x, "unit": "invocations/s", "clients": c,
-                    "label": "IBM client → Intel server, 60 s quick test", "source": "000_9511573ff911d3e0.txt" })
+                    "label": "IBM client → Intel server, 60 s quick test",
+                    "conditions": "x86_64 server, ppc64le client, Java 17, 60 s", "source": "000_9511573ff911d3e0.txt" })
         })
         .collect();
     v.push(json!({ "metric": "total_per_s", "value": 34853.39, "unit": "invocations/s", "clients": 100,
-                   "label": "8 h run, 100 threads, G1 (348.53/s per client)", "source": "000_9511573ff911d3e0.txt" }));
+                   "label": "8 h run, 100 threads, G1 (348.53/s per client)",
+                   "conditions": "x86_64 server and client, 112 GB heap", "source": "000_9511573ff911d3e0.txt" }));
     v.push(json!({ "metric": "mean_latency_ms", "value": 2.869, "unit": "ms", "clients": 100,
-                   "label": "8 h run, 100 threads, G1", "source": "000_9511573ff911d3e0.txt" }));
+                   "label": "8 h run, 100 threads, G1", "conditions": "x86_64 server and client, 112 GB heap",
+                   "source": "000_9511573ff911d3e0.txt" }));
     v
 }
 
-fn write_json(path: &Path, v: &Value) {
+fn write_json<T: serde::Serialize>(path: &Path, v: &T) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, serde_json::to_string_pretty(v).unwrap() + "\n").unwrap();
 }
 
-/// A closed-loop sweep of a 2-core server: `capacity` calls/s at saturation, 0.25 ms unloaded.
+fn client_args(spec: &StepSpec) -> (String, String) {
+    let mut args = format!("--url http://127.0.0.1:41233 --operation {} --clients {}", spec.operation, spec.clients);
+    if let Some(r) = spec.rate {
+        args.push_str(&format!(" --rate {r}"));
+    }
+    args.push_str(&format!(" --duration 10s --warmup 2s --label {} --monitor-pid 4242", spec.label));
+    (spec.id.clone(), args)
+}
+
+/// A closed-loop sweep on a 2-core machine: `capacity` calls/s at saturation, 0.25 ms unloaded.
 fn write_sweep(dir: &Path, seed: u64, capacity: f64, commit: &str, kernel: &str, started: &str) {
     let mut rng = Rng(seed);
     let clients = [1u64, 2, 4, 8, 16, 32, 64, 128, 256];
-    let mut steps = vec![];
+    let (mut steps, mut argv) = (vec![], vec![]);
     for (i, &c) in clients.iter().enumerate() {
         let spec = StepSpec {
             id: format!("{:02}-clients-{c}", i + 1),
@@ -263,24 +326,26 @@ fn write_sweep(dir: &Path, seed: u64, capacity: f64, commit: &str, kernel: &str,
         let t = rng.jitter(unloaded.min(capacity) * (1.0 - 0.02 * (c as f64).log2().max(0.0) / 8.0), 0.015);
         let elapsed = 10.0 + rng.unit() * 0.01;
         let ok = (t * elapsed) as u64;
-        let mean_us = c as f64 / t * 1e6;
-        let h = latency_histogram(&mut rng, ok, mean_us);
+        let h = latency_histogram(&mut rng, ok, c as f64 / t * 1e6);
         let load = (t / capacity).min(1.0);
-        let system = samples(&mut rng, 12, 8.0 + 30.0 * load, 10.0 + 50.0 * load, 9000.0 + 60.0 * c as f64);
-        let client_cpu = 0.3 + 0.68 * load;
-        let doc = results_doc(&spec, started, elapsed, ok, &[], &h, None, system, (1830, 1968), client_cpu);
-        write_json(&dir.join(format!("steps/{}.json", spec.id)), &doc);
-        steps.push(json!({ "id": spec.id, "label": spec.label, "clients": c, "rate": null, "workers": null,
-                           "operation": spec.operation, "result": format!("steps/{}.json", spec.id) }));
+        let m = Measured {
+            elapsed,
+            ok,
+            errors: ErrorCounts::default(),
+            corrected: &h,
+            uncorrected: None,
+            system: samples(&mut rng, 10, 8.0 + 30.0 * load, 10.0 + 50.0 * load, 9000.0 + 60.0 * c as f64),
+            msg_bytes: (1830, 1968),
+            client_cpu: 0.3 + 0.68 * load,
+        };
+        write_json(&dir.join(format!("steps/{}.json", spec.id)), &results_doc(&spec, started, m));
+        steps.push(step_entry(&spec, "ok", 1));
+        argv.push(client_args(&spec));
     }
-    let run = json!({
-        "scenario": "cxf-client-sweep",
-        "description": "CXF echoComplexTypeDoc, closed loop, client count swept 1…256 (seed 000, quick-test table)",
-        "seed": 42, "scenario_sha256": "5f0c3b8e9d2a41c7b6e8f90a1d2c3b4a5e6f708192a3b4c5d6e7f8091a2b3c4d",
-        "quick": true, "steps": steps, "published": cxf_published()
-    });
+    let description = "CXF echoComplexTypeDoc, closed loop, client count swept 1…256 (the seed's quick-test table)";
+    let run = run_doc("cxf-client-sweep", description, "000_9511573ff911d3e0.txt", started, steps, cxf_published());
     write_json(&dir.join("run.json"), &run);
-    write_json(&dir.join("provenance.json"), &provenance(commit, kernel, started));
+    write_json(&dir.join("provenance.json"), &provenance("cxf-client-sweep", commit, kernel, started, &argv));
 }
 
 /// An open-loop rate sweep past saturation: queueing shows in corrected latency only.
@@ -288,7 +353,7 @@ fn write_rate_sweep(dir: &Path) {
     let mut rng = Rng(7);
     let capacity = 17_000.0;
     let started = "2026-03-03T10:00:00Z";
-    let mut steps = vec![];
+    let (mut steps, mut argv) = (vec![], vec![]);
     for (i, rate) in [2000.0, 6000.0, 10000.0, 14000.0, 16000.0, 18000.0, 22000.0].into_iter().enumerate() {
         let spec = StepSpec {
             id: format!("{:02}-rate-{rate}", i + 1),
@@ -303,81 +368,101 @@ fn write_rate_sweep(dir: &Path) {
         let service_us = 250.0 / (1.0 - 0.9 * load);
         let timeouts = if rate > capacity * 1.2 { 37 } else { 0 };
         let ok = (achieved * elapsed) as u64 - timeouts;
-        // Overload: the backlog grows through the run, so the average intended-to-done wait is half the final backlog.
+        // Overload: the backlog grows through the run, so the average wait behind it is half the final backlog.
         let backlog_us = if rate > capacity { (rate - capacity) / rate * elapsed * 1e6 / 2.0 } else { service_us * 0.1 };
         let (corrected, uncorrected) = latency_histograms(&mut rng, ok, service_us, Some(backlog_us));
-        let uncorrected = uncorrected.unwrap();
-        let system = samples(&mut rng, 12, 8.0 + 30.0 * load, 10.0 + 50.0 * load, 15000.0);
-        let errors = [("timeout", timeouts)];
-        let doc = results_doc(&spec, started, elapsed, ok, &errors, &corrected, Some(&uncorrected), system, (1830, 1968), 0.5);
-        write_json(&dir.join(format!("steps/{}.json", spec.id)), &doc);
-        steps.push(json!({ "id": spec.id, "label": spec.label, "clients": 64, "rate": rate, "workers": null,
-                           "operation": spec.operation, "result": format!("steps/{}.json", spec.id) }));
+        let m = Measured {
+            elapsed,
+            ok,
+            errors: ErrorCounts { timeout: timeouts, ..Default::default() },
+            corrected: &corrected,
+            uncorrected: uncorrected.as_ref(),
+            system: samples(&mut rng, 10, 8.0 + 30.0 * load, 10.0 + 50.0 * load, 15000.0),
+            msg_bytes: (1830, 1968),
+            client_cpu: 0.5,
+        };
+        write_json(&dir.join(format!("steps/{}.json", spec.id)), &results_doc(&spec, started, m));
+        steps.push(step_entry(&spec, if timeouts > 0 { "errors" } else { "ok" }, 1));
+        argv.push(client_args(&spec));
     }
-    let run = json!({
-        "scenario": "cxf-rate-sweep", "description": "CXF echoComplexTypeDoc, open loop, offered rate swept past saturation",
-        "seed": 42, "scenario_sha256": "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
-        "quick": true, "steps": steps, "published": []
-    });
+    let description = "CXF echoComplexTypeDoc, open loop, offered rate swept past saturation";
+    let run = run_doc("cxf-rate-sweep", description, "000_9511573ff911d3e0.txt", started, steps, vec![]);
     write_json(&dir.join("run.json"), &run);
-    write_json(&dir.join("provenance.json"), &provenance("1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c", "Linux 6.1.0-28-amd64", started));
+    let commit = "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c";
+    write_json(&dir.join("provenance.json"), &provenance("cxf-rate-sweep", commit, "Linux 6.1.0-28-amd64", started, &argv));
 }
 
 /// VolanoMark-style chat runs: rooms of 20 users, score = messages delivered per second.
 fn write_chat(dir: &Path) {
     let mut rng = Rng(11);
     let started = "2026-03-04T10:00:00Z";
-    let mut steps = vec![];
+    let (mut steps, mut argv) = (vec![], vec![]);
     for (i, rooms) in [1u64, 5, 10, 20].into_iter().enumerate() {
-        let users = rooms * 20;
-        let id = format!("{:02}-rooms-{rooms}", i + 1);
+        let spec = StepSpec {
+            id: format!("{:02}-rooms-{rooms}", i + 1),
+            label: format!("rooms={rooms}"),
+            clients: rooms * 20,
+            rate: None,
+            operation: "chat",
+        };
         let score = rng.jitter(f64::min(45_000.0 * rooms as f64, 140_000.0), 0.02);
-        let runs: Vec<Value> = (0..4)
+        let per_run_received = rooms * 20 * 100 * 20;
+        let runs: Vec<ChatRun> = (1..=4)
             .map(|r| {
-                let s = rng.jitter(if r == 0 { score * 0.8 } else { score }, 0.03);
-                json!({ "run": r, "elapsed_s": 2.0, "messages_sent": rooms * 20 * 100, "messages_received": rooms * 20 * 100 * 20,
-                        "score_msg_per_s": round1(s) })
+                let s = rng.jitter(if r == 1 { score * 0.8 } else { score }, 0.03);
+                ChatRun {
+                    run: r,
+                    elapsed_s: per_run_received as f64 / s,
+                    messages_sent: rooms * 20 * 100,
+                    messages_received: per_run_received,
+                    msg_per_s: round1(s),
+                }
             })
             .collect();
-        let received: u64 = rooms * 20 * 100 * 20 * 4;
-        let elapsed = received as f64 / score;
+        let scored: Vec<&ChatRun> = runs.iter().filter(|r| r.run > 1).collect();
+        let score = scored.iter().map(|r| r.msg_per_s).sum::<f64>() / scored.len() as f64;
+        let elapsed: f64 = runs.iter().map(|r| r.elapsed_s).sum();
+        let received = per_run_received * 4;
         let h = latency_histogram(&mut rng, received, 400.0 * rooms as f64);
         let load = (score / 140_000.0).min(1.0);
-        let mut doc = results_doc(
-            &StepSpec { id: id.clone(), label: format!("rooms={rooms}"), clients: users, rate: None, operation: "chat" },
-            started,
+        let m = Measured {
             elapsed,
-            received,
-            &[],
-            &h,
-            None,
-            samples(&mut rng, elapsed.ceil() as u32 + 1, 20.0 + 15.0 * load, 30.0 + 40.0 * load, 7000.0 + 40.0 * users as f64),
-            (60, 60),
-            0.6,
-        );
-        doc["mode"] = json!("chat");
-        doc["params"]["operation"] = Value::Null;
-        doc["params"]["url"] = Value::Null;
-        doc["params"]["chat"] = json!({ "rooms": rooms, "users": 20, "count": 100, "pause_s": 0.0, "runs": 4 });
-        doc["chat"] = json!({ "score_msg_per_s": round1(score), "messages_sent": rooms * 20 * 100 * 4,
-                              "messages_received": received, "runs": runs, "scored_runs": [1, 2, 3] });
-        write_json(&dir.join(format!("steps/{id}.json")), &doc);
-        steps.push(json!({ "id": id, "label": format!("rooms={rooms}"), "clients": users, "rate": null, "workers": null,
-                           "operation": "chat", "result": format!("steps/{id}.json") }));
+            ok: received,
+            errors: ErrorCounts::default(),
+            corrected: &h,
+            uncorrected: None,
+            system: samples(&mut rng, elapsed.ceil() as u32, 20.0 + 15.0 * load, 30.0 + 40.0 * load, 7000.0 + 40.0 * (rooms * 20) as f64),
+            msg_bytes: (60, 60),
+            client_cpu: 0.6,
+        };
+        let mut doc = results_doc(&spec, started, m);
+        doc.mode = Mode::Chat;
+        doc.params.url = "127.0.0.1:40001".into();
+        doc.params.chat = Some(ChatParams { rooms, users: 20, count: 100, pause_s: 0.0, runs: 4 });
+        doc.chat = Some(ChatResults {
+            score_msg_per_s: round1(score),
+            messages_sent: rooms * 20 * 100 * 4,
+            messages_received: received,
+            runs,
+            scored_runs: vec![2, 3, 4],
+        });
+        write_json(&dir.join(format!("steps/{}.json", spec.id)), &doc);
+        steps.push(step_entry(&spec, "ok", 1));
+        argv.push((spec.id.clone(), format!("chat --addr 127.0.0.1:40001 --rooms {rooms} --users 20 --count 100 --runs 4")));
     }
-    let run = json!({
-        "scenario": "volano-chat", "description": "VolanoMark-style loopback chat, rooms of 20 users, rooms swept",
-        "seed": 42, "scenario_sha256": "99887766554433221100ffeeddccbbaa99887766554433221100ffeeddccbbaa",
-        "quick": true, "steps": steps,
-        "published": [
-            { "metric": "chat_score_msg_per_s", "value": 15052.0, "unit": "messages/s", "clients": null,
-              "label": "2.4.1 kernel, 64 MB client heap, 8 CPUs", "source": "002_0f52f2cc9039c474.txt" },
-            { "metric": "chat_score_msg_per_s", "value": 38700.0, "unit": "messages/s", "clients": null,
-              "label": "2.4.1 + MQ scheduler, 64 MB client heap, 8 CPUs", "source": "002_0f52f2cc9039c474.txt" }
-        ]
-    });
+    let published = vec![
+        json!({ "metric": "chat_score_msg_per_s", "value": 15052.0, "unit": "messages/s",
+                "label": "2.4.1 kernel, 64 MB client heap", "conditions": "8 CPUs, IBM JVM 1.2.2",
+                "source": "002_0f52f2cc9039c474.txt" }),
+        json!({ "metric": "chat_score_msg_per_s", "value": 38700.0, "unit": "messages/s",
+                "label": "2.4.1 + MQ scheduler, 64 MB client heap", "conditions": "8 CPUs, IBM JVM 1.2.2",
+                "source": "002_0f52f2cc9039c474.txt" }),
+    ];
+    let description = "VolanoMark-style loopback chat, rooms of 20 users, rooms swept";
+    let run = run_doc("volano-chat", description, "002_0f52f2cc9039c474.txt", started, steps, published);
     write_json(&dir.join("run.json"), &run);
-    write_json(&dir.join("provenance.json"), &provenance("1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c", "Linux 6.1.0-28-amd64", started));
+    let commit = "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c";
+    write_json(&dir.join("provenance.json"), &provenance("volano-chat", commit, "Linux 6.1.0-28-amd64", started, &argv));
 }
 
 /// Writes every fixture under `root`.
@@ -418,9 +503,9 @@ fn same(a: &Value, b: &Value, key: &str) -> bool {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w, k)))
         }
         (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w, key)),
-        (Value::String(x), Value::String(y)) if matches!(key, "corrected" | "uncorrected") => {
-            let dx = super::load::decode_histogram(x).unwrap();
-            let dy = super::load::decode_histogram(y).unwrap();
+        (Value::String(x), Value::String(y)) if matches!(key, "corrected" | "uncorrected") && x != y => {
+            let dx = bench_proto::results::decode_histogram(x).unwrap();
+            let dy = bench_proto::results::decode_histogram(y).unwrap();
             dx == dy
         }
         _ => a == b,
@@ -464,7 +549,22 @@ fn fixture_summaries_agree_with_their_histograms() {
         let h = h.unwrap();
         let l = s.latency().unwrap();
         assert_eq!(h.len(), doc.counts.ok);
-        assert_eq!(h.value_at_quantile(0.99) as f64, l.p99);
-        assert_eq!(h.max() as f64, l.max);
+        assert_eq!(h.value_at_quantile(0.99), l.p99);
+        assert_eq!(h.max(), l.max);
+    }
+}
+
+#[test]
+fn fixtures_follow_the_xtask_run_and_provenance_types() {
+    for scenario in ["cxf-client-sweep", "cxf-rate-sweep", "volano-chat"] {
+        for dir in super::load::run_dirs(&root().join(scenario)).unwrap() {
+            let read = |f: &str| fs::read_to_string(dir.join(f)).unwrap();
+            let run: crate::rundoc::RunDoc = serde_json::from_str(&read("run.json")).unwrap();
+            let _: crate::provenance::Provenance = serde_json::from_str(&read("provenance.json")).unwrap();
+            for step in &run.steps {
+                let doc: ResultsDoc = serde_json::from_str(&read(&step.result)).unwrap();
+                assert_eq!(doc.schema, bench_proto::results::SCHEMA);
+            }
+        }
     }
 }

@@ -1,0 +1,164 @@
+//! One VolanoMark run: create every user (room by room, user by user, each entered before the next
+//! connects, as VolanoMark does), start the clock, wait until every connection has closed, add up.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind};
+use hdrhistogram::Histogram;
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+use tokio::time::{timeout, Instant};
+
+use super::stamps::Stamps;
+use super::user::{Phase, RunShared, User, UserResult};
+use super::ChatLoad;
+
+/// The outcome of one run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// 1-based.
+    pub run: u64,
+    /// From the start signal to the close of the last connection (zero if the run never started).
+    pub elapsed: Duration,
+    /// Chat messages sent and received, summed over users exactly as VolanoMark sums them.
+    pub sent: u64,
+    pub received: u64,
+    pub validated: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub errors: ErrorCounts,
+    /// The first few error messages, for the summary.
+    pub first_errors: Vec<String>,
+    /// Fan-out latency of every delivery, µs.
+    pub latency: Histogram<u64>,
+    /// True when every user finished the protocol (and nothing aborted the run).
+    pub completed: bool,
+}
+
+impl RunOutcome {
+    /// VolanoMark's throughput: (messages sent + messages received) / seconds.
+    pub fn score(&self) -> f64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            (self.sent + self.received) as f64 / s
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Keep this many error messages per run.
+const FIRST_ERRORS: usize = 5;
+
+/// Runs the test once. `stop` turning true (SIGINT) aborts it; the outcome then says so.
+pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>) -> RunOutcome {
+    let (phase, _) = watch::channel(Phase::Setup);
+    let stamps = Stamps::new(load.rooms as usize, load.users as usize, load.count as usize);
+    let shared = Arc::new(RunShared { load: load.clone(), phase, stamps });
+    let mut tasks: Vec<JoinHandle<UserResult>> = Vec::with_capacity(load.connections() as usize);
+    let mut driver_errors = ErrorCounts::default();
+    let mut first_errors = Vec::new();
+
+    'rooms: for room in 0..load.rooms as usize {
+        for number in 1..=load.users {
+            let (entered_tx, entered) = oneshot::channel();
+            tasks.push(tokio::spawn(User::new(shared.clone(), room, number, entered_tx).run()));
+            let ready = tokio::select! {
+                r = timeout(load.timeout, entered) => r,
+                _ = stop.wait_for(|&s| s) => break 'rooms,
+            };
+            match ready {
+                Ok(Ok(Ok(()))) => {}
+                // The user counted its own error and aborted the run.
+                Ok(Ok(Err(_))) | Ok(Err(_)) => break 'rooms,
+                Err(_) => {
+                    *driver_errors.get_mut(ErrorKind::Timeout) += 1;
+                    first_errors.push(format!(
+                        "Mark{number} in Room{}: not entered within {:?}",
+                        load.start as usize + room,
+                        load.timeout
+                    ));
+                    break 'rooms;
+                }
+            }
+        }
+    }
+
+    let all_entered = tasks.len() as u64 == load.connections() && *shared.phase.borrow() == Phase::Setup;
+    let begin = Instant::now();
+    let started = all_entered
+        && shared.phase.send_if_modified(|p| {
+            let setup = *p == Phase::Setup;
+            if setup {
+                *p = Phase::Running;
+            }
+            setup
+        });
+    if !started {
+        shared.phase.send_replace(Phase::Abort);
+    }
+
+    let mut join = Box::pin(join_all(tasks));
+    let results = tokio::select! {
+        r = &mut join => r,
+        _ = stop.wait_for(|&s| s) => {
+            shared.phase.send_replace(Phase::Abort);
+            join.await
+        }
+    };
+
+    let mut out = RunOutcome {
+        run,
+        elapsed: Duration::ZERO,
+        sent: 0,
+        received: 0,
+        validated: 0,
+        bytes_sent: 0,
+        bytes_received: 0,
+        errors: driver_errors,
+        first_errors,
+        latency: new_histogram(),
+        completed: started && *shared.phase.borrow() == Phase::Running,
+    };
+    let (results, panicked) = results;
+    if panicked > 0 {
+        *out.errors.get_mut(ErrorKind::Io) += panicked;
+        out.first_errors.push(format!("{panicked} user task(s) panicked"));
+        out.completed = false;
+    }
+    let mut end = begin;
+    for r in results {
+        out.sent += r.sent;
+        out.received += r.received;
+        out.validated += r.validated;
+        out.bytes_sent += r.bytes_sent;
+        out.bytes_received += r.bytes_received;
+        out.errors.add(&r.errors);
+        if let Some(e) = r.first_error {
+            if out.first_errors.len() < FIRST_ERRORS {
+                out.first_errors.push(e);
+            }
+        }
+        // Same precision and range on both sides: adding cannot fail.
+        let _ = out.latency.add(&r.latency);
+        end = end.max(r.closed_at);
+    }
+    if started {
+        out.elapsed = end.saturating_duration_since(begin);
+    }
+    out
+}
+
+/// Awaits every task, in order; also returns how many panicked (users that reported nothing).
+async fn join_all(tasks: Vec<JoinHandle<UserResult>>) -> (Vec<UserResult>, u64) {
+    let mut out = Vec::with_capacity(tasks.len());
+    let mut panicked = 0;
+    for t in tasks {
+        match t.await {
+            Ok(r) => out.push(r),
+            Err(_) => panicked += 1,
+        }
+    }
+    (out, panicked)
+}

@@ -1,0 +1,498 @@
+//! One VolanoMark user: its own TCP connection, entering its room, then chatting exactly as VolanoMark's
+//! `MarkUser` does, while timing and validating every message it receives.
+//!
+//! Paced mode (pause 0) is VolanoMark's token ring: user 1 sends the room's first message once everyone
+//! has entered and the clock has started; a user sends whenever the room's message count (its own sent
+//! plus received) reaches its turn; when user 1's turn comes after its last message it leaves, and each
+//! user k leaves after seeing k-1 exits. With a pause, each user sends a message every pause (the first
+//! after a random fraction of one) and, unlike VolanoMark (which never stops), leaves once it has sent its
+//! count and received everyone else's.
+
+use std::sync::Arc;
+
+use bench_proto::chat::{
+    access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JString, Kind, Packet, RoomList,
+    APPLET_VERSION, MARK_TEXT, MARK_TEXT_TRIMMED,
+};
+use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind};
+use bytes::BytesMut;
+use hdrhistogram::Histogram;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{oneshot, watch};
+use tokio::time::{sleep_until, timeout, Instant};
+
+use super::stamps::Stamps;
+use super::ChatLoad;
+
+/// Largest packet accepted from the server (its `EnterRoom` confirm lists the whole room).
+const MAX_PACKET: usize = 1 << 20;
+/// VolanoMark's user name prefix; members whose name starts with it count as test users.
+const USER_PREFIX: &str = "Mark";
+
+/// Where a run is; every user watches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Users are connecting and entering.
+    Setup,
+    /// The clock is running.
+    Running,
+    /// Something failed (or SIGINT): every user closes its connection now.
+    Abort,
+}
+
+/// What the users of one run share.
+#[derive(Debug)]
+pub(crate) struct RunShared {
+    pub(crate) load: ChatLoad,
+    pub(crate) phase: watch::Sender<Phase>,
+    pub(crate) stamps: Stamps,
+}
+
+/// What one user did.
+#[derive(Debug)]
+pub(crate) struct UserResult {
+    pub(crate) sent: u64,
+    pub(crate) received: u64,
+    /// Chat indications checked (room, sender, text, order).
+    pub(crate) validated: u64,
+    pub(crate) errors: ErrorCounts,
+    pub(crate) first_error: Option<String>,
+    /// Fan-out latency of every message received, µs.
+    pub(crate) latency: Histogram<u64>,
+    pub(crate) bytes_sent: u64,
+    pub(crate) bytes_received: u64,
+    /// When the connection closed.
+    pub(crate) closed_at: Instant,
+}
+
+/// What to do after a packet.
+enum Action {
+    Nothing,
+    Enter,
+    Chat,
+    /// User 1 in paced mode, once the room is full: wait for the clock, then send the first message.
+    StartThenChat,
+    Leave,
+    Pong,
+    Close,
+    Fail(ErrorKind, String),
+}
+
+pub(crate) struct User {
+    shared: Arc<RunShared>,
+    /// 0-based room index, 1-based user number (VolanoMark's numbering).
+    room: usize,
+    number: u32,
+    room_name: JString,
+    user_name: JString,
+    chat_packet: Vec<u8>,
+    sent: u64,
+    received: u64,
+    enter_count: u32,
+    exit_count: u32,
+    /// Chat indications received from each user (index: number - 1).
+    received_from: Vec<u64>,
+    leaving: bool,
+    done: bool,
+    entered: Option<oneshot::Sender<Result<(), String>>>,
+    result: UserResult,
+}
+
+impl User {
+    pub(crate) fn new(
+        shared: Arc<RunShared>,
+        room: usize,
+        number: u32,
+        entered: oneshot::Sender<Result<(), String>>,
+    ) -> User {
+        let room_name = format!("Room{}", shared.load.start as usize + room);
+        let user_name = format!("{USER_PREFIX}{number}");
+        // Names and the fixed text are short ASCII: always valid Java strings.
+        let room_name = JString::new(&room_name).expect("room name is ASCII");
+        let user_name = JString::new(&user_name).expect("user name is ASCII");
+        let text = JString::new(MARK_TEXT).expect("MARK_TEXT is ASCII");
+        let mut chat_packet = Vec::new();
+        Chat { room_name: room_name.as_jstr(), user_name: user_name.as_jstr(), text: text.as_jstr(), ..Chat::default() }
+            .encode(&mut chat_packet);
+        let users = shared.load.users as usize;
+        User {
+            shared,
+            room,
+            number,
+            room_name,
+            user_name,
+            chat_packet,
+            sent: 0,
+            received: 0,
+            enter_count: 0,
+            exit_count: 0,
+            received_from: vec![0; users],
+            leaving: false,
+            done: false,
+            entered: Some(entered),
+            result: UserResult {
+                sent: 0,
+                received: 0,
+                validated: 0,
+                errors: ErrorCounts::default(),
+                first_error: None,
+                latency: new_histogram(),
+                bytes_sent: 0,
+                bytes_received: 0,
+                closed_at: Instant::now(),
+            },
+        }
+    }
+
+    /// Connects, enters, chats and leaves; returns what happened.
+    pub(crate) async fn run(mut self) -> UserResult {
+        let limit = self.shared.load.timeout;
+        let stream = match timeout(limit, TcpStream::connect(self.shared.load.addr)).await {
+            Ok(Ok(s)) => Some(s),
+            Ok(Err(e)) => {
+                self.fail(ErrorKind::Connect, format!("connecting: {e}"));
+                None
+            }
+            Err(_) => {
+                self.fail(ErrorKind::Connect, format!("connecting: no answer within {limit:?}"));
+                None
+            }
+        };
+        if let Some(stream) = stream {
+            let _ = stream.set_nodelay(true);
+            self.converse(stream).await;
+        }
+        self.result.closed_at = Instant::now();
+        if self.done {
+            self.check_all_received();
+        }
+        self.result.sent = self.sent;
+        self.result.received = self.received;
+        self.result
+    }
+
+    async fn converse(&mut self, mut stream: TcpStream) {
+        let bytes = access_request(&self.room_name);
+        if !self.write(&mut stream, &bytes).await {
+            return;
+        }
+        let paced = self.shared.load.paced();
+        let limit = self.shared.load.timeout;
+        let mut phase = self.shared.phase.subscribe();
+        let mut running = false;
+        // Pause mode: when this user sends next.
+        let mut next_send: Option<Instant> = None;
+        let mut buf = BytesMut::with_capacity(8192);
+        let mut deadline = Instant::now() + limit;
+        loop {
+            let mut used = 0;
+            loop {
+                let action = match decode(&buf[used..], MAX_PACKET) {
+                    Ok(Some((packet, n))) => {
+                        used += n;
+                        self.handle(packet)
+                    }
+                    Ok(None) => break,
+                    Err(e) => Action::Fail(ErrorKind::Validation, format!("bad packet from the server: {e}")),
+                };
+                if !self.act(action, &mut stream).await {
+                    return;
+                }
+            }
+            let _ = buf.split_to(used);
+            buf.reserve(4096);
+            if !paced && running && next_send.is_none() && self.sent == u64::from(self.shared.load.count) {
+                self.maybe_leave_paused(&mut stream).await;
+            }
+            tokio::select! {
+                biased;
+                changed = phase.changed() => {
+                    let now = *phase.borrow_and_update();
+                    if changed.is_err() || now == Phase::Abort {
+                        return;
+                    }
+                    if now == Phase::Running && !running {
+                        running = true;
+                        deadline = Instant::now() + limit;
+                        if !paced {
+                            let first = self.shared.load.pause.mul_f64(self.random_fraction());
+                            next_send = Some(Instant::now() + first);
+                        }
+                    }
+                }
+                () = sleep_until(next_send.unwrap_or(deadline)), if next_send.is_some() => {
+                    self.sent += 1;
+                    if !self.send_chat(&mut stream).await {
+                        return;
+                    }
+                    next_send = (self.sent < u64::from(self.shared.load.count))
+                        .then(|| Instant::now() + self.shared.load.pause);
+                }
+                () = sleep_until(deadline), if running || self.entered.is_some() => {
+                    let what = if self.entered.is_some() { "entering the room" } else { "the next packet" };
+                    self.fail(ErrorKind::Timeout, format!("waited more than {limit:?} for {what}"));
+                    return;
+                }
+                read = stream.read_buf(&mut buf) => match read {
+                    Ok(0) => {
+                        if !self.done {
+                            self.fail(ErrorKind::Io, "the server closed the connection".into());
+                        }
+                        return;
+                    }
+                    Ok(n) => {
+                        self.result.bytes_received += n as u64;
+                        deadline = Instant::now() + limit;
+                    }
+                    Err(e) => {
+                        self.fail(ErrorKind::Io, format!("reading: {e}"));
+                        return;
+                    }
+                },
+            }
+        }
+    }
+
+    /// Reacts to one packet, as `MarkUser.update` does.
+    fn handle(&mut self, packet: Packet<'_>) -> Action {
+        let paced = self.shared.load.paced();
+        let users = self.shared.load.users;
+        let my_turn = u64::from(self.number - 1);
+        match packet {
+            Packet::Chat(c) if c.kind == Kind::Indication && c.room_id == 0 => {
+                let check = self.check_chat(&c);
+                self.received += 1;
+                if let Err(msg) = check {
+                    return Action::Fail(ErrorKind::Validation, msg);
+                }
+                if paced && (self.sent + self.received) % u64::from(users) == my_turn {
+                    if self.sent < u64::from(self.shared.load.count) {
+                        self.sent += 1;
+                        return Action::Chat;
+                    } else if self.number == 1 {
+                        return Action::Leave;
+                    }
+                }
+                Action::Nothing
+            }
+            Packet::EnterRoom(e) if e.kind == Kind::Indication => {
+                if e.user_name.as_bytes().starts_with(USER_PREFIX.as_bytes()) {
+                    self.enter_count += 1;
+                    if paced && self.number == 1 && self.enter_count == users {
+                        self.sent += 1;
+                        return Action::StartThenChat;
+                    }
+                }
+                Action::Nothing
+            }
+            Packet::ExitRoom(x) if x.kind == Kind::Indication => {
+                self.exit_count += 1;
+                if paced && u64::from(self.exit_count) == my_turn {
+                    return Action::Leave;
+                }
+                Action::Nothing
+            }
+            Packet::Access(a) if a.kind == Kind::Confirm => {
+                if a.result == access_result::OKAY {
+                    Action::Enter
+                } else {
+                    Action::Fail(ErrorKind::Fault, format!("access denied (result {})", a.result))
+                }
+            }
+            Packet::EnterRoom(e) if e.kind == Kind::Confirm => {
+                if e.result != enter_result::OKAY {
+                    return Action::Fail(ErrorKind::Fault, format!("could not enter {} (result {})", e.room_name, e.result));
+                }
+                self.enter_count += 1;
+                if let Some(tx) = self.entered.take() {
+                    let _ = tx.send(Ok(()));
+                }
+                Action::Nothing
+            }
+            Packet::RoomList(r) if r.kind == Kind::Confirm && self.leaving => {
+                self.done = true;
+                Action::Close
+            }
+            Packet::Ping(Kind::Request) => Action::Pong,
+            Packet::Error(e) => Action::Fail(ErrorKind::Fault, format!("the server reported an error: {}", e.text)),
+            // Chat confirms (pacing), private chats, and anything else VolanoMark ignores.
+            _ => Action::Nothing,
+        }
+    }
+
+    /// Checks a delivered message: this room, the fixed text, a sender of this room other than us, in the
+    /// order the room's messages were sent; and times it.
+    fn check_chat(&mut self, c: &Chat<'_>) -> Result<(), String> {
+        self.result.validated += 1;
+        if c.room_name != self.room_name.as_jstr() {
+            return Err(format!("{} got a message for {}", self.room_name.as_jstr(), c.room_name));
+        }
+        if c.text.as_bytes() != MARK_TEXT_TRIMMED.as_bytes() {
+            return Err(format!("message text changed: {:?}", c.text));
+        }
+        let users = self.shared.load.users;
+        let sender = c
+            .user_name
+            .as_str()
+            .and_then(|n| n.strip_prefix(USER_PREFIX))
+            .and_then(|n| n.parse::<u32>().ok())
+            .filter(|&n| (1..=users).contains(&n) && n != self.number)
+            .ok_or_else(|| format!("message from unexpected sender {:?}", c.user_name))?;
+        if self.shared.load.paced() {
+            // In the token ring the room's k-th message (0-based) comes from user k mod users + 1.
+            let k = self.sent + self.received;
+            let expected = (k % u64::from(users)) as u32 + 1;
+            if sender != expected {
+                return Err(format!("message {k} of the room came from Mark{sender}, expected Mark{expected}"));
+            }
+        }
+        let seq = self.received_from[sender as usize - 1];
+        if seq >= u64::from(self.shared.load.count) {
+            return Err(format!("more than {} messages from Mark{sender}", self.shared.load.count));
+        }
+        self.received_from[sender as usize - 1] += 1;
+        if let Some(us) = self.shared.stamps.latency_us(self.room, sender as usize - 1, seq) {
+            let _ = self.result.latency.record(us);
+        }
+        Ok(())
+    }
+
+    /// At the end: every other user's messages arrived, all of them.
+    fn check_all_received(&mut self) {
+        let count = u64::from(self.shared.load.count);
+        let short: Vec<String> = (0..self.received_from.len())
+            .filter(|&i| i + 1 != self.number as usize && self.received_from[i] != count)
+            .map(|i| format!("Mark{}: {} of {count}", i + 1, self.received_from[i]))
+            .collect();
+        if !short.is_empty() {
+            self.fail(ErrorKind::Validation, format!("missing messages ({})", short.join(", ")));
+        }
+    }
+
+    /// Performs an action; false when the conversation is over.
+    async fn act(&mut self, action: Action, stream: &mut TcpStream) -> bool {
+        match action {
+            Action::Nothing => true,
+            Action::Enter => {
+                let profile = format!("This is the profile for {} in {}.", self.user_name.as_jstr(), self.room_name.as_jstr());
+                let profile = JString::new(&profile).expect("ASCII");
+                let mut bytes = Vec::new();
+                EnterRoom {
+                    room_name: self.room_name.as_jstr(),
+                    user_name: self.user_name.as_jstr(),
+                    profile: profile.as_jstr(),
+                    ..EnterRoom::default()
+                }
+                .encode(&mut bytes);
+                self.write(stream, &bytes).await
+            }
+            Action::Chat => self.send_chat(stream).await,
+            Action::StartThenChat => {
+                let mut phase = self.shared.phase.subscribe();
+                match phase.wait_for(|p| *p != Phase::Setup).await.map(|p| *p) {
+                    Ok(Phase::Running) => self.send_chat(stream).await,
+                    _ => false,
+                }
+            }
+            Action::Leave => self.leave(stream).await,
+            Action::Pong => {
+                let mut bytes = Vec::new();
+                Packet::Ping(Kind::Response).encode(&mut bytes);
+                self.write(stream, &bytes).await
+            }
+            Action::Close => false,
+            Action::Fail(kind, msg) => {
+                self.fail(kind, msg);
+                false
+            }
+        }
+    }
+
+    /// Sends message number `self.sent` (already counted), stamping its send time.
+    async fn send_chat(&mut self, stream: &mut TcpStream) -> bool {
+        self.shared.stamps.sent(self.room, self.number as usize - 1, self.sent - 1);
+        let packet = std::mem::take(&mut self.chat_packet);
+        let ok = self.write(stream, &packet).await;
+        self.chat_packet = packet;
+        ok
+    }
+
+    /// Pause mode: leave once this user has sent all and received all.
+    async fn maybe_leave_paused(&mut self, stream: &mut TcpStream) {
+        let others = u64::from(self.shared.load.users - 1) * u64::from(self.shared.load.count);
+        if !self.leaving && self.received >= others {
+            self.leave(stream).await;
+        }
+    }
+
+    /// VolanoMark's exit: `ExitRoom`, then `RoomList`, whose confirm closes the connection.
+    async fn leave(&mut self, stream: &mut TcpStream) -> bool {
+        self.leaving = true;
+        let mut bytes = Vec::new();
+        ExitRoom { room_name: self.room_name.as_jstr(), user_name: self.user_name.as_jstr(), ..ExitRoom::default() }
+            .encode(&mut bytes);
+        RoomList::default().encode(&mut bytes);
+        self.write(stream, &bytes).await
+    }
+
+    async fn write(&mut self, stream: &mut TcpStream, bytes: &[u8]) -> bool {
+        match stream.write_all(bytes).await {
+            Ok(()) => {
+                self.result.bytes_sent += bytes.len() as u64;
+                true
+            }
+            Err(e) => {
+                self.fail(ErrorKind::Io, format!("writing: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Counts an error and stops the run (a paced room cannot go on without one of its users).
+    fn fail(&mut self, kind: ErrorKind, msg: String) {
+        *self.result.errors.get_mut(kind) += 1;
+        let msg = format!("{} in {}: {msg}", self.user_name.as_jstr(), self.room_name.as_jstr());
+        if let Some(tx) = self.entered.take() {
+            let _ = tx.send(Err(msg.clone()));
+        }
+        self.result.first_error.get_or_insert(msg);
+        self.shared.phase.send_if_modified(|p| {
+            let was = *p;
+            *p = Phase::Abort;
+            was != Phase::Abort
+        });
+    }
+
+    /// VolanoMark's `Math.random()` for the first pause, from a per-user xorshift (reproducible).
+    fn random_fraction(&self) -> f64 {
+        let mut x = (self.room as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(self.number);
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// VolanoMark's `Access` request, with this client in the fields where Java reports its VM.
+fn access_request(room_name: &JString) -> Vec<u8> {
+    let s = |text: &str| JString::new(text).expect("ASCII");
+    let (version, document_base, code_base) =
+        (s(APPLET_VERSION), s("http://www.volano.com/chat.html"), s("http://chat.volano.net/vcclient"));
+    let (vendor, java_version) = (s("wsbench"), s(concat!("bench-client ", env!("CARGO_PKG_VERSION"))));
+    let (os, arch) = (s(std::env::consts::OS), s(std::env::consts::ARCH));
+    let mut out = Vec::new();
+    Access {
+        default_room: room_name.as_jstr(),
+        applet_version: version.as_jstr(),
+        document_base: document_base.as_jstr(),
+        code_base: code_base.as_jstr(),
+        java_vendor: vendor.as_jstr(),
+        java_version: java_version.as_jstr(),
+        os_name: os.as_jstr(),
+        os_arch: arch.as_jstr(),
+        ..Access::default()
+    }
+    .encode(&mut out);
+    out
+}

@@ -1,0 +1,99 @@
+//! Mean, spread and the 95 % interval of a difference of means (Welch), for comparing repeated runs.
+
+/// Mean and sample standard deviation of `xs` (`None` when empty; stdev 0 for a single value).
+pub(crate) fn mean_sd(xs: &[f64]) -> Option<(f64, f64)> {
+    if xs.is_empty() {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    Some((mean, var.sqrt()))
+}
+
+/// The change from `a` to `b` in their means, with the half-width of its 95 % interval when both
+/// sides have at least two values (Welch's t, Welch–Satterthwaite degrees of freedom).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Change {
+    pub(crate) a: f64,
+    pub(crate) b: f64,
+    pub(crate) diff: f64,
+    pub(crate) half_width: Option<f64>,
+}
+
+impl Change {
+    /// Relative change, `None` when `a` is zero.
+    pub(crate) fn relative(&self) -> Option<f64> {
+        (self.a != 0.0).then(|| self.diff / self.a)
+    }
+
+    /// Whether the 95 % interval excludes zero (`None`: no interval).
+    pub(crate) fn significant(&self) -> Option<bool> {
+        self.half_width.map(|h| self.diff.abs() > h)
+    }
+}
+
+pub(crate) fn change(a: &[f64], b: &[f64]) -> Option<Change> {
+    let (ma, sa) = mean_sd(a)?;
+    let (mb, sb) = mean_sd(b)?;
+    let half_width = (a.len() >= 2 && b.len() >= 2).then(|| {
+        let (va, vb) = (sa * sa / a.len() as f64, sb * sb / b.len() as f64);
+        let se = (va + vb).sqrt();
+        if se == 0.0 {
+            return 0.0;
+        }
+        let df = (va + vb).powi(2)
+            / (va * va / (a.len() - 1) as f64 + vb * vb / (b.len() - 1) as f64);
+        t975(df) * se
+    });
+    Some(Change { a: ma, b: mb, diff: mb - ma, half_width })
+}
+
+/// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %).
+fn t975(df: f64) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+        2.045, 2.042,
+    ];
+    if !df.is_finite() || df >= 30.0 {
+        return if df.is_finite() && df < 120.0 { 2.0 } else { 1.96 };
+    }
+    // Rounding df down is conservative (a wider interval).
+    T[(df.floor() as usize).clamp(1, 30) - 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_and_sd() {
+        assert_eq!(mean_sd(&[]), None);
+        assert_eq!(mean_sd(&[5.0]), Some((5.0, 0.0)));
+        let (m, s) = mean_sd(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!(m, 5.0);
+        assert!((s - 2.138).abs() < 1e-3);
+    }
+
+    #[test]
+    fn welch_interval() {
+        // Equal spreads, n = 3 each: se = sqrt(2/3)·s, df = 4, t = 2.776.
+        let c = change(&[99.0, 100.0, 101.0], &[109.0, 110.0, 111.0]).unwrap();
+        assert_eq!(c.diff, 10.0);
+        let hw = c.half_width.unwrap();
+        assert!((hw - 2.776 * (2.0f64 / 3.0).sqrt()).abs() < 1e-9, "{hw}");
+        assert_eq!(c.significant(), Some(true));
+        assert_eq!(c.relative(), Some(0.1));
+        let noise = change(&[99.0, 100.0, 101.0], &[98.5, 100.5, 102.0]).unwrap();
+        assert_eq!(noise.significant(), Some(false));
+    }
+
+    #[test]
+    fn single_runs_have_no_interval() {
+        let c = change(&[100.0], &[103.0]).unwrap();
+        assert_eq!(c.half_width, None);
+        assert_eq!(c.significant(), None);
+        assert_eq!(change(&[], &[1.0]), None);
+    }
+}
