@@ -1,4 +1,4 @@
-//! The command line (docs/contracts.md): `run` (the default subcommand), `merge`, and the `chat` slot.
+//! The command line (docs/contracts.md): `run` (the default subcommand), `chat` and `merge`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::Context as _;
+use bench_proto::results::{ErrorKind, ResultsDoc};
 use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::time::{sleep_until, Instant};
 
@@ -22,37 +23,81 @@ use crate::workload::Workload;
 /// Scripts and tests wait for it before interrupting a run.
 pub const MEASURING: &str = "MEASURING";
 
+/// A finished run: its results document and the first failure of each kind, described.
+#[derive(Debug)]
+pub struct Outcome {
+    pub doc: ResultsDoc,
+    pub first_errors: Vec<(ErrorKind, String)>,
+}
+
+/// `bench-client run`: measures (SIGINT/SIGTERM stop it early), prints the summary, writes `--json`, and
+/// returns the exit status of the contract.
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let cfg = Arc::new(RunConfig::from_args(args)?);
+    let cfg = RunConfig::from_args(args)?;
+    let out = measure(cfg.clone(), Interrupt::Signals)?;
+    print!("{}", report::human::render(&out.doc, &out.first_errors));
+    if cfg.format == Format::Cxf {
+        println!();
+        print!("{}", report::cxf::render(&out.doc));
+    }
+    if let Some(path) = &cfg.json {
+        report::json::write_atomic(path, &out.doc)?;
+    }
+    let failed = out.doc.counts.errors_total > 0 && !cfg.allow_errors;
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// What may end a run early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    /// SIGINT or SIGTERM (the command line).
+    Signals,
+    /// Nothing: the run ends by its duration or request count (library use, tests).
+    Never,
+}
+
+/// Runs the load described by `cfg` on this thread (plus its worker threads) and returns the results.
+/// Writes `--hlog` if asked; prints only the `MEASURING` line on stderr (and the progress line on a terminal).
+pub fn measure(cfg: RunConfig, interrupt: Interrupt) -> anyhow::Result<Outcome> {
+    let cfg = Arc::new(cfg);
     let workload = Arc::new(Workload::build(&cfg).context("preparing the requests")?);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    rt.block_on(drive(cfg, workload))
+    rt.block_on(async {
+        let interrupt = match interrupt {
+            Interrupt::Signals => Some(Signals::install()?),
+            Interrupt::Never => None,
+        };
+        drive(cfg, workload, interrupt).await
+    })
 }
 
 /// SIGINT or SIGTERM.
-struct Interrupt {
+struct Signals {
     int: Signal,
     term: Signal,
 }
 
-impl Interrupt {
-    fn install() -> anyhow::Result<Interrupt> {
-        Ok(Interrupt {
+impl Signals {
+    fn install() -> anyhow::Result<Signals> {
+        Ok(Signals {
             int: signal(SignalKind::interrupt()).context("installing the SIGINT handler")?,
             term: signal(SignalKind::terminate()).context("installing the SIGTERM handler")?,
         })
     }
+}
 
-    async fn recv(&mut self) {
-        tokio::select! {
-            _ = self.int.recv() => {}
-            _ = self.term.recv() => {}
-        }
+/// Resolves on SIGINT/SIGTERM; never without signals.
+async fn interrupted(s: &mut Option<Signals>) {
+    match s {
+        Some(s) => tokio::select! {
+            _ = s.int.recv() => {}
+            _ = s.term.recv() => {}
+        },
+        None => std::future::pending().await,
     }
 }
 
-async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<ExitCode> {
-    let mut interrupt = Interrupt::install()?;
+async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>, mut interrupt: Option<Signals>) -> anyhow::Result<Outcome> {
     let (hlog_tx, hlog_rx) = match cfg.hlog {
         Some(_) => {
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -62,15 +107,15 @@ async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<E
     };
     let mut running = engine::start(cfg.clone(), workload, hlog_tx)?;
 
-    let mut interrupted = tokio::select! {
+    let mut stopping = tokio::select! {
         _ = running.connected() => false,
-        _ = interrupt.recv() => true,
+        _ = interrupted(&mut interrupt) => true,
     };
     let start = running.go();
-    if !interrupted {
-        interrupted = tokio::select! {
+    if !stopping {
+        stopping = tokio::select! {
             _ = sleep_until(start.measure_start) => false,
-            _ = interrupt.recv() => true,
+            _ = interrupted(&mut interrupt) => true,
         };
     }
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
@@ -81,20 +126,20 @@ async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<E
         (Some(path), Some(rx)) => Some(tokio::spawn(crate::hlog::write(path, wall_start, cfg.threads as usize, rx))),
         _ => None,
     };
-    let line = if interrupted {
+    let line = if stopping {
         None
     } else {
         eprintln!("{MEASURING} clients={} threads={} pid={}", cfg.clients, cfg.threads, std::process::id());
         progress::Line::start(running.progress.clone(), start.measure_start, cfg.duration())
     };
 
-    let stopped_at = if interrupted {
+    let stopped_at = if stopping {
         running.stop();
         Some(Instant::now())
     } else {
         tokio::select! {
             r = running.done() => { r?; None }
-            _ = interrupt.recv() => {
+            _ = interrupted(&mut interrupt) => {
                 running.stop();
                 Some(Instant::now())
             }
@@ -132,14 +177,5 @@ async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<E
     };
     let mut doc = report::json::build(&cfg, &stats, &facts, Vec::new());
     doc.warnings = report::warnings::for_run(&doc, stats.addr_not_avail);
-
-    print!("{}", report::human::render(&doc, &stats.first_errors));
-    if cfg.format == Format::Cxf {
-        println!();
-        print!("{}", report::cxf::render(&doc));
-    }
-    if let Some(path) = &cfg.json {
-        report::json::write_atomic(path, &doc)?;
-    }
-    Ok(if doc.counts.errors_total > 0 && !cfg.allow_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(Outcome { doc, first_errors: stats.first_errors })
 }

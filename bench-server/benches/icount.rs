@@ -6,10 +6,10 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use bench_proto::cxf;
+use bench_proto::{customer, cxf};
 
-/// A hot path: its name (the same ids as the criterion benchmarks measuring it), the iterations one count runs,
-/// and a setup that checks its input is valid and returns the work.
+/// A hot path: its name (the id of the criterion benchmark that times the same work), the iterations one count
+/// runs, and a setup that checks its input is valid and returns the work.
 struct HotPath {
     name: &'static str,
     iters: u64,
@@ -18,54 +18,91 @@ struct HotPath {
 
 const HOT_PATHS: &[HotPath] = &[
     HotPath {
-        name: "cxf/parse_request/1",
+        name: "cxf_echoComplexTypeDoc_1_item/parse",
         iters: 50,
-        setup: cxf_parse_request,
+        setup: cxf_parse,
     },
     HotPath {
-        name: "cxf/write_response/1",
+        name: "cxf_echoComplexTypeDoc_1_item/serialise",
         iters: 50,
-        setup: cxf_write_response,
+        setup: cxf_serialise,
     },
     HotPath {
-        name: "server/soap_echo/cxf_1",
+        name: "cxf_echoComplexTypeDoc_1_item/server_echo",
         iters: 50,
-        setup: cxf_echo,
+        setup: cxf_server_echo,
+    },
+    HotPath {
+        name: "customer_echo_100KB/parse",
+        iters: 3,
+        setup: customer_parse,
+    },
+    HotPath {
+        name: "customer_echo_100KB/serialise",
+        iters: 3,
+        setup: customer_serialise,
     },
 ];
 
-fn cxf_request_bytes() -> Vec<u8> {
-    let mut body = Vec::new();
-    cxf::write_request(&cxf::echo_complex_request(1, 1), &mut body);
-    body
+fn cxf_request() -> (cxf::Request, Vec<u8>) {
+    let req = cxf::echo_complex_request(1, 1);
+    let mut bytes = Vec::new();
+    cxf::write_request(&req, &mut bytes);
+    cxf::parse_request(&bytes).expect("the reference request parses");
+    (req, bytes)
 }
 
-fn cxf_parse_request() -> Box<dyn FnMut()> {
-    let body = cxf_request_bytes();
-    cxf::parse_request(&body).expect("the reference request parses");
+fn cxf_parse() -> Box<dyn FnMut()> {
+    let (_, bytes) = cxf_request();
     Box::new(move || {
-        let _ = black_box(cxf::parse_request(black_box(&body)));
+        let _ = black_box(cxf::parse_request(black_box(&bytes)));
     })
 }
 
-fn cxf_write_response() -> Box<dyn FnMut()> {
-    let resp = cxf::echo_complex_request(1, 1).into_echo_response();
-    let mut out = Vec::with_capacity(4096);
+fn cxf_serialise() -> Box<dyn FnMut()> {
+    let (req, bytes) = cxf_request();
+    let mut out = Vec::with_capacity(bytes.len());
     Box::new(move || {
         out.clear();
-        cxf::write_response(black_box(&resp), &mut out);
+        cxf::write_request(black_box(&req), &mut out);
         black_box(&out);
     })
 }
 
 /// The server's work for one call without HTTP: parse, echo, serialise into a reused buffer.
-fn cxf_echo() -> Box<dyn FnMut()> {
-    let body = cxf_request_bytes();
+fn cxf_server_echo() -> Box<dyn FnMut()> {
+    let (_, bytes) = cxf_request();
     let mut out = Vec::with_capacity(4096);
     Box::new(move || {
         out.clear();
-        let req = cxf::parse_request(black_box(&body)).expect("checked by the smoke run");
-        cxf::write_response(&req.into_echo_response(), &mut out);
+        if let Ok(req) = cxf::parse_request(black_box(&bytes)) {
+            cxf::write_response(&req.into_echo_response(), &mut out);
+        }
+        black_box(&out);
+    })
+}
+
+fn customer_request() -> (customer::Request, Vec<u8>) {
+    let req = customer::Request::Echo(customer::generate_for_size(100 * 1024, 1));
+    let mut bytes = Vec::new();
+    customer::write_request(&req, &mut bytes);
+    customer::parse_request(&bytes).expect("the 100 KB request parses");
+    (req, bytes)
+}
+
+fn customer_parse() -> Box<dyn FnMut()> {
+    let (_, bytes) = customer_request();
+    Box::new(move || {
+        let _ = black_box(customer::parse_request(black_box(&bytes)));
+    })
+}
+
+fn customer_serialise() -> Box<dyn FnMut()> {
+    let (req, bytes) = customer_request();
+    let mut out = Vec::with_capacity(bytes.len());
+    Box::new(move || {
+        out.clear();
+        customer::write_request(black_box(&req), &mut out);
         black_box(&out);
     })
 }

@@ -3,6 +3,7 @@
 
 mod client_arch;
 mod elf;
+mod test_steps;
 mod toolchain;
 #[cfg(test)]
 mod workflows;
@@ -14,6 +15,7 @@ use serde::Serialize;
 use xshell::{cmd, Shell};
 
 pub(crate) use client_arch::apply_client_arch;
+pub(crate) use test_steps::steps as test_steps;
 pub(crate) use toolchain::{docker_answers, Builder};
 
 /// The binaries every dist directory holds.

@@ -49,11 +49,26 @@ fn ms(v: f64) -> f64 {
 }
 
 const METRICS: [Metric; 5] = [
-    Metric { name: "throughput /s", get: Step::throughput },
-    Metric { name: "mean ms", get: |s| s.latency().map(|l| ms(l.mean)) },
-    Metric { name: "p50 ms", get: |s| s.latency().map(|l| ms(l.p50 as f64)) },
-    Metric { name: "p99 ms", get: |s| s.latency().map(|l| ms(l.p99 as f64)) },
-    Metric { name: "p99.9 ms", get: |s| s.latency().map(|l| ms(l.p99_9 as f64)) },
+    Metric {
+        name: "throughput /s",
+        get: Step::throughput,
+    },
+    Metric {
+        name: "mean ms",
+        get: |s| s.latency().map(|l| ms(l.mean)),
+    },
+    Metric {
+        name: "p50 ms",
+        get: |s| s.latency().map(|l| ms(l.p50 as f64)),
+    },
+    Metric {
+        name: "p99 ms",
+        get: |s| s.latency().map(|l| ms(l.p99 as f64)),
+    },
+    Metric {
+        name: "p99.9 ms",
+        get: |s| s.latency().map(|l| ms(l.p99_9 as f64)),
+    },
 ];
 
 /// The step of `run` that is "the same step": same id, else same label.
@@ -66,7 +81,11 @@ fn find<'a>(run: &'a Run, like: &Step) -> Option<&'a Step> {
 
 /// A side's values of a metric at a step: one per run; for a single chat run, its scored runs.
 fn side_values(side: &[Run], like: &Step, m: &Metric) -> Vec<f64> {
-    let steps: Vec<&Step> = side.iter().filter_map(|r| find(r, like)).filter(|s| s.doc.is_ok()).collect();
+    let steps: Vec<&Step> = side
+        .iter()
+        .filter_map(|r| find(r, like))
+        .filter(|s| s.doc.is_ok())
+        .collect();
     if m.name.starts_with("throughput") && steps.len() == 1 {
         let runs = steps[0].chat_run_scores();
         if runs.len() >= 2 {
@@ -78,10 +97,26 @@ fn side_values(side: &[Run], like: &Step, m: &Metric) -> Vec<f64> {
 
 fn describe(side: &[Run]) -> String {
     let first = &side[0];
-    let names: Vec<String> =
-        side.iter().map(|r| r.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()).collect();
-    let runs = if side.len() == 1 { "1 run".to_string() } else { format!("{} runs", side.len()) };
-    format!("{} — {runs}: {} ({})", first.manifest.scenario, names.join(", "), first.dir.display())
+    let names: Vec<String> = side
+        .iter()
+        .map(|r| {
+            r.dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+        .collect();
+    let runs = if side.len() == 1 {
+        "1 run".to_string()
+    } else {
+        format!("{} runs", side.len())
+    };
+    format!(
+        "{} — {runs}: {} ({})",
+        first.manifest.scenario,
+        names.join(", "),
+        first.dir.display()
+    )
 }
 
 fn fmt_val(xs: &[f64]) -> String {
@@ -102,8 +137,12 @@ fn num(v: f64) -> String {
 }
 
 fn fmt_change(a: &[f64], b: &[f64]) -> String {
-    let Some(c) = stats::change(a, b) else { return "—".into() };
-    let Some(rel) = c.relative() else { return format!("{:+}", num(c.diff)) };
+    let Some(c) = stats::change(a, b) else {
+        return "—".into();
+    };
+    let Some(rel) = c.relative() else {
+        return format!("{:+}", num(c.diff));
+    };
     let mut s = format!("{:+.1} %", rel * 100.0);
     match (c.half_width, c.significant()) {
         (Some(hw), Some(sig)) => {
@@ -118,7 +157,12 @@ fn fmt_change(a: &[f64], b: &[f64]) -> String {
 /// The whole comparison, as Markdown.
 pub(crate) fn compare(a: &[Run], b: &[Run]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# wsbench compare\n\nA: {}\nB: {}\n", describe(a), describe(b));
+    let _ = writeln!(
+        out,
+        "# wsbench compare\n\nA: {}\nB: {}\n",
+        describe(a),
+        describe(b)
+    );
     out.push_str("## Provenance\n\n");
     for line in provenance::differences(a, b) {
         let _ = writeln!(out, "- {line}");
@@ -153,10 +197,20 @@ pub(crate) fn compare(a: &[Run], b: &[Run]) -> String {
                 continue;
             }
             let label = if i == 0 { step.meta.label.as_str() } else { "" };
-            let _ = writeln!(out, "| {label} | {} | {} | {} | {} |", m.name, fmt_val(&va), fmt_val(&vb), fmt_change(&va, &vb));
+            let _ = writeln!(
+                out,
+                "| {label} | {} | {} | {} | {} |",
+                m.name,
+                fmt_val(&va),
+                fmt_val(&vb),
+                fmt_change(&va, &vb)
+            );
         }
         let errors = |side: &[Run]| -> u64 {
-            side.iter().filter_map(|r| find(r, step)?.doc.as_ref().ok()).map(|d| d.counts.errors_total).sum()
+            side.iter()
+                .filter_map(|r| find(r, step)?.doc.as_ref().ok())
+                .map(|d| d.counts.errors_total)
+                .sum()
         };
         let (ea, eb) = (errors(a), errors(b));
         if ea + eb > 0 {

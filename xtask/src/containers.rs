@@ -6,11 +6,13 @@ mod docker;
 pub(crate) mod images;
 pub(crate) mod interrupt;
 mod runner;
+mod scale;
 mod session;
 mod shaping;
 mod tuning;
 
 pub(crate) use runner::{binaries, execute_steps};
+pub(crate) use scale::scaling_efficiency;
 pub(crate) use session::Session;
 
 /// Flags `cargo xtask run` takes for container runs (flattened into its `Args`).

@@ -6,33 +6,26 @@ mod build;
 mod callgrind;
 mod criterion;
 mod decide;
+mod instructions;
+mod wall;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
 use xshell::Shell;
 
 use self::build::{Target, Worktree, SELFCHECK_CFG};
-use self::criterion::{BenchBin, Statistic, Timing, BASE, HEAD};
-use self::decide::{needs_confirmation, parse_percent, render_table, Row, Verdict};
+use self::criterion::{Statistic, Timing};
+use self::decide::{parse_percent, render_table, Verdict};
 
 /// The wall-clock selection: (package, bench target, benchmark id prefixes). Small on purpose: each benchmark is
 /// measured on both sides, and suspects twice, and the whole gate must finish in minutes.
 const WALL: &[(&str, &str, &[&str])] = &[
-    (
-        "bench-proto",
-        "soap",
-        &[
-            "cxf/parse_request/",
-            "cxf/write_response/",
-            "customer/parse_request/",
-            "customer/write_response/",
-        ],
-    ),
-    ("bench-proto", "chat", &["chat/"]),
-    ("bench-server", "server", &["server/"]),
+    ("bench-proto", "soap", &["cxf_echoComplexTypeDoc_1_item/", "customer_echo_100KB/"]),
+    ("bench-proto", "chat", &["chat"]),
+    ("bench-server", "server", &["server/roundtrip/"]),
 ];
 
 /// The instruction-count binary (`bench-server/benches/icount.rs`).
@@ -152,7 +145,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             warm_up_s: args.warm_up,
             measurement_s: args.measurement,
         };
-        let (wall_rows, n) = wall_tier(
+        let (wall_rows, n) = wall::wall_tier(
             sh,
             &base_bins,
             &head_bins,
@@ -166,7 +159,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let wall_time = wall_started.elapsed();
     let icount_started = Instant::now();
     if tiers.icount() {
-        rows.extend(icount_tier(
+        rows.extend(instructions::icount_tier(
             sh,
             &base_bins,
             &head_bins,
@@ -263,186 +256,6 @@ fn union(base: &[String], head: &[String]) -> Vec<String> {
     let mut ids = head.to_vec();
     ids.extend(base.iter().filter(|b| !head.contains(b)).cloned());
     ids
-}
-
-/// Measures every selected benchmark on both sides (base then head, per benchmark), has criterion compare them,
-/// re-measures the suspects (head then base), and returns the rows and how many were re-measured.
-fn wall_tier(
-    sh: &Shell,
-    base_bins: &BTreeMap<Target, BenchBin>,
-    head_bins: &BTreeMap<Target, BenchBin>,
-    args: &Args,
-    timing: Timing,
-    dir: &Path,
-) -> anyhow::Result<(Vec<Row>, usize)> {
-    let _ = std::fs::remove_dir_all(dir);
-    let mut rows = Vec::new();
-    let mut remeasured = 0;
-    for &(package, bench, prefixes) in WALL {
-        let t = target((package, bench));
-        let (base, head) = (base_bins.get(&t), head_bins.get(&t));
-        let ids = |bin: Option<&BenchBin>| -> anyhow::Result<Vec<String>> {
-            let all = bin
-                .map(|b| criterion::list(sh, b))
-                .transpose()?
-                .unwrap_or_default();
-            Ok(all
-                .into_iter()
-                .filter(|id| wanted(id, prefixes, &args.filter))
-                .collect())
-        };
-        let (base_ids, head_ids) = (ids(base)?, ids(head)?);
-        let all = union(&base_ids, &head_ids);
-        for (i, id) in all.iter().enumerate() {
-            let (in_base, in_head) = (base_ids.contains(id), head_ids.contains(id));
-            let (Some(b), Some(h), true, true) = (base, head, in_base, in_head) else {
-                rows.push(Row::wall(
-                    id,
-                    in_base,
-                    in_head,
-                    None,
-                    None,
-                    None,
-                    None,
-                    args.threshold,
-                ));
-                continue;
-            };
-            let home = dir.join(bench).join(format!("{i:03}"));
-            let first = measure_pair(sh, b, h, id, &home, false, timing, args.statistic)?;
-            let change = first
-                .change
-                .with_context(|| format!("criterion compared nothing for {id}"))?;
-            progress(bench, id, "", change);
-            let mut deciding = first;
-            let mut confirm = None;
-            if needs_confirmation(change, args.threshold) {
-                remeasured += 1;
-                let home = dir.join(format!("{bench}-confirm")).join(format!("{i:03}"));
-                let second = measure_pair(sh, b, h, id, &home, true, timing, args.statistic)?;
-                confirm = Some(
-                    second
-                        .change
-                        .with_context(|| format!("criterion compared nothing for {id}"))?,
-                );
-                progress(bench, id, " (re-measured)", confirm.expect("just set"));
-                deciding = second;
-            }
-            rows.push(Row::wall(
-                id,
-                true,
-                true,
-                deciding.base_ns,
-                deciding.head_ns,
-                Some(change),
-                confirm,
-                args.threshold,
-            ));
-        }
-    }
-    Ok((rows, remeasured))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn measure_pair(
-    sh: &Shell,
-    base: &BenchBin,
-    head: &BenchBin,
-    id: &str,
-    home: &Path,
-    head_first: bool,
-    timing: Timing,
-    statistic: Statistic,
-) -> anyhow::Result<criterion::Measured> {
-    let _ = std::fs::remove_dir_all(home);
-    std::fs::create_dir_all(home).with_context(|| format!("creating {}", home.display()))?;
-    let mut sides = [(base, BASE), (head, HEAD)];
-    if head_first {
-        sides.reverse();
-    }
-    for (bin, baseline) in sides {
-        criterion::measure(sh, bin, id, home, baseline, timing)?;
-    }
-    criterion::compare(sh, head, id, home)?;
-    criterion::read_home(home, statistic)
-}
-
-fn progress(bench: &str, id: &str, note: &str, c: decide::Change) {
-    eprintln!(
-        "gate: {bench}: {id}{note}: {:+.2}% [{:+.2}% {:+.2}%]",
-        c.point * 100.0,
-        c.lower * 100.0,
-        c.upper * 100.0
-    );
-}
-
-/// Counts instructions of every hot path on both sides, with the same iteration count.
-fn icount_tier(
-    sh: &Shell,
-    base_bins: &BTreeMap<Target, BenchBin>,
-    head_bins: &BTreeMap<Target, BenchBin>,
-    args: &Args,
-    dir: &Path,
-) -> anyhow::Result<Vec<Row>> {
-    let t = target(ICOUNT);
-    let (base, head) = (base_bins.get(&t), head_bins.get(&t));
-    let paths = |bin: Option<&BenchBin>| -> anyhow::Result<Vec<callgrind::HotPath>> {
-        let all = bin
-            .map(|b| callgrind::list(sh, b))
-            .transpose()?
-            .unwrap_or_default();
-        Ok(all
-            .into_iter()
-            .filter(|p| wanted(&p.name, &[""], &args.filter))
-            .collect())
-    };
-    let (base_paths, head_paths) = (paths(base)?, paths(head)?);
-    let names = union(
-        &base_paths
-            .iter()
-            .map(|p| p.name.clone())
-            .collect::<Vec<_>>(),
-        &head_paths
-            .iter()
-            .map(|p| p.name.clone())
-            .collect::<Vec<_>>(),
-    );
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut rows = Vec::new();
-    for name in names {
-        let hb = base_paths.iter().find(|p| p.name == name);
-        let hh = head_paths.iter().find(|p| p.name == name);
-        // The head's iteration count for both sides, so that totals compare directly.
-        let path = hh.or(hb).expect("from one of the lists").clone();
-        let count =
-            |bin: Option<&BenchBin>, present: bool, side: &str| -> anyhow::Result<Option<u64>> {
-                match (bin, present) {
-                    (Some(bin), true) => {
-                        let out = dir.join(format!("{}.{side}.out", callgrind::file_stem(&name)));
-                        callgrind::measure(sh, bin, &path, &out).map(Some)
-                    }
-                    _ => Ok(None),
-                }
-            };
-        let b = count(base, hb.is_some(), "base")?;
-        let h = count(head, hh.is_some(), "head")?;
-        if let (Some(b), Some(h)) = (b, h) {
-            eprintln!(
-                "gate: icount: {name}: {b} → {h} Ir over {} iterations ({:+.3}%)",
-                path.iters,
-                decide::icount_change(b, h) * 100.0
-            );
-        }
-        rows.push(Row::instructions(
-            &name,
-            b,
-            h,
-            path.iters,
-            args.icount_threshold,
-        ));
-    }
-    Ok(rows)
 }
 
 fn secs(d: Duration) -> String {

@@ -59,13 +59,16 @@ pub(crate) struct Args {
     /// Do not pin server and client to separate CPUs.
     #[arg(long)]
     no_pin: bool,
-    /// Results root: probes are written to DIR/max-rate/<UTC timestamp>/.
+    /// Results root: probes are written to `DIR/max-rate/<UTC timestamp>/`.
     #[arg(long, value_name = "DIR", default_value = "results")]
     out: PathBuf,
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
-    anyhow::ensure!(args.start > 0.0 && args.max >= args.start, "need 0 < --start <= --max");
+    anyhow::ensure!(
+        args.start > 0.0 && args.max >= args.start,
+        "need 0 < --start <= --max"
+    );
     anyhow::ensure!(args.precision > 0.0, "--precision must be positive");
     let cfg = Config {
         start: args.start,
@@ -78,13 +81,29 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         max_error_ratio: args.max_error_ratio,
     };
     let bins = crate::run::build_release(sh)?;
-    let stamp: String = crate::run::timestamp().chars().filter(|c| !matches!(c, '-' | ':')).collect();
-    let dir = sh.current_dir().join(&args.out).join("max-rate").join(stamp);
-    fs::create_dir_all(dir.join("probes")).with_context(|| format!("creating {}", dir.display()))?;
+    let stamp: String = crate::run::timestamp()
+        .chars()
+        .filter(|c| !matches!(c, '-' | ':'))
+        .collect();
+    let dir = sh
+        .current_dir()
+        .join(&args.out)
+        .join("max-rate")
+        .join(stamp);
+    fs::create_dir_all(dir.join("probes"))
+        .with_context(|| format!("creating {}", dir.display()))?;
     println!("wsbench max-rate → {}", dir.display());
 
-    let taskset = cmd!(sh, "taskset --version").quiet().ignore_stderr().read().ok();
-    let pin = Pinning::plan(&host::cpus_allowed(), !args.no_pin && args.url.is_none(), taskset);
+    let taskset = cmd!(sh, "taskset --version")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok();
+    let pin = Pinning::plan(
+        &host::cpus_allowed(),
+        !args.no_pin && args.url.is_none(),
+        taskset,
+    );
     let mut server = None;
     let (url, monitor_pid) = match &args.url {
         Some(url) => (url.clone(), None),
@@ -92,14 +111,20 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             let mut argv = pin.prefix(&pin.server_cpus);
             argv.push(bins.server.display().to_string());
             argv.extend(["--http".into(), "127.0.0.1:0".into()]);
-            if let Some(w) = args.workers.or(pin.enabled.then_some(pin.server_cpus.len() as u32)) {
+            if let Some(w) = args
+                .workers
+                .or(pin.enabled.then_some(pin.server_cpus.len() as u32))
+            {
                 argv.extend(["--workers".into(), w.to_string()]);
             }
             let log = fs::File::create(dir.join("server.log")).context("creating server.log")?;
             let mut cmd = std::process::Command::new(&argv[0]);
             cmd.args(&argv[1..]);
             let s = ServerProcess::start(cmd, log, Duration::from_secs(30))?;
-            let http = s.ready.http.context("bench-server's READY line has no http address")?;
+            let http = s
+                .ready
+                .http
+                .context("bench-server's READY line has no http address")?;
             let pid = s.ready.pid;
             server = Some(s);
             (format!("http://{http}"), Some(pid))
@@ -117,8 +142,14 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             ("--operation", args.operation.clone()),
             ("--clients", args.clients.to_string()),
             ("--rate", format!("{rate:.0}")),
-            ("--duration", humantime::format_duration(args.duration).to_string()),
-            ("--warmup", humantime::format_duration(args.warmup).to_string()),
+            (
+                "--duration",
+                humantime::format_duration(args.duration).to_string(),
+            ),
+            (
+                "--warmup",
+                humantime::format_duration(args.warmup).to_string(),
+            ),
             ("--label", format!("rate={rate:.0}")),
             ("--json", json.display().to_string()),
         ] {
@@ -129,15 +160,23 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             argv.extend(["--monitor-pid".into(), pid.to_string()]);
         }
         println!("\n── probe {n} ({phase}): {rate:.0}/s ──");
-        let status = std::process::Command::new(&argv[0]).args(&argv[1..]).status().context("running bench-client")?;
-        let measured = read_probe(&json).with_context(|| format!("bench-client exited {status} without usable results"))?;
+        let status = std::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .status()
+            .context("running bench-client")?;
+        let measured = read_probe(&json)
+            .with_context(|| format!("bench-client exited {status} without usable results"))?;
         let (pass, why) = cfg.judge(rate, &measured);
         println!(
             "probe {n}: offered {rate:.0}/s, achieved {:.0}/s, p99 {:.2} ms, {} errors → {}",
             measured.achieved,
             measured.p99_us as f64 / 1000.0,
             measured.errors,
-            if pass { "pass".to_string() } else { format!("FAIL ({why})") }
+            if pass {
+                "pass".to_string()
+            } else {
+                format!("FAIL ({why})")
+            }
         );
         Ok(measured)
     });
@@ -154,7 +193,8 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
 
 fn read_probe(path: &Path) -> anyhow::Result<Measured> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let doc: ResultsDoc = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let doc: ResultsDoc =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     Ok(Measured {
         achieved: doc.throughput.total_per_s,
         p99_us: doc.latency_us.corrected.p99,
@@ -177,10 +217,28 @@ fn render(args: &Args, url: &str, out: &Outcome) -> String {
         humantime::format_duration(args.duration),
         humantime::format_duration(args.warmup),
     );
-    let _ = writeln!(s, "**{}**\n", out.verdict);
+    match (out.best, out.failed_at) {
+        (Some(b), Some(f)) => {
+            let _ = writeln!(
+                s,
+                "**Max rate: {b:.0}/s** (first failing rate above it: {f:.0}/s). {}\n",
+                out.verdict
+            );
+        }
+        (Some(b), None) => {
+            let _ = writeln!(s, "**At least {b:.0}/s.** {}\n", out.verdict);
+        }
+        (None, _) => {
+            let _ = writeln!(s, "**No rate found.** {}\n", out.verdict);
+        }
+    }
     s.push_str("| # | phase | offered /s | achieved /s | p99 ms | ok | errors | verdict |\n|---|---|---|---|---|---|---|---|\n");
     for (i, p) in out.probes.iter().enumerate() {
-        let verdict = if p.pass { "pass".to_string() } else { format!("fail: {}", p.reason) };
+        let verdict = if p.pass {
+            "pass".to_string()
+        } else {
+            format!("fail: {}", p.reason)
+        };
         let _ = writeln!(
             s,
             "| {} | {} | {:.0} | {:.0} | {:.2} | {} | {} | {verdict} |",

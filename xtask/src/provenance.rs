@@ -72,6 +72,8 @@ pub(crate) struct Host {
     pub(crate) cpus_allowed: Vec<usize>,
     pub(crate) kernel: Option<String>,
     pub(crate) memory_total_kb: Option<u64>,
+    /// /proc/loadavg when the run started: other work on the machine skews every figure.
+    pub(crate) load_average: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -103,6 +105,9 @@ impl Host {
                     .find_map(|l| l.strip_prefix("MemTotal:"))
                     .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             }),
+            load_average: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")),
         }
     }
 }

@@ -53,17 +53,25 @@ pub(crate) fn knee_lines(dir: &Path) -> anyhow::Result<Vec<String>> {
 }
 
 fn render(dir: &Path, knee_gain: f64) -> anyhow::Result<PathBuf> {
-    let run = load::Run::load(dir).with_context(|| format!("loading results from {}", dir.display()))?;
+    let run =
+        load::Run::load(dir).with_context(|| format!("loading results from {}", dir.display()))?;
     let (axis, curves) = sweep::curves(&run, knee_gain);
     let sentences = sweep::knee_sentences(axis, &curves, knee_gain);
-    let charts = charts::all(&run, axis, &curves).with_context(|| format!("charts for {}", dir.display()))?;
+    let charts = charts::all(&run, axis, &curves)
+        .with_context(|| format!("charts for {}", dir.display()))?;
     let chart_dir = dir.join("charts");
     fs::create_dir_all(&chart_dir).with_context(|| format!("creating {}", chart_dir.display()))?;
     for c in &charts {
         let path = chart_dir.join(&c.file);
         fs::write(&path, &c.svg).with_context(|| format!("writing {}", path.display()))?;
     }
-    let page = html::Page { run: &run, axis, curves: &curves, knee_sentences: &sentences, charts: &charts };
+    let page = html::Page {
+        run: &run,
+        axis,
+        curves: &curves,
+        knee_sentences: &sentences,
+        charts: &charts,
+    };
     let path = dir.join("report.html");
     fs::write(&path, page.render()).with_context(|| format!("writing {}", path.display()))?;
     Ok(path)

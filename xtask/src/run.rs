@@ -84,7 +84,12 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
     let root = crate::project_root();
     let scenario = Scenario::load(&root, &args.scenario)?;
     let plan = scenario.plan(args.quick, &args.sets)?;
-    let mut bins = if args.containers.containers { crate::containers::binaries(sh)? } else { build_release(sh)? };
+    // Several server instances (a scale-out scenario) exist only as containers.
+    let containers = crate::containers::ContainerArgs {
+        containers: args.containers.containers || plan.needs_containers(),
+        ..args.containers.clone()
+    };
+    let mut bins = if containers.containers { crate::containers::binaries(sh)? } else { build_release(sh)? };
     if plan.needs_chat_client() {
         check_chat_support(sh, &bins, &plan)?;
     }
@@ -131,8 +136,8 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
     let mut run = RunDoc::planned(&plan, started_at);
     crate::build::apply_client_arch(sh, args, &mut bins, &mut run, &mut prov)?;
     println!("wsbench: {} → {}", plan.scenario.name, dir.display());
-    let measured = if args.containers.containers {
-        crate::containers::execute_steps(sh, &plan, &args.containers, &dir, &mut run, &mut prov)
+    let measured = if containers.containers {
+        crate::containers::execute_steps(sh, &plan, &containers, &dir, &mut run, &mut prov)
     } else {
         execute_steps(&plan, &bins, &dir, &mut run, &mut prov)
     };

@@ -61,6 +61,9 @@ pub(crate) struct StepEntry {
     pub(crate) rate: Option<f64>,
     /// Server worker threads in force (from the READY line, else as asked).
     pub(crate) workers: Option<u32>,
+    /// Server instances the load was spread across (scale-out scenarios only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) servers: Option<u32>,
     pub(crate) keepalive: bool,
     pub(crate) duration_s: Option<f64>,
     pub(crate) requests: Option<u64>,
@@ -86,6 +89,7 @@ impl StepEntry {
             clients: c.clients,
             rate: c.rate,
             workers: step.workers,
+            servers: step.servers,
             keepalive: c.keepalive,
             duration_s: match c.length {
                 Some(crate::scenario::Length::Duration(d)) => Some(d.0.as_secs_f64()),
@@ -160,6 +164,6 @@ impl Published {
             && self.operation.map_or(true, |o| step.operation == o.wire())
             && self.workers.map_or(true, |w| step.workers == Some(w))
             && self.step.as_deref().map_or(true, |n| step.name.as_deref() == Some(n))
-            && self.instances.map_or(true, |i| i == 1)
+            && self.instances.map_or(true, |i| step.servers.unwrap_or(1) == i)
     }
 }

@@ -316,6 +316,14 @@ pub(crate) struct Matrix {
     pub(crate) workers: Vec<u32>,
 }
 
+/// `[scale_out]`: everything is run once per number of server instances (containers: `run` uses them for such a
+/// scenario), the clients spread across the instances.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScaleOut {
+    pub(crate) servers: Vec<u32>,
+}
+
 /// `[[published]]`: a figure from the seed document, shown beside the measured one and never adjusted.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -370,6 +378,7 @@ pub(crate) struct ScenarioFile {
     pub(crate) steps: Vec<StepSpec>,
     pub(crate) sweep: Option<Sweep>,
     pub(crate) matrix: Option<Matrix>,
+    pub(crate) scale_out: Option<ScaleOut>,
     /// What `--quick` sets, with the keys and values of `--set`.
     #[serde(default)]
     pub(crate) quick: toml::Table,
@@ -432,6 +441,7 @@ impl Scenario {
             steps: f.steps.iter().map(|s| f.defaults.overlay(s)).collect(),
             sweep: f.sweep.as_ref().map(|s| s.clients.clone()),
             matrix: f.matrix.as_ref().map(|m| m.workers.clone()),
+            servers: f.scale_out.as_ref().map(|s| s.servers.clone()),
         };
         // The [quick] table is validated on every load, not only under --quick.
         let mut quick_draft = draft.clone();
@@ -480,6 +490,7 @@ struct Draft {
     steps: Vec<StepSpec>,
     sweep: Option<Vec<u32>>,
     matrix: Option<Vec<u32>>,
+    servers: Option<Vec<u32>>,
 }
 
 impl Draft {
@@ -487,6 +498,7 @@ impl Draft {
         match key {
             "clients" | "sweep.clients" => self.sweep = Some(int_list(value)?),
             "workers" | "matrix.workers" => self.matrix = Some(int_list(value)?),
+            "servers" | "scale_out.servers" => self.servers = Some(int_list(value)?),
             "name" => bail!("step names cannot be overridden"),
             _ => {
                 if let Some(server_key) = key.strip_prefix("server.") {
@@ -511,13 +523,20 @@ impl Draft {
         if let Some(c) = &self.sweep {
             ensure!(!c.is_empty() && c.iter().all(|&n| n > 0), "sweep clients must be a non-empty list of counts ≥ 1");
         }
+        if let Some(s) = &self.servers {
+            ensure!(!s.is_empty() && s.iter().all(|&n| n > 0), "scale_out servers must be a non-empty list of counts ≥ 1");
+        }
         let workers: Vec<Option<u32>> = match &self.matrix {
             Some(w) => w.iter().map(|&n| Some(n)).collect(),
             None => vec![server.workers],
         };
+        let servers: Vec<Option<u32>> = match &self.servers {
+            Some(s) => s.iter().map(|&n| Some(n)).collect(),
+            None => vec![None],
+        };
         let mut instances = Vec::new();
         let mut n = 0;
-        for w in workers {
+        for (s, w) in servers.iter().flat_map(|&s| workers.iter().map(move |&w| (s, w))) {
             let mut steps = Vec::new();
             for spec in &self.steps {
                 let client_counts: Vec<Option<u32>> = match (&self.sweep, spec.operation) {
@@ -533,6 +552,10 @@ impl Draft {
                         .with_context(|| format!("step {} ({})", n, spec.name.as_deref().unwrap_or("unnamed")))?;
                     let mut parts: Vec<String> = spec.name.iter().cloned().collect();
                     let mut label = parts.clone();
+                    if let Some(s) = s {
+                        parts.push(format!("servers-{s}"));
+                        label.push(format!("servers={s}"));
+                    }
                     if self.matrix.is_some() {
                         if let Some(w) = w {
                             parts.push(format!("workers-{w}"));
@@ -552,11 +575,12 @@ impl Draft {
                         label: label.join(" "),
                         name: spec.name.clone(),
                         workers: w,
+                        servers: s,
                         client,
                     });
                 }
             }
-            instances.push(Instance { workers: w, steps });
+            instances.push(Instance { workers: w, servers: s.unwrap_or(1), steps });
         }
         if instances.iter().flat_map(|i| &i.steps).any(|s| !s.client.operation.is_chat()) {
             ensure!(server.http(), "HTTP steps need [server] http = true");
@@ -790,6 +814,8 @@ pub(crate) struct Step {
     pub(crate) label: String,
     pub(crate) name: Option<String>,
     pub(crate) workers: Option<u32>,
+    /// Server instances the step's load is spread across (`[scale_out]`), None without one.
+    pub(crate) servers: Option<u32>,
     pub(crate) client: ClientStep,
 }
 
@@ -798,6 +824,8 @@ pub(crate) struct Step {
 pub(crate) struct Instance {
     /// `--workers`; None = the default (the cores the server is pinned to).
     pub(crate) workers: Option<u32>,
+    /// How many bench-server instances (containers) serve the steps.
+    pub(crate) servers: u32,
     pub(crate) steps: Vec<Step>,
 }
 
@@ -814,6 +842,11 @@ pub(crate) struct Plan {
 impl Plan {
     pub(crate) fn steps(&self) -> impl Iterator<Item = &Step> {
         self.instances.iter().flat_map(|i| &i.steps)
+    }
+
+    /// Several server instances: only container runs provide them.
+    pub(crate) fn needs_containers(&self) -> bool {
+        self.instances.iter().any(|i| i.servers > 1)
     }
 
     pub(crate) fn needs_chat_client(&self) -> bool {

@@ -189,7 +189,13 @@ fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
             continue;
         }
         for (entry, doc) in matching {
-            let measured = doc.as_ref().ok().and_then(|d| metric(d, p.metric).map(|v| (v, d.counts.errors_total)));
+            let measured = doc.as_ref().ok().and_then(|d| {
+                let v = match p.metric {
+                    Metric::ScalingEfficiency => crate::containers::scaling_efficiency(run, docs, entry),
+                    m => metric(d, m),
+                };
+                v.map(|v| (v, d.counts.errors_total))
+            });
             match measured {
                 Some((v, errors)) => {
                     let flag = if errors > 0 { format!(" ⚠ {} errors", num(errors as f64)) } else { String::new() };
@@ -268,8 +274,9 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
     }
     let _ = writeln!(
         o,
-        "\nLatency is corrected for coordinated omission in open loop (from intended send times); MB = 10⁶ bytes \
-         of HTTP body (the XML). System CPU and server RSS are sampled once a second by bench-client."
+        "\nLatency: closed loop measures each call from its send; open loop (a rate) from its intended send time, \
+         correcting coordinated omission. MB = 10⁶ bytes of HTTP body (the XML). System CPU (all cores) and \
+         server RSS are sampled once a second by bench-client."
     );
 }
 
@@ -374,6 +381,12 @@ fn conditions(o: &mut String, run: &RunDoc, prov: &Provenance) {
         h.cpus_online,
         h.kernel.as_deref().unwrap_or("unknown kernel")
     );
+    if let Some(load) = &h.load_average {
+        let _ = writeln!(
+            o,
+            "- Load average (1, 5, 15 min) when the run started: {load} — anything else running skews the figures."
+        );
+    }
     let git = match &prov.git {
         Some(g) => format!("commit {}{}", &g.commit[..g.commit.len().min(12)], if g.dirty { " (dirty tree)" } else { "" }),
         None => "not a git checkout".to_owned(),

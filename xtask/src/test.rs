@@ -54,6 +54,7 @@ fn steps() -> Result<Vec<Step>> {
     for name in scenario::names(&crate::project_root())? {
         steps.push(Step::new(format!("scenario:{name}"), move |sh| quick_scenario(sh, &name)));
     }
+    steps.extend(crate::build::test_steps());
     Ok(steps)
 }
 
@@ -113,8 +114,18 @@ fn cargo(sh: &Shell, args: &[&str]) -> Result<()> {
 /// Runs a scenario with `--quick` into a temporary directory and checks what it wrote: run.json,
 /// provenance.json, summary.md, one results document per step, written by bench-client, without errors.
 fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
+    quick_scenario_with(sh, name, |_| {}, |_| Ok(()))
+}
+
+/// [`quick_scenario`] with its run arguments adjusted and an extra check of what the run wrote.
+pub(crate) fn quick_scenario_with(
+    sh: &Shell,
+    name: &str,
+    adjust: impl FnOnce(&mut crate::run::Args),
+    verify: impl FnOnce(&crate::run::Outcome) -> Result<()>,
+) -> Result<()> {
     let tmp = sh.create_temp_dir()?;
-    let args = crate::run::Args {
+    let mut args = crate::run::Args {
         scenario: name.to_owned(),
         quick: true,
         sets: Vec::new(),
@@ -123,6 +134,7 @@ fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
         containers: Default::default(),
         client_arch: None,
     };
+    adjust(&mut args);
     let start = Instant::now();
     let outcome = crate::run::execute(sh, &args)?;
     let dir = &outcome.dir;
@@ -145,6 +157,7 @@ fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
         let measured = doc.counts.ok > 0 || doc.chat.as_ref().is_some_and(|c| c.messages_received > 0);
         ensure!(measured, "{}: nothing was measured", step.result);
     }
+    verify(&outcome)?;
     let secs = start.elapsed().as_secs_f64();
     println!("{name} --quick: {} steps in {secs:.1} s (including the build check)", outcome.run.steps.len());
     Ok(())

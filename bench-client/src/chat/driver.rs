@@ -54,8 +54,16 @@ const FIRST_ERRORS: usize = 5;
 /// Runs the test once. `stop` turning true (SIGINT) aborts it; the outcome then says so.
 pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>) -> RunOutcome {
     let (phase, _) = watch::channel(Phase::Setup);
-    let stamps = Stamps::new(load.rooms as usize, load.users as usize, load.count as usize);
-    let shared = Arc::new(RunShared { load: load.clone(), phase, stamps });
+    let stamps = Stamps::new(
+        load.rooms as usize,
+        load.users as usize,
+        load.count as usize,
+    );
+    let shared = Arc::new(RunShared {
+        load: load.clone(),
+        phase,
+        stamps,
+    });
     let mut tasks: Vec<JoinHandle<UserResult>> = Vec::with_capacity(load.connections() as usize);
     let mut driver_errors = ErrorCounts::default();
     let mut first_errors = Vec::new();
@@ -63,7 +71,9 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
     'rooms: for room in 0..load.rooms as usize {
         for number in 1..=load.users {
             let (entered_tx, entered) = oneshot::channel();
-            tasks.push(tokio::spawn(User::new(shared.clone(), room, number, entered_tx).run()));
+            tasks.push(tokio::spawn(
+                User::new(shared.clone(), room, number, entered_tx).run(),
+            ));
             let ready = tokio::select! {
                 r = timeout(load.timeout, entered) => r,
                 _ = stop.wait_for(|&s| s) => break 'rooms,
@@ -85,7 +95,8 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
         }
     }
 
-    let all_entered = tasks.len() as u64 == load.connections() && *shared.phase.borrow() == Phase::Setup;
+    let all_entered =
+        tasks.len() as u64 == load.connections() && *shared.phase.borrow() == Phase::Setup;
     let begin = Instant::now();
     let started = all_entered
         && shared.phase.send_if_modified(|p| {
@@ -124,7 +135,8 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
     let (results, panicked) = results;
     if panicked > 0 {
         *out.errors.get_mut(ErrorKind::Io) += panicked;
-        out.first_errors.push(format!("{panicked} user task(s) panicked"));
+        out.first_errors
+            .push(format!("{panicked} user task(s) panicked"));
         out.completed = false;
     }
     let mut end = begin;

@@ -75,7 +75,16 @@ pub struct ChatLoad {
 impl ChatLoad {
     /// A paced VolanoMark run of one pass, for tests and benches.
     pub fn new(addr: SocketAddr, rooms: u32, users: u32, count: u32) -> ChatLoad {
-        ChatLoad { addr, rooms, users, count, pause: Duration::ZERO, runs: 1, start: 1, timeout: Duration::from_secs(30) }
+        ChatLoad {
+            addr,
+            rooms,
+            users,
+            count,
+            pause: Duration::ZERO,
+            runs: 1,
+            start: 1,
+            timeout: Duration::from_secs(30),
+        }
     }
 
     pub fn from_args(args: &ChatArgs) -> anyhow::Result<ChatLoad> {
@@ -133,5 +142,6 @@ impl ChatLoad {
 
 /// `--threads`, or the available cores.
 pub fn threads(args: &ChatArgs) -> u64 {
-    args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get) as u64)
+    args.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get) as u64)
 }

@@ -30,7 +30,12 @@ use crate::cpu::CpuTime;
 use crate::monitor::Monitor;
 
 /// Runs `load.runs` runs one after the other (stopping early when `stop` turns true) and reports them.
-pub async fn run(load: &ChatLoad, threads: u64, label: Option<String>, stop: watch::Receiver<bool>) -> ChatReport {
+pub async fn run(
+    load: &ChatLoad,
+    threads: u64,
+    label: Option<String>,
+    stop: watch::Receiver<bool>,
+) -> ChatReport {
     run_monitored(load, threads, label, None, stop).await
 }
 
@@ -55,7 +60,9 @@ async fn run_monitored(
         }
     }
     let system = match monitor {
-        Some(m) => Some(bench_proto::results::SystemBlock::from_samples(m.finish().await)),
+        Some(m) => Some(bench_proto::results::SystemBlock::from_samples(
+            m.finish().await,
+        )),
         None => None,
     };
     ChatReport {
@@ -100,5 +107,9 @@ pub fn run_cli(args: ChatArgs) -> anyhow::Result<ExitCode> {
         crate::report::json::write_atomic(path, &doc)?;
     }
     let failed = report.errors_total() > 0 || report.scored().is_empty();
-    Ok(if failed && !args.allow_errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed && !args.allow_errors {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

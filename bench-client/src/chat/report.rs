@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use bench_proto::results::{
-    new_histogram, ChatParams, ChatResults, ChatRun, ClientStats, Counts, Mode, Params, ResultsDoc, SystemBlock,
-    SCHEMA,
+    new_histogram, ChatParams, ChatResults, ChatRun, ClientStats, Counts, Mode, Params, ResultsDoc,
+    SystemBlock, SCHEMA,
 };
 
 use super::{ChatLoad, RunOutcome};
@@ -33,7 +33,10 @@ impl ChatReport {
     /// The runs the score averages: every completed run but the first when more than one was asked for.
     pub fn scored(&self) -> Vec<&RunOutcome> {
         let skip = u64::from(self.load.runs > 1);
-        self.runs.iter().filter(|r| r.completed && r.run > skip).collect()
+        self.runs
+            .iter()
+            .filter(|r| r.completed && r.run > skip)
+            .collect()
     }
 
     /// VolanoMark's score: the mean of the scored runs' (sent + received) / seconds.
@@ -108,7 +111,11 @@ impl ChatReport {
             client: ClientStats {
                 cpu_user_s: self.cpu.user_s,
                 cpu_sys_s: self.cpu.sys_s,
-                cpu_utilisation: if capacity > 0.0 { (self.cpu.user_s + self.cpu.sys_s) / capacity } else { 0.0 },
+                cpu_utilisation: if capacity > 0.0 {
+                    (self.cpu.user_s + self.cpu.sys_s) / capacity
+                } else {
+                    0.0
+                },
                 max_schedule_lag_us: None,
             },
             system: self.system.clone(),
@@ -142,14 +149,22 @@ impl ChatReport {
     pub fn human(&self, doc: &ResultsDoc) -> String {
         let load = &self.load;
         let mut s = String::new();
-        let mode = if load.paced() { "paced (token ring)".to_owned() } else { format!("a message every {:?}", load.pause) };
+        let mode = if load.paced() {
+            "paced (token ring)".to_owned()
+        } else {
+            format!("a message every {:?}", load.pause)
+        };
         let _ = writeln!(
             s,
             "chat {}: {} rooms x {} users, {} messages each, {mode}, {} run(s)",
             load.addr, load.rooms, load.users, load.count, load.runs
         );
         for r in &self.runs {
-            let state = if r.completed { "" } else { "  (did not complete)" };
+            let state = if r.completed {
+                ""
+            } else {
+                "  (did not complete)"
+            };
             let _ = writeln!(
                 s,
                 "run {}: messages sent = {}, received = {}, total = {}, elapsed = {:.3} s, throughput = {} messages per second{state}",
@@ -166,7 +181,11 @@ impl ChatReport {
             s,
             "Average throughput = {} messages per second (runs scored: {})",
             thousands(self.score().round() as u64),
-            if scored.is_empty() { "none".to_owned() } else { scored.join(", ") }
+            if scored.is_empty() {
+                "none".to_owned()
+            } else {
+                scored.join(", ")
+            }
         );
         let l = &doc.latency_us.corrected;
         let _ = writeln!(

@@ -21,9 +21,17 @@ pub(crate) struct Stamps {
 impl Stamps {
     pub(crate) fn new(rooms: usize, users: usize, count: usize) -> Stamps {
         let senders = (rooms * users).max(1);
-        let ring = count.min(MAX_RING).min((MAX_SLOTS / senders).max(16)).max(1);
+        let ring = count
+            .min(MAX_RING)
+            .min((MAX_SLOTS / senders).max(16))
+            .max(1);
         let slots = (0..senders * ring).map(|_| AtomicU64::new(0)).collect();
-        Stamps { base: Instant::now(), users, ring, slots }
+        Stamps {
+            base: Instant::now(),
+            users,
+            ring,
+            slots,
+        }
     }
 
     fn slot(&self, room: usize, sender: usize, seq: u64) -> &AtomicU64 {
@@ -37,7 +45,8 @@ impl Stamps {
 
     /// Records that `sender` (0-based) of `room` (0-based) is sending its message `seq` (0-based) now.
     pub(crate) fn sent(&self, room: usize, sender: usize, seq: u64) {
-        self.slot(room, sender, seq).store(self.now(), Ordering::Release);
+        self.slot(room, sender, seq)
+            .store(self.now(), Ordering::Release);
     }
 
     /// Microseconds from the send of that message until now, if its send was recorded.

@@ -11,8 +11,8 @@
 use std::sync::Arc;
 
 use bench_proto::chat::{
-    access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JString, Kind, Packet, RoomList,
-    APPLET_VERSION, MARK_TEXT, MARK_TEXT_TRIMMED,
+    access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JString, Kind, Packet,
+    RoomList, APPLET_VERSION, MARK_TEXT, MARK_TEXT_TRIMMED,
 };
 use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind};
 use bytes::BytesMut;
@@ -113,8 +113,13 @@ impl User {
         let user_name = JString::new(&user_name).expect("user name is ASCII");
         let text = JString::new(MARK_TEXT).expect("MARK_TEXT is ASCII");
         let mut chat_packet = Vec::new();
-        Chat { room_name: room_name.as_jstr(), user_name: user_name.as_jstr(), text: text.as_jstr(), ..Chat::default() }
-            .encode(&mut chat_packet);
+        Chat {
+            room_name: room_name.as_jstr(),
+            user_name: user_name.as_jstr(),
+            text: text.as_jstr(),
+            ..Chat::default()
+        }
+        .encode(&mut chat_packet);
         let users = shared.load.users as usize;
         User {
             shared,
@@ -155,7 +160,10 @@ impl User {
                 None
             }
             Err(_) => {
-                self.fail(ErrorKind::Connect, format!("connecting: no answer within {limit:?}"));
+                self.fail(
+                    ErrorKind::Connect,
+                    format!("connecting: no answer within {limit:?}"),
+                );
                 None
             }
         };
@@ -194,7 +202,10 @@ impl User {
                         self.handle(packet)
                     }
                     Ok(None) => break,
-                    Err(e) => Action::Fail(ErrorKind::Validation, format!("bad packet from the server: {e}")),
+                    Err(e) => Action::Fail(
+                        ErrorKind::Validation,
+                        format!("bad packet from the server: {e}"),
+                    ),
                 };
                 if !self.act(action, &mut stream).await {
                     return;
@@ -202,7 +213,11 @@ impl User {
             }
             let _ = buf.split_to(used);
             buf.reserve(4096);
-            if !paced && running && next_send.is_none() && self.sent == u64::from(self.shared.load.count) {
+            if !paced
+                && running
+                && next_send.is_none()
+                && self.sent == u64::from(self.shared.load.count)
+            {
                 self.maybe_leave_paused(&mut stream).await;
             }
             tokio::select! {
@@ -297,12 +312,18 @@ impl User {
                 if a.result == access_result::OKAY {
                     Action::Enter
                 } else {
-                    Action::Fail(ErrorKind::Fault, format!("access denied (result {})", a.result))
+                    Action::Fail(
+                        ErrorKind::Fault,
+                        format!("access denied (result {})", a.result),
+                    )
                 }
             }
             Packet::EnterRoom(e) if e.kind == Kind::Confirm => {
                 if e.result != enter_result::OKAY {
-                    return Action::Fail(ErrorKind::Fault, format!("could not enter {} (result {})", e.room_name, e.result));
+                    return Action::Fail(
+                        ErrorKind::Fault,
+                        format!("could not enter {} (result {})", e.room_name, e.result),
+                    );
                 }
                 self.enter_count += 1;
                 if let Some(tx) = self.entered.take() {
@@ -315,7 +336,10 @@ impl User {
                 Action::Close
             }
             Packet::Ping(Kind::Request) => Action::Pong,
-            Packet::Error(e) => Action::Fail(ErrorKind::Fault, format!("the server reported an error: {}", e.text)),
+            Packet::Error(e) => Action::Fail(
+                ErrorKind::Fault,
+                format!("the server reported an error: {}", e.text),
+            ),
             // Chat confirms (pacing), private chats, and anything else VolanoMark ignores.
             _ => Action::Nothing,
         }
@@ -326,7 +350,11 @@ impl User {
     fn check_chat(&mut self, c: &Chat<'_>) -> Result<(), String> {
         self.result.validated += 1;
         if c.room_name != self.room_name.as_jstr() {
-            return Err(format!("{} got a message for {}", self.room_name.as_jstr(), c.room_name));
+            return Err(format!(
+                "{} got a message for {}",
+                self.room_name.as_jstr(),
+                c.room_name
+            ));
         }
         if c.text.as_bytes() != MARK_TEXT_TRIMMED.as_bytes() {
             return Err(format!("message text changed: {:?}", c.text));
@@ -344,15 +372,24 @@ impl User {
             let k = self.sent + self.received;
             let expected = (k % u64::from(users)) as u32 + 1;
             if sender != expected {
-                return Err(format!("message {k} of the room came from Mark{sender}, expected Mark{expected}"));
+                return Err(format!(
+                    "message {k} of the room came from Mark{sender}, expected Mark{expected}"
+                ));
             }
         }
         let seq = self.received_from[sender as usize - 1];
         if seq >= u64::from(self.shared.load.count) {
-            return Err(format!("more than {} messages from Mark{sender}", self.shared.load.count));
+            return Err(format!(
+                "more than {} messages from Mark{sender}",
+                self.shared.load.count
+            ));
         }
         self.received_from[sender as usize - 1] += 1;
-        if let Some(us) = self.shared.stamps.latency_us(self.room, sender as usize - 1, seq) {
+        if let Some(us) = self
+            .shared
+            .stamps
+            .latency_us(self.room, sender as usize - 1, seq)
+        {
             let _ = self.result.latency.record(us);
         }
         Ok(())
@@ -366,7 +403,10 @@ impl User {
             .map(|i| format!("Mark{}: {} of {count}", i + 1, self.received_from[i]))
             .collect();
         if !short.is_empty() {
-            self.fail(ErrorKind::Validation, format!("missing messages ({})", short.join(", ")));
+            self.fail(
+                ErrorKind::Validation,
+                format!("missing messages ({})", short.join(", ")),
+            );
         }
     }
 
@@ -375,7 +415,11 @@ impl User {
         match action {
             Action::Nothing => true,
             Action::Enter => {
-                let profile = format!("This is the profile for {} in {}.", self.user_name.as_jstr(), self.room_name.as_jstr());
+                let profile = format!(
+                    "This is the profile for {} in {}.",
+                    self.user_name.as_jstr(),
+                    self.room_name.as_jstr()
+                );
                 let profile = JString::new(&profile).expect("ASCII");
                 let mut bytes = Vec::new();
                 EnterRoom {
@@ -411,7 +455,9 @@ impl User {
 
     /// Sends message number `self.sent` (already counted), stamping its send time.
     async fn send_chat(&mut self, stream: &mut TcpStream) -> bool {
-        self.shared.stamps.sent(self.room, self.number as usize - 1, self.sent - 1);
+        self.shared
+            .stamps
+            .sent(self.room, self.number as usize - 1, self.sent - 1);
         let packet = std::mem::take(&mut self.chat_packet);
         let ok = self.write(stream, &packet).await;
         self.chat_packet = packet;
@@ -430,8 +476,12 @@ impl User {
     async fn leave(&mut self, stream: &mut TcpStream) -> bool {
         self.leaving = true;
         let mut bytes = Vec::new();
-        ExitRoom { room_name: self.room_name.as_jstr(), user_name: self.user_name.as_jstr(), ..ExitRoom::default() }
-            .encode(&mut bytes);
+        ExitRoom {
+            room_name: self.room_name.as_jstr(),
+            user_name: self.user_name.as_jstr(),
+            ..ExitRoom::default()
+        }
+        .encode(&mut bytes);
         RoomList::default().encode(&mut bytes);
         self.write(stream, &bytes).await
     }
@@ -452,7 +502,11 @@ impl User {
     /// Counts an error and stops the run (a paced room cannot go on without one of its users).
     fn fail(&mut self, kind: ErrorKind, msg: String) {
         *self.result.errors.get_mut(kind) += 1;
-        let msg = format!("{} in {}: {msg}", self.user_name.as_jstr(), self.room_name.as_jstr());
+        let msg = format!(
+            "{} in {}: {msg}",
+            self.user_name.as_jstr(),
+            self.room_name.as_jstr()
+        );
         if let Some(tx) = self.entered.take() {
             let _ = tx.send(Err(msg.clone()));
         }
@@ -466,7 +520,8 @@ impl User {
 
     /// VolanoMark's `Math.random()` for the first pause, from a per-user xorshift (reproducible).
     fn random_fraction(&self) -> f64 {
-        let mut x = (self.room as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(self.number);
+        let mut x =
+            (self.room as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(self.number);
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
@@ -477,9 +532,15 @@ impl User {
 /// VolanoMark's `Access` request, with this client in the fields where Java reports its VM.
 fn access_request(room_name: &JString) -> Vec<u8> {
     let s = |text: &str| JString::new(text).expect("ASCII");
-    let (version, document_base, code_base) =
-        (s(APPLET_VERSION), s("http://www.volano.com/chat.html"), s("http://chat.volano.net/vcclient"));
-    let (vendor, java_version) = (s("wsbench"), s(concat!("bench-client ", env!("CARGO_PKG_VERSION"))));
+    let (version, document_base, code_base) = (
+        s(APPLET_VERSION),
+        s("http://www.volano.com/chat.html"),
+        s("http://chat.volano.net/vcclient"),
+    );
+    let (vendor, java_version) = (
+        s("wsbench"),
+        s(concat!("bench-client ", env!("CARGO_PKG_VERSION"))),
+    );
     let (os, arch) = (s(std::env::consts::OS), s(std::env::consts::ARCH));
     let mut out = Vec::new();
     Access {

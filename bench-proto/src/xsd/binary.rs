@@ -45,10 +45,14 @@ pub fn parse_hex(raw: &str) -> Result<Vec<u8>, XsdError> {
     if s.len() % 2 != 0 {
         return Err(XsdError::because("hexBinary", raw, "odd number of digits"));
     }
-    s.chunks_exact(2)
-        .map(|pair| Some(hex_value(pair[0])? << 4 | hex_value(pair[1])?))
-        .collect::<Option<Vec<u8>>>()
-        .ok_or_else(|| XsdError::new("hexBinary", raw))
+    let mut out = Vec::with_capacity(s.len() / 2);
+    for pair in s.chunks_exact(2) {
+        match (hex_value(pair[0]), hex_value(pair[1])) {
+            (Some(hi), Some(lo)) => out.push(hi << 4 | lo),
+            _ => return Err(XsdError::new("hexBinary", raw)),
+        }
+    }
+    Ok(out)
 }
 
 /// Appends `data` as upper-case hex (the canonical form).

@@ -27,9 +27,12 @@ pub fn collapse_bytes(b: &[u8]) -> &[u8] {
 /// Checks that `s` holds only characters allowed in an XML 1.0 document, so what we parse can always be
 /// written back as well-formed XML.
 pub fn check_chars(s: &str) -> Result<(), char> {
-    // The common case (no control bytes, no U+FFFE/U+FFFF) is one byte scan.
-    let bad_control = s.bytes().any(|b| b < 0x20 && !is_xml_space(b));
-    if !bad_control && !s.contains(['\u{FFFE}', '\u{FFFF}']) {
+    // One branch-free pass over the bytes: control characters other than whitespace, or 0xEF, the lead byte
+    // of U+FFFE/U+FFFF (and of many valid characters, which then take the slow path).
+    let suspicious = s.bytes().fold(false, |acc, b| {
+        acc | ((b < 0x20) & !is_xml_space(b)) | (b == 0xEF)
+    });
+    if !suspicious {
         return Ok(());
     }
     match s.chars().find(|&c| {

@@ -42,7 +42,7 @@ fn expand(line: &str, job: &Value) -> Vec<String> {
                 values.as_sequence().unwrap().iter().map(|v| v.as_str().unwrap().to_owned()).collect();
             lines = lines
                 .iter()
-                .flat_map(|l| values.iter().map(move |v| l.replace(&pattern, v)))
+                .flat_map(|l| values.iter().map(|v| l.replace(&pattern, v)).collect::<Vec<_>>())
                 .collect();
         }
     }

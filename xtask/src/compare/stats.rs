@@ -7,7 +7,11 @@ pub(crate) fn mean_sd(xs: &[f64]) -> Option<(f64, f64)> {
     }
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;
-    let var = if xs.len() > 1 { xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    let var = if xs.len() > 1 {
+        xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
     Some((mean, var.sqrt()))
 }
 
@@ -42,22 +46,31 @@ pub(crate) fn change(a: &[f64], b: &[f64]) -> Option<Change> {
         if se == 0.0 {
             return 0.0;
         }
-        let df = (va + vb).powi(2)
-            / (va * va / (a.len() - 1) as f64 + vb * vb / (b.len() - 1) as f64);
+        let df =
+            (va + vb).powi(2) / (va * va / (a.len() - 1) as f64 + vb * vb / (b.len() - 1) as f64);
         t975(df) * se
     });
-    Some(Change { a: ma, b: mb, diff: mb - ma, half_width })
+    Some(Change {
+        a: ma,
+        b: mb,
+        diff: mb - ma,
+        half_width,
+    })
 }
 
 /// The 97.5 % quantile of Student's t with `df` degrees of freedom (two-sided 95 %).
 fn t975(df: f64) -> f64 {
     const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     if !df.is_finite() || df >= 30.0 {
-        return if df.is_finite() && df < 120.0 { 2.0 } else { 1.96 };
+        return if df.is_finite() && df < 120.0 {
+            2.0
+        } else {
+            1.96
+        };
     }
     // Rounding df down is conservative (a wider interval).
     T[(df.floor() as usize).clamp(1, 30) - 1]

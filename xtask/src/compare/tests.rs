@@ -4,25 +4,41 @@ use crate::report::fixtures::{self, SWEEP_A_ALL, SWEEP_B_ALL};
 use crate::report::load::Run;
 
 fn sweep_runs(stamps: &[&str]) -> Vec<Run> {
-    stamps.iter().map(|s| Run::load(&fixtures::root().join("cxf-client-sweep").join(s)).unwrap()).collect()
+    stamps
+        .iter()
+        .map(|s| Run::load(&fixtures::root().join("cxf-client-sweep").join(s)).unwrap())
+        .collect()
 }
 
 /// The table row of `step`'s `metric` (step label only on the first metric row, so search from it).
 fn row<'a>(out: &'a str, step: &str, metric: &str) -> &'a str {
-    let from = out.find(&format!("| {step} |")).unwrap_or_else(|| panic!("no step {step} in\n{out}"));
-    out[from..].lines().find(|l| l.contains(&format!("| {metric} |"))).unwrap()
+    let from = out
+        .find(&format!("| {step} |"))
+        .unwrap_or_else(|| panic!("no step {step} in\n{out}"));
+    out[from..]
+        .lines()
+        .find(|l| l.contains(&format!("| {metric} |")))
+        .unwrap()
 }
 
 #[test]
 fn provenance_differences_come_first_in_words() {
     let out = super::compare(&sweep_runs(&SWEEP_A_ALL), &sweep_runs(&SWEEP_B_ALL));
     let steps_at = out.find("## Steps").unwrap();
-    let kernel = out.find("Different kernel: A Linux 6.1.0-28-amd64; B Linux 6.12.9-amd64.").expect(&out);
+    let kernel = out
+        .find("Different kernel: A Linux 6.1.0-28-amd64; B Linux 6.12.9-amd64.")
+        .expect(&out);
     let commit = out.find("Different commit: A 1f2e3d4c").expect(&out);
     assert!(kernel < steps_at && commit < steps_at);
-    assert!(out.contains("Same: scenario, scenario file, quick or full run"), "{out}");
+    assert!(
+        out.contains("Same: scenario, scenario file, quick or full run"),
+        "{out}"
+    );
     assert!(out.contains("CPU, "), "matching CPU is named: {out}");
-    assert!(!out.contains("started_at") && !out.contains("commands"), "times and argv are not differences");
+    assert!(
+        !out.contains("started_at") && !out.contains("commands"),
+        "times and argv are not differences"
+    );
 }
 
 #[test]
@@ -30,8 +46,20 @@ fn repeats_give_intervals_that_tell_change_from_noise() {
     let out = super::compare(&sweep_runs(&SWEEP_A_ALL), &sweep_runs(&SWEEP_B_ALL));
     // B's server saturates 8 % higher (18 400 vs 17 000 calls/s); one client is not server-bound.
     let saturated = row(&out, "clients=256", "throughput /s");
-    assert!(saturated.contains("(n=3)") && saturated.contains("(real)"), "{saturated}");
-    let pct: f64 = saturated.rsplit('|').nth(1).unwrap().trim().split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        saturated.contains("(n=3)") && saturated.contains("(real)"),
+        "{saturated}"
+    );
+    let pct: f64 = saturated
+        .rsplit('|')
+        .nth(1)
+        .unwrap()
+        .trim()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((5.0..11.0).contains(&pct), "{saturated}");
     let single = row(&out, "clients=1", "throughput /s");
     assert!(single.contains("(noise)"), "{single}");
@@ -39,7 +67,10 @@ fn repeats_give_intervals_that_tell_change_from_noise() {
 
 #[test]
 fn same_run_twice_matches_and_has_no_interval() {
-    let out = super::compare(&sweep_runs(&SWEEP_A_ALL[..1]), &sweep_runs(&SWEEP_A_ALL[..1]));
+    let out = super::compare(
+        &sweep_runs(&SWEEP_A_ALL[..1]),
+        &sweep_runs(&SWEEP_A_ALL[..1]),
+    );
     assert!(out.contains("Provenance matches"), "{out}");
     let r = row(&out, "clients=8", "p99 ms");
     assert!(r.contains("+0.0 % (n=1: no interval)"), "{r}");
@@ -50,7 +81,10 @@ fn mixed_repeats_are_flagged() {
     let mut a = sweep_runs(&SWEEP_A_ALL[..1]);
     a.extend(sweep_runs(&SWEEP_B_ALL[..1]));
     let out = super::compare(&a, &sweep_runs(&SWEEP_B_ALL));
-    assert!(out.contains("A's own runs differ in kernel, commit:"), "{out}");
+    assert!(
+        out.contains("A's own runs differ in kernel, commit:"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -61,7 +95,10 @@ fn chat_uses_its_scored_runs_and_other_scenarios_are_told_apart() {
     assert!(r.contains("(n=3)") && r.contains("(noise)"), "{r}");
 
     let out = super::compare(&sweep_runs(&SWEEP_A_ALL[..1]), &chat());
-    assert!(out.contains("Different scenario: A cxf-client-sweep; B volano-chat."), "{out}");
+    assert!(
+        out.contains("Different scenario: A cxf-client-sweep; B volano-chat."),
+        "{out}"
+    );
     assert!(out.contains("| clients=1 | | only in A |"), "{out}");
     assert!(out.contains("| rooms=1 | | only in B |"), "{out}");
 }

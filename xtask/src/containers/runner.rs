@@ -31,6 +31,7 @@ pub(crate) fn execute_steps(
     prov: &mut Provenance,
 ) -> anyhow::Result<()> {
     run.containers = true;
+    anyhow::ensure!(run.client_arch.is_none(), "--client-arch cannot be combined with a container run");
     let mut session = Session::start(sh, args)?;
     let outcome = steps(&mut session, plan, dir, run, prov);
     let info = session.build_info();
@@ -61,7 +62,7 @@ fn steps(session: &mut Session, plan: &Plan, dir: &Path, run: &mut RunDoc, prov:
     for instance in &plan.instances {
         let first = index;
         index += instance.steps.len();
-        let servers = match session.start_servers(&plan.server, instance.workers, 1) {
+        let servers = match session.start_servers(&plan.server, instance.workers, instance.servers as usize) {
             Ok(servers) => servers.to_vec(),
             Err(e) => {
                 super::interrupt::check()?;

@@ -62,7 +62,8 @@ mod tests {
     #[test]
     fn the_compose_file_tunes_like_run_containers() {
         let path = crate::project_root().join("containers/compose.yaml");
-        let compose: serde_yaml_ng::Value = serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut compose: serde_yaml_ng::Value = serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        compose.apply_merge().unwrap(); // `<<: *client`, as docker-compose reads it
         let services = compose["services"].as_mapping().unwrap();
         let server = &compose["services"]["server"];
         for (k, v) in SERVER_SYSCTLS {

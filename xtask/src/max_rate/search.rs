@@ -73,17 +73,32 @@ impl Config {
     pub(crate) fn judge(&self, rate: f64, m: &Measured) -> (bool, String) {
         let mut why = vec![];
         let total = m.ok + m.errors;
-        let err_ratio = if total == 0 { 1.0 } else { m.errors as f64 / total as f64 };
+        let err_ratio = if total == 0 {
+            1.0
+        } else {
+            m.errors as f64 / total as f64
+        };
         if total == 0 {
             why.push("no calls completed".to_string());
         } else if err_ratio > self.max_error_ratio {
-            why.push(format!("{} failed calls ({:.2} %)", m.errors, err_ratio * 100.0));
+            why.push(format!(
+                "{} failed calls ({:.2} %)",
+                m.errors,
+                err_ratio * 100.0
+            ));
         }
         if m.achieved < rate * self.min_achieved {
-            why.push(format!("achieved {:.0}/s of {rate:.0}/s offered", m.achieved));
+            why.push(format!(
+                "achieved {:.0}/s of {rate:.0}/s offered",
+                m.achieved
+            ));
         }
         if m.p99_us > self.slo_p99_us {
-            why.push(format!("p99 {:.2} ms over the {:.2} ms SLO", m.p99_us as f64 / 1000.0, self.slo_p99_us as f64 / 1000.0));
+            why.push(format!(
+                "p99 {:.2} ms over the {:.2} ms SLO",
+                m.p99_us as f64 / 1000.0,
+                self.slo_p99_us as f64 / 1000.0
+            ));
         }
         (why.is_empty(), why.join("; "))
     }
@@ -98,7 +113,13 @@ pub(crate) fn search(
     let mut probe = |rate: f64, phase: Phase, probes: &mut Vec<Probe>| -> anyhow::Result<bool> {
         let measured = run_probe(rate, phase)?;
         let (pass, reason) = cfg.judge(rate, &measured);
-        probes.push(Probe { phase, rate, measured, pass, reason });
+        probes.push(Probe {
+            phase,
+            rate,
+            measured,
+            pass,
+            reason,
+        });
         Ok(pass)
     };
     let round = |r: f64| r.round().max(1.0);
@@ -180,14 +201,25 @@ pub(crate) fn search(
             cfg.confirm,
             if cfg.confirm == 1 { "" } else { "s" }
         ),
-        (Some(b), None) => format!("{b:.0}/s sustained: the cap (--max {:.0}) was reached, the limit is higher.", cfg.max),
+        (Some(b), None) => format!(
+            "{b:.0}/s sustained: the cap (--max {:.0}) was reached, the limit is higher.",
+            cfg.max
+        ),
         (None, _) if probes.len() >= cfg.max_probes => {
-            format!("No confirmed rate within {} probes (--max-probes).", cfg.max_probes)
+            format!(
+                "No confirmed rate within {} probes (--max-probes).",
+                cfg.max_probes
+            )
         }
         (None, Some(_)) => format!("Not even {floor:.0}/s met the SLO."),
         (None, None) => "No probe ran.".into(),
     };
-    Ok(Outcome { best: lo, failed_at, probes, verdict })
+    Ok(Outcome {
+        best: lo,
+        failed_at,
+        probes,
+        verdict,
+    })
 }
 
 #[cfg(test)]
@@ -212,7 +244,12 @@ mod tests {
         move |rate, _| {
             let achieved = rate.min(capacity);
             let p99_us = if rate <= capacity { 2_000 } else { 900_000 };
-            Ok(Measured { achieved, p99_us, ok: (achieved * 10.0) as u64, errors: 0 })
+            Ok(Measured {
+                achieved,
+                p99_us,
+                ok: (achieved * 10.0) as u64,
+                errors: 0,
+            })
         }
     }
 
@@ -220,16 +257,33 @@ mod tests {
     fn finds_the_capacity_within_precision_and_confirms_it() {
         let out = search(&cfg(), server(12_345.0)).unwrap();
         let best = out.best.unwrap();
-        assert!(best <= 12_345.0 && best >= 12_345.0 / 1.05, "{best}");
+        assert!((12_345.0 / 1.05..=12_345.0).contains(&best), "{best}");
         assert!(out.failed_at.unwrap() > 12_345.0);
-        let ramp: Vec<f64> = out.probes.iter().filter(|p| p.phase == Phase::Ramp).map(|p| p.rate).collect();
+        let ramp: Vec<f64> = out
+            .probes
+            .iter()
+            .filter(|p| p.phase == Phase::Ramp)
+            .map(|p| p.rate)
+            .collect();
         assert_eq!(ramp, [1000.0, 2000.0, 4000.0, 8000.0, 16000.0]);
-        let confirms: Vec<&Probe> = out.probes.iter().filter(|p| p.phase == Phase::Confirm).collect();
+        let confirms: Vec<&Probe> = out
+            .probes
+            .iter()
+            .filter(|p| p.phase == Phase::Confirm)
+            .collect();
         assert_eq!(confirms.len(), 2);
         assert!(confirms.iter().all(|p| p.pass && p.rate == best));
-        assert!(out.verdict.starts_with(&format!("{best:.0}/s sustained")), "{}", out.verdict);
+        assert!(
+            out.verdict.starts_with(&format!("{best:.0}/s sustained")),
+            "{}",
+            out.verdict
+        );
         let failed = out.probes.iter().find(|p| !p.pass).unwrap();
-        assert!(failed.reason.contains("over the 10.00 ms SLO"), "{}", failed.reason);
+        assert!(
+            failed.reason.contains("over the 10.00 ms SLO"),
+            "{}",
+            failed.reason
+        );
     }
 
     #[test]
@@ -240,24 +294,59 @@ mod tests {
         let probe = move |rate: f64, phase: Phase| {
             if rate > 10_000.0 && rate < 12_000.0 && !seen_lucky {
                 seen_lucky = true;
-                return Ok(Measured { achieved: rate, p99_us: 2_000, ok: 1000, errors: 0 });
+                return Ok(Measured {
+                    achieved: rate,
+                    p99_us: 2_000,
+                    ok: 1000,
+                    errors: 0,
+                });
             }
             inner(rate, phase)
         };
         let out = search(&cfg(), probe).unwrap();
         let best = out.best.unwrap();
         assert!(best <= 10_000.0, "{best} {:#?}", out.probes);
-        assert!(out.probes.iter().any(|p| p.phase == Phase::Confirm && !p.pass));
+        assert!(out
+            .probes
+            .iter()
+            .any(|p| p.phase == Phase::Confirm && !p.pass));
     }
 
     #[test]
     fn errors_and_shortfall_fail_a_probe() {
         let c = cfg();
-        let (pass, why) = c.judge(1000.0, &Measured { achieved: 1000.0, p99_us: 100, ok: 9990, errors: 10 });
+        let (pass, why) = c.judge(
+            1000.0,
+            &Measured {
+                achieved: 1000.0,
+                p99_us: 100,
+                ok: 9990,
+                errors: 10,
+            },
+        );
         assert!(!pass && why.contains("10 failed calls"), "{why}");
-        let (pass, why) = c.judge(1000.0, &Measured { achieved: 900.0, p99_us: 100, ok: 9000, errors: 0 });
+        let (pass, why) = c.judge(
+            1000.0,
+            &Measured {
+                achieved: 900.0,
+                p99_us: 100,
+                ok: 9000,
+                errors: 0,
+            },
+        );
         assert!(!pass && why.contains("achieved 900/s"), "{why}");
-        assert!(c.judge(1000.0, &Measured { achieved: 990.0, p99_us: 100, ok: 9900, errors: 0 }).0);
+        assert!(
+            c.judge(
+                1000.0,
+                &Measured {
+                    achieved: 990.0,
+                    p99_us: 100,
+                    ok: 9900,
+                    errors: 0
+                }
+            )
+            .0
+        );
     }
 
     #[test]
@@ -265,7 +354,10 @@ mod tests {
         let out = search(&cfg(), server(5.0)).unwrap();
         assert_eq!(out.best, None);
         assert!(out.verdict.starts_with("Not even"), "{}", out.verdict);
-        let capped = Config { max: 4000.0, ..cfg() };
+        let capped = Config {
+            max: 4000.0,
+            ..cfg()
+        };
         let out = search(&capped, server(1e9)).unwrap();
         assert_eq!(out.best, Some(4000.0));
         assert!(out.verdict.contains("cap"), "{}", out.verdict);
@@ -273,7 +365,10 @@ mod tests {
 
     #[test]
     fn probe_budget_is_respected() {
-        let tight = Config { max_probes: 6, ..cfg() };
+        let tight = Config {
+            max_probes: 6,
+            ..cfg()
+        };
         let out = search(&tight, server(12_345.0)).unwrap();
         assert!(out.probes.len() <= 6);
         assert_eq!(out.best, None);

@@ -23,7 +23,11 @@ pub(crate) fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec
     let mut plots: Vec<(&str, Plot, String)> = vec![];
     let swept = curves.iter().any(|c| !c.points.is_empty());
     if swept {
-        plots.push(("throughput.svg", throughput(run, axis, curves), throughput_caption(run, curves)));
+        plots.push((
+            "throughput.svg",
+            throughput(run, axis, curves),
+            throughput_caption(run, curves),
+        ));
         if !run.is_chat() {
             plots.push((
                 "per-client.svg",
@@ -38,23 +42,41 @@ pub(crate) fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec
                 "Megabytes of XML per second, request and response bodies together (the T2000 seed's measure).".into(),
             ));
         }
-        plots.push(("latency.svg", latency(run, axis, curves), latency_caption(run)));
+        plots.push((
+            "latency.svg",
+            latency(run, axis, curves),
+            latency_caption(run),
+        ));
     }
-    plots.push(("latency-distribution.svg", distribution(run)?, distribution_caption(run)));
+    plots.push((
+        "latency-distribution.svg",
+        distribution(run)?,
+        distribution_caption(run),
+    ));
     plots.push(("cpu.svg", cpu(run), cpu_caption(run)));
-    plots.push(("server-rss.svg", rss(run), "Resident memory of the server process, sampled once a second.".into()));
+    plots.push((
+        "server-rss.svg",
+        rss(run),
+        "Resident memory of the server process, sampled once a second.".into(),
+    ));
     plots
         .into_iter()
         .filter(|(_, p, _)| p.has_data())
         .map(|(file, plot, caption)| {
-            Ok(Chart { file: file.to_string(), caption, svg: plot.to_svg()? })
+            Ok(Chart {
+                file: file.to_string(),
+                caption,
+                svg: plot.to_svg()?,
+            })
         })
         .collect()
 }
 
 fn x_scale(axis: Axis, curves: &[Curve]) -> Scale {
     let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
-    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+        (lo.min(x), hi.max(x))
+    });
     let ratio = if lo > 0.0 { hi / lo } else { 0.0 };
     match axis {
         Axis::Clients if ratio >= 8.0 => Scale::Log(2.0),
@@ -84,12 +106,24 @@ fn colour(i: usize) -> RGBColor {
 
 /// Published figures of the given metrics, one reference per (metric, label), scaled by `factor`.
 fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Reference> {
-    const REF_COLOURS: [RGBColor; 4] =
-        [INK, RGBColor(0x9b, 0x1c, 0x1c), RGBColor(0x1b, 0x5e, 0x20), RGBColor(0x4a, 0x14, 0x8c)];
+    const REF_COLOURS: [RGBColor; 4] = [
+        INK,
+        RGBColor(0x9b, 0x1c, 0x1c),
+        RGBColor(0x1b, 0x5e, 0x20),
+        RGBColor(0x4a, 0x14, 0x8c),
+    ];
     const MARKERS: [Marker; 3] = [Marker::Diamond, Marker::Triangle, Marker::Cross];
     let mut groups: Vec<(String, String, Vec<&Published>)> = vec![];
-    for p in run.manifest.published.iter().filter(|p| metrics.contains(&p.metric.as_str())) {
-        match groups.iter_mut().find(|g| g.0 == p.metric && g.1 == p.label) {
+    for p in run
+        .manifest
+        .published
+        .iter()
+        .filter(|p| metrics.contains(&p.metric.as_str()))
+    {
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == p.metric && g.1 == p.label)
+        {
             Some(g) => g.2.push(p),
             None => groups.push((p.metric.clone(), p.label.clone(), vec![p])),
         }
@@ -98,8 +132,14 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
         .into_iter()
         .enumerate()
         .map(|(i, (metric, label, ps))| {
-            let (points, levels): (Vec<_>, Vec<_>) = ps.iter().copied().partition(|p| axis.published_value(p).is_some());
-            let source = ps.first().map(|p| short_source(&p.source)).unwrap_or_default();
+            let (points, levels): (Vec<_>, Vec<_>) = ps
+                .iter()
+                .copied()
+                .partition(|p| axis.published_value(p).is_some());
+            let source = ps
+                .first()
+                .map(|p| short_source(&p.source))
+                .unwrap_or_default();
             let what = match metric.as_str() {
                 "mean_latency_ms" => " mean",
                 "p99_latency_ms" => " p99",
@@ -125,7 +165,9 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
 /// `000_9511573ff911d3e0.txt` → `seed 000`; other sources as they are.
 pub(crate) fn short_source(source: &str) -> String {
     match source.split_once('_') {
-        Some((n, _)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => format!("seed {n}"),
+        Some((n, _)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("seed {n}")
+        }
         _ => source.to_string(),
     }
 }
@@ -135,7 +177,11 @@ fn knee_marks(axis: Axis, curves: &[Curve]) -> Vec<(f64, String)> {
         .iter()
         .filter_map(|c| {
             let k = c.knee?;
-            let who = if curves.len() > 1 { format!(" ({})", c.name) } else { String::new() };
+            let who = if curves.len() > 1 {
+                format!(" ({})", c.name)
+            } else {
+                String::new()
+            };
             Some((k.x, format!("knee: {} {}{who}", fmt_x(k.x), axis.name())))
         })
         .collect()
@@ -149,7 +195,11 @@ fn throughput(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     };
     let mut p = base_plot(title, axis, curves, y);
     for (i, c) in curves.iter().enumerate() {
-        p.lines.push(Line::new(c.name.clone(), c.points.iter().map(|q| (q.0, q.1)).collect(), colour(i)));
+        p.lines.push(Line::new(
+            c.name.clone(),
+            c.points.iter().map(|q| (q.0, q.1)).collect(),
+            colour(i),
+        ));
     }
     p.references = references(run, axis, metrics, 1.0);
     p.vmarks = knee_marks(axis, curves);
@@ -174,8 +224,13 @@ fn throughput_caption(run: &Run, curves: &[Curve]) -> String {
 fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     let mut p = base_plot("Throughput per client", axis, curves, "calls/s per client");
     for (i, c) in curves.iter().enumerate() {
-        let pts = c.steps.iter().zip(&c.points).filter_map(|(&s, q)| Some((q.0, run.steps[s].per_client()?)));
-        p.lines.push(Line::new(c.name.clone(), pts.collect(), colour(i)));
+        let pts = c
+            .steps
+            .iter()
+            .zip(&c.points)
+            .filter_map(|(&s, q)| Some((q.0, run.steps[s].per_client()?)));
+        p.lines
+            .push(Line::new(c.name.clone(), pts.collect(), colour(i)));
     }
     p.references = references(run, axis, &["per_client_per_s"], 1.0);
     p
@@ -183,18 +238,36 @@ fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
 
 /// Whether MB/s matters for this run: published MB/s figures or sized messages.
 pub(crate) fn wants_mb(run: &Run) -> bool {
-    let published = run.manifest.published.iter().any(|p| p.metric.ends_with("_mb_per_s"));
-    let sized = run.steps.iter().any(|s| s.doc.as_ref().is_ok_and(|d| d.params.message_size.is_some()));
+    let published = run
+        .manifest
+        .published
+        .iter()
+        .any(|p| p.metric.ends_with("_mb_per_s"));
+    let sized = run.steps.iter().any(|s| {
+        s.doc
+            .as_ref()
+            .is_ok_and(|d| d.params.message_size.is_some())
+    });
     published || sized
 }
 
 fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     let mut p = base_plot("XML throughput", axis, curves, "MB/s (sent + received)");
     for (i, c) in curves.iter().enumerate() {
-        let pts = c.steps.iter().zip(&c.points).filter_map(|(&s, q)| Some((q.0, run.steps[s].xml_mb_per_s()?)));
-        p.lines.push(Line::new(c.name.clone(), pts.collect(), colour(i)));
+        let pts = c
+            .steps
+            .iter()
+            .zip(&c.points)
+            .filter_map(|(&s, q)| Some((q.0, run.steps[s].xml_mb_per_s()?)));
+        p.lines
+            .push(Line::new(c.name.clone(), pts.collect(), colour(i)));
     }
-    p.references = references(run, axis, &["xml_mb_per_s", "received_mb_per_s", "sent_mb_per_s"], 1.0);
+    p.references = references(
+        run,
+        axis,
+        &["xml_mb_per_s", "received_mb_per_s", "sent_mb_per_s"],
+        1.0,
+    );
     p
 }
 
@@ -210,7 +283,11 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
             .zip(&c.points)
             .filter_map(|(&s, q)| {
                 let st = &run.steps[s];
-                let l = if uncorrected { st.uncorrected()? } else { st.latency()? };
+                let l = if uncorrected {
+                    st.uncorrected()?
+                } else {
+                    st.latency()?
+                };
                 Some((q.0, ms(pick(l))))
             })
             .filter(|q| q.1 > 0.0)
@@ -226,17 +303,34 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
             ("max", |l| l.max as f64),
         ];
         for (i, (name, pick)) in picks.into_iter().enumerate() {
-            p.lines.push(Line::new(name, series(c, pick, false), colour(i)));
+            p.lines
+                .push(Line::new(name, series(c, pick, false), colour(i)));
         }
-        p.lines.push(Line::new("mean", series(c, |l| l.mean, false), INK).dashed());
+        p.lines
+            .push(Line::new("mean", series(c, |l| l.mean, false), INK).dashed());
         let unc = series(c, |l| l.p99 as f64, true);
         if !unc.is_empty() {
-            p.lines.push(Line::new("p99 uncorrected (service time only)", unc, colour(2)).dashed().no_dots());
+            p.lines.push(
+                Line::new("p99 uncorrected (service time only)", unc, colour(2))
+                    .dashed()
+                    .no_dots(),
+            );
         }
     } else {
         for (i, c) in curves.iter().enumerate() {
-            p.lines.push(Line::new(format!("{} p50", c.name), series(c, |l| l.p50 as f64, false), colour(i)));
-            p.lines.push(Line::new(format!("{} p99", c.name), series(c, |l| l.p99 as f64, false), colour(i)).dashed());
+            p.lines.push(Line::new(
+                format!("{} p50", c.name),
+                series(c, |l| l.p50 as f64, false),
+                colour(i),
+            ));
+            p.lines.push(
+                Line::new(
+                    format!("{} p99", c.name),
+                    series(c, |l| l.p99 as f64, false),
+                    colour(i),
+                )
+                .dashed(),
+            );
         }
     }
     p.references = references(run, axis, &["mean_latency_ms", "p99_latency_ms"], 1.0);
@@ -256,12 +350,22 @@ fn latency_caption(run: &Run) -> String {
 
 /// HdrHistogram percentile plot: x is 1/(1-p) on a log scale, labelled as the percentile.
 fn distribution(run: &Run) -> anyhow::Result<Plot> {
-    let mut p = Plot::new("Latency distribution", "percentile", "latency (ms, log scale)");
+    let mut p = Plot::new(
+        "Latency distribution",
+        "percentile",
+        "latency (ms, log scale)",
+    );
     p.x_scale = Scale::Log(10.0);
     p.y_scale = Scale::Log(10.0);
     p.x_fmt = fmt_percentile;
-    let with_hist: Vec<usize> =
-        (0..run.steps.len()).filter(|&i| run.steps[i].doc.as_ref().is_ok_and(|d| !d.histograms.corrected.is_empty())).collect();
+    let with_hist: Vec<usize> = (0..run.steps.len())
+        .filter(|&i| {
+            run.steps[i]
+                .doc
+                .as_ref()
+                .is_ok_and(|d| !d.histograms.corrected.is_empty())
+        })
+        .collect();
     let shown = thin(&with_hist, 10);
     let mut any_uncorrected = false;
     for (n, &i) in shown.iter().enumerate() {
@@ -270,19 +374,30 @@ fn distribution(run: &Run) -> anyhow::Result<Plot> {
         let color = if shown.len() == 1 {
             PALETTE[0]
         } else {
-            let c = ViridisRGB::get_color_normalized(n as f64, 0.0, (shown.len() - 1) as f64 / 0.85);
+            let c =
+                ViridisRGB::get_color_normalized(n as f64, 0.0, (shown.len() - 1) as f64 / 0.85);
             RGBColor(c.0, c.1, c.2)
         };
         if let Some(h) = corrected {
-            p.lines.push(Line::new(step.meta.label.clone(), percentile_curve(&h), color).no_dots());
+            p.lines
+                .push(Line::new(step.meta.label.clone(), percentile_curve(&h), color).no_dots());
         }
         if let Some(h) = uncorrected {
             any_uncorrected = true;
-            p.lines.push(Line::new(String::new(), percentile_curve(&h), color).dashed().no_dots().unlisted());
+            p.lines.push(
+                Line::new(String::new(), percentile_curve(&h), color)
+                    .dashed()
+                    .no_dots()
+                    .unlisted(),
+            );
         }
     }
     if any_uncorrected {
-        p.notes.push(Note { text: "dashed: uncorrected (service time only)".into(), color: GREY, dashed: true });
+        p.notes.push(Note {
+            text: "dashed: uncorrected (service time only)".into(),
+            color: GREY,
+            dashed: true,
+        });
     }
     if shown.len() < with_hist.len() {
         p.notes.push(Note {
@@ -310,8 +425,9 @@ fn thin(items: &[usize], max: usize) -> Vec<usize> {
     if items.len() <= max || max < 2 {
         return items.to_vec();
     }
-    let mut out: Vec<usize> =
-        (0..max).map(|k| items[(k * (items.len() - 1) + (max - 1) / 2) / (max - 1)]).collect();
+    let mut out: Vec<usize> = (0..max)
+        .map(|k| items[(k * (items.len() - 1) + (max - 1) / 2) / (max - 1)])
+        .collect();
     out.dedup();
     out
 }
@@ -320,7 +436,12 @@ fn percentile_curve(h: &hdrhistogram::Histogram<u64>) -> Vec<(f64, f64)> {
     h.iter_quantiles(4)
         .filter_map(|v| {
             let q = v.quantile_iterated_to();
-            (q < 1.0).then(|| (1.0 / (1.0 - q), h.highest_equivalent(v.value_iterated_to()) as f64 / 1000.0))
+            (q < 1.0).then(|| {
+                (
+                    1.0 / (1.0 - q),
+                    h.highest_equivalent(v.value_iterated_to()) as f64 / 1000.0,
+                )
+            })
         })
         .filter(|&(_, y)| y > 0.0)
         .collect()
@@ -354,20 +475,30 @@ fn timeline(run: &Run) -> Vec<(f64, usize)> {
 fn step_marks(run: &Run, axis: Axis, tl: &[(f64, usize)]) -> Vec<(f64, String)> {
     tl.iter()
         .map(|&(t0, i)| {
-            let x = axis.value(i, &run.steps[i].meta).map(fmt_x).unwrap_or_else(|| run.steps[i].meta.id.clone());
+            let x = axis
+                .value(i, &run.steps[i].meta)
+                .map(fmt_x)
+                .unwrap_or_else(|| run.steps[i].meta.id.clone());
             (t0, x)
         })
         .collect()
 }
 
 fn timeline_x_desc(axis: Axis) -> String {
-    format!("time (s), steps end to end; dashed lines start each step, labelled by {}", axis.name())
+    format!(
+        "time (s), steps end to end; dashed lines start each step, labelled by {}",
+        axis.name()
+    )
 }
 
 fn cpu(run: &Run) -> Plot {
     let axis = run.axis();
     let tl = timeline(run);
-    let mut p = Plot::new("CPU (whole machine)", timeline_x_desc(axis), "% of all CPUs");
+    let mut p = Plot::new(
+        "CPU (whole machine)",
+        timeline_x_desc(axis),
+        "% of all CPUs",
+    );
     p.y_range = Some((0.0, 100.0));
     p.vmark_color = GREY;
     let mut user = vec![];
@@ -381,7 +512,8 @@ fn cpu(run: &Run) -> Plot {
             idle.push((t, (s.user_pct + s.sys_pct + s.idle_pct).min(100.0)));
         }
     }
-    p.areas.push(Line::new("idle", idle, RGBColor(0xdd, 0xdd, 0xdd)));
+    p.areas
+        .push(Line::new("idle", idle, RGBColor(0xdd, 0xdd, 0xdd)));
     p.areas.push(Line::new("sys", sys, PALETTE[1]));
     p.areas.push(Line::new("user", user, PALETTE[0]));
     p.vmarks = step_marks(run, axis, &tl);
@@ -405,10 +537,14 @@ fn rss(run: &Run) -> Plot {
     let pts: Vec<(f64, f64)> = tl
         .iter()
         .flat_map(|&(t0, i)| {
-            run.steps[i].samples().iter().filter_map(move |s| Some((t0 + s.t_s, s.server_rss_kb? as f64 / 1024.0)))
+            run.steps[i]
+                .samples()
+                .iter()
+                .filter_map(move |s| Some((t0 + s.t_s, s.server_rss_kb? as f64 / 1024.0)))
         })
         .collect();
-    p.lines.push(Line::new("server RSS", pts, PALETTE[4]).no_dots());
+    p.lines
+        .push(Line::new("server RSS", pts, PALETTE[4]).no_dots());
     p.vmarks = step_marks(run, axis, &tl);
     p
 }

@@ -10,8 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use bench_proto::results::{
-    ChatParams, ChatResults, ChatRun, ClientStats, Counts, ErrorCounts, Mode, Params, ResultsDoc, SystemBlock,
-    SystemSample, Tool,
+    ChatParams, ChatResults, ChatRun, ClientStats, Counts, ErrorCounts, Mode, Params, ResultsDoc,
+    SystemBlock, SystemSample, Tool,
 };
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
@@ -26,8 +26,10 @@ pub(crate) fn sweep_a() -> PathBuf {
 }
 
 /// The A repeats, comma-joined as `compare` takes them.
-pub(crate) const SWEEP_A_ALL: [&str; 3] = ["20260301T100000Z", "20260301T110000Z", "20260301T120000Z"];
-pub(crate) const SWEEP_B_ALL: [&str; 3] = ["20260302T100000Z", "20260302T110000Z", "20260302T120000Z"];
+pub(crate) const SWEEP_A_ALL: [&str; 3] =
+    ["20260301T100000Z", "20260301T110000Z", "20260301T120000Z"];
+pub(crate) const SWEEP_B_ALL: [&str; 3] =
+    ["20260302T100000Z", "20260302T110000Z", "20260302T120000Z"];
 
 pub(crate) fn open_loop() -> PathBuf {
     root().join("cxf-rate-sweep/20260303T100000Z")
@@ -69,7 +71,12 @@ fn latency_histogram(rng: &mut Rng, count: u64, mean_us: f64) -> Histogram<u64> 
 
 /// As [`latency_histogram`]; with `Some(backlog_us)` the first histogram is the corrected one (each
 /// call also waited behind a backlog averaging `backlog_us`) and the second the uncorrected one.
-fn latency_histograms(rng: &mut Rng, count: u64, mean_us: f64, backlog_us: Option<f64>) -> (Histogram<u64>, Option<Histogram<u64>>) {
+fn latency_histograms(
+    rng: &mut Rng,
+    count: u64,
+    mean_us: f64,
+    backlog_us: Option<f64>,
+) -> (Histogram<u64>, Option<Histogram<u64>>) {
     let new = bench_proto::results::new_histogram;
     let (mut corrected, mut uncorrected) = (new(), new());
     let samples = count.clamp(1, 20_000);
@@ -80,7 +87,11 @@ fn latency_histograms(rng: &mut Rng, count: u64, mean_us: f64, backlog_us: Optio
         if rng.unit() < 0.005 {
             v *= 3.0 + 7.0 * rng.unit();
         }
-        let w = if i == 0 { weight + count % samples } else { weight };
+        let w = if i == 0 {
+            weight + count % samples
+        } else {
+            weight
+        };
         let v = (v.round() as u64).max(1);
         match backlog_us {
             None => corrected.record_n(v, w).unwrap(),
@@ -95,13 +106,27 @@ fn latency_histograms(rng: &mut Rng, count: u64, mean_us: f64, backlog_us: Optio
 }
 
 /// `provenance.json` as `cargo xtask run` writes it (`crate::provenance::Provenance`).
-fn provenance(scenario: &str, commit: &str, kernel: &str, started: &str, clients: &[(String, String)]) -> Value {
+fn provenance(
+    scenario: &str,
+    commit: &str,
+    kernel: &str,
+    started: &str,
+    clients: &[(String, String)],
+) -> Value {
     let client: serde_json::Map<String, Value> = clients
         .iter()
         .map(|(id, args)| {
-            let mut argv = vec!["taskset".to_string(), "-c".into(), "1".into(), "target/release/bench-client".into()];
+            let mut argv = vec![
+                "taskset".to_string(),
+                "-c".into(),
+                "1".into(),
+                "target/release/bench-client".into(),
+            ];
             argv.extend(args.split_whitespace().map(str::to_string));
-            argv.extend(["--json".into(), format!("results/{scenario}/x/steps/{id}.json")]);
+            argv.extend([
+                "--json".into(),
+                format!("results/{scenario}/x/steps/{id}.json"),
+            ]);
             (id.clone(), json!(argv))
         })
         .collect();
@@ -155,7 +180,10 @@ fn samples(rng: &mut Rng, seconds: u32, user: f64, sys: f64, rss_kb: f64) -> Sys
 /// A stand-in for the scenario file's hash: distinct per scenario, stable.
 fn sha256(scenario: &str) -> String {
     use sha2::Digest as _;
-    sha2::Sha256::digest(scenario.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    sha2::Sha256::digest(scenario.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn round1(v: f64) -> f64 {
@@ -187,12 +215,18 @@ struct Measured<'a> {
 fn results_doc(step: &StepSpec, started: &str, m: Measured<'_>) -> ResultsDoc {
     let mut warnings = vec![];
     if m.client_cpu > 0.9 {
-        warnings.push(format!("client CPU at {:.0}%: the client may be the bottleneck", m.client_cpu * 100.0));
+        warnings.push(format!(
+            "client CPU at {:.0}%: the client may be the bottleneck",
+            m.client_cpu * 100.0
+        ));
     }
     let mut doc = ResultsDoc {
         schema: bench_proto::results::SCHEMA.to_string(),
         partial: false,
-        tool: Tool { name: "bench-client".into(), version: "0.1.0".into() },
+        tool: Tool {
+            name: "bench-client".into(),
+            version: "0.1.0".into(),
+        },
         label: Some(step.label.clone()),
         started_at: started.to_string(),
         mode: Mode::Soap,
@@ -252,8 +286,19 @@ fn step_entry(spec: &StepSpec, status: &str, workers: u32) -> Value {
 }
 
 /// `run.json` as `cargo xtask run` writes it (`crate::rundoc::RunDoc`).
-fn run_doc(scenario: &str, description: &str, seed: &str, started: &str, steps: Vec<Value>, published: Vec<Value>) -> Value {
-    let status = if steps.iter().all(|s| s["status"] == "ok") { "ok" } else { "errors" };
+fn run_doc(
+    scenario: &str,
+    description: &str,
+    seed: &str,
+    started: &str,
+    steps: Vec<Value>,
+    published: Vec<Value>,
+) -> Value {
+    let status = if steps.iter().all(|s| s["status"] == "ok") {
+        "ok"
+    } else {
+        "errors"
+    };
     json!({
         "schema": "wsbench.run/v1", "scenario": scenario, "description": description,
         "reproduces": "a sweep from the seed's figures", "seed": seed,
@@ -301,11 +346,17 @@ fn write_json<T: serde::Serialize>(path: &Path, v: &T) {
 }
 
 fn client_args(spec: &StepSpec) -> (String, String) {
-    let mut args = format!("--url http://127.0.0.1:41233 --operation {} --clients {}", spec.operation, spec.clients);
+    let mut args = format!(
+        "--url http://127.0.0.1:41233 --operation {} --clients {}",
+        spec.operation, spec.clients
+    );
     if let Some(r) = spec.rate {
         args.push_str(&format!(" --rate {r}"));
     }
-    args.push_str(&format!(" --duration 10s --warmup 2s --label {} --monitor-pid 4242", spec.label));
+    args.push_str(&format!(
+        " --duration 10s --warmup 2s --label {} --monitor-pid 4242",
+        spec.label
+    ));
     (spec.id.clone(), args)
 }
 
@@ -323,7 +374,10 @@ fn write_sweep(dir: &Path, seed: u64, capacity: f64, commit: &str, kernel: &str,
             operation: "echoComplexTypeDoc",
         };
         let unloaded = 4000.0 * c as f64;
-        let t = rng.jitter(unloaded.min(capacity) * (1.0 - 0.02 * (c as f64).log2().max(0.0) / 8.0), 0.015);
+        let t = rng.jitter(
+            unloaded.min(capacity) * (1.0 - 0.02 * (c as f64).log2().max(0.0) / 8.0),
+            0.015,
+        );
         let elapsed = 10.0 + rng.unit() * 0.01;
         let ok = (t * elapsed) as u64;
         let h = latency_histogram(&mut rng, ok, c as f64 / t * 1e6);
@@ -334,18 +388,37 @@ fn write_sweep(dir: &Path, seed: u64, capacity: f64, commit: &str, kernel: &str,
             errors: ErrorCounts::default(),
             corrected: &h,
             uncorrected: None,
-            system: samples(&mut rng, 10, 8.0 + 30.0 * load, 10.0 + 50.0 * load, 9000.0 + 60.0 * c as f64),
+            system: samples(
+                &mut rng,
+                10,
+                8.0 + 30.0 * load,
+                10.0 + 50.0 * load,
+                9000.0 + 60.0 * c as f64,
+            ),
             msg_bytes: (1830, 1968),
             client_cpu: 0.3 + 0.68 * load,
         };
-        write_json(&dir.join(format!("steps/{}.json", spec.id)), &results_doc(&spec, started, m));
+        write_json(
+            &dir.join(format!("steps/{}.json", spec.id)),
+            &results_doc(&spec, started, m),
+        );
         steps.push(step_entry(&spec, "ok", 1));
         argv.push(client_args(&spec));
     }
     let description = "CXF echoComplexTypeDoc, closed loop, client count swept 1…256 (the seed's quick-test table)";
-    let run = run_doc("cxf-client-sweep", description, "000_9511573ff911d3e0.txt", started, steps, cxf_published());
+    let run = run_doc(
+        "cxf-client-sweep",
+        description,
+        "000_9511573ff911d3e0.txt",
+        started,
+        steps,
+        cxf_published(),
+    );
     write_json(&dir.join("run.json"), &run);
-    write_json(&dir.join("provenance.json"), &provenance("cxf-client-sweep", commit, kernel, started, &argv));
+    write_json(
+        &dir.join("provenance.json"),
+        &provenance("cxf-client-sweep", commit, kernel, started, &argv),
+    );
 }
 
 /// An open-loop rate sweep past saturation: queueing shows in corrected latency only.
@@ -354,7 +427,10 @@ fn write_rate_sweep(dir: &Path) {
     let capacity = 17_000.0;
     let started = "2026-03-03T10:00:00Z";
     let (mut steps, mut argv) = (vec![], vec![]);
-    for (i, rate) in [2000.0, 6000.0, 10000.0, 14000.0, 16000.0, 18000.0, 22000.0].into_iter().enumerate() {
+    for (i, rate) in [2000.0, 6000.0, 10000.0, 14000.0, 16000.0, 18000.0, 22000.0]
+        .into_iter()
+        .enumerate()
+    {
         let spec = StepSpec {
             id: format!("{:02}-rate-{rate}", i + 1),
             label: format!("rate={rate}/s"),
@@ -369,27 +445,58 @@ fn write_rate_sweep(dir: &Path) {
         let timeouts = if rate > capacity * 1.2 { 37 } else { 0 };
         let ok = (achieved * elapsed) as u64 - timeouts;
         // Overload: the backlog grows through the run, so the average wait behind it is half the final backlog.
-        let backlog_us = if rate > capacity { (rate - capacity) / rate * elapsed * 1e6 / 2.0 } else { service_us * 0.1 };
-        let (corrected, uncorrected) = latency_histograms(&mut rng, ok, service_us, Some(backlog_us));
+        let backlog_us = if rate > capacity {
+            (rate - capacity) / rate * elapsed * 1e6 / 2.0
+        } else {
+            service_us * 0.1
+        };
+        let (corrected, uncorrected) =
+            latency_histograms(&mut rng, ok, service_us, Some(backlog_us));
         let m = Measured {
             elapsed,
             ok,
-            errors: ErrorCounts { timeout: timeouts, ..Default::default() },
+            errors: ErrorCounts {
+                timeout: timeouts,
+                ..Default::default()
+            },
             corrected: &corrected,
             uncorrected: uncorrected.as_ref(),
             system: samples(&mut rng, 10, 8.0 + 30.0 * load, 10.0 + 50.0 * load, 15000.0),
             msg_bytes: (1830, 1968),
             client_cpu: 0.5,
         };
-        write_json(&dir.join(format!("steps/{}.json", spec.id)), &results_doc(&spec, started, m));
-        steps.push(step_entry(&spec, if timeouts > 0 { "errors" } else { "ok" }, 1));
+        write_json(
+            &dir.join(format!("steps/{}.json", spec.id)),
+            &results_doc(&spec, started, m),
+        );
+        steps.push(step_entry(
+            &spec,
+            if timeouts > 0 { "errors" } else { "ok" },
+            1,
+        ));
         argv.push(client_args(&spec));
     }
     let description = "CXF echoComplexTypeDoc, open loop, offered rate swept past saturation";
-    let run = run_doc("cxf-rate-sweep", description, "000_9511573ff911d3e0.txt", started, steps, vec![]);
+    let run = run_doc(
+        "cxf-rate-sweep",
+        description,
+        "000_9511573ff911d3e0.txt",
+        started,
+        steps,
+        vec![],
+    );
     write_json(&dir.join("run.json"), &run);
     let commit = "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c";
-    write_json(&dir.join("provenance.json"), &provenance("cxf-rate-sweep", commit, "Linux 6.1.0-28-amd64", started, &argv));
+    write_json(
+        &dir.join("provenance.json"),
+        &provenance(
+            "cxf-rate-sweep",
+            commit,
+            "Linux 6.1.0-28-amd64",
+            started,
+            &argv,
+        ),
+    );
 }
 
 /// VolanoMark-style chat runs: rooms of 20 users, score = messages delivered per second.
@@ -431,14 +538,26 @@ fn write_chat(dir: &Path) {
             errors: ErrorCounts::default(),
             corrected: &h,
             uncorrected: None,
-            system: samples(&mut rng, elapsed.ceil() as u32, 20.0 + 15.0 * load, 30.0 + 40.0 * load, 7000.0 + 40.0 * (rooms * 20) as f64),
+            system: samples(
+                &mut rng,
+                elapsed.ceil() as u32,
+                20.0 + 15.0 * load,
+                30.0 + 40.0 * load,
+                7000.0 + 40.0 * (rooms * 20) as f64,
+            ),
             msg_bytes: (60, 60),
             client_cpu: 0.6,
         };
         let mut doc = results_doc(&spec, started, m);
         doc.mode = Mode::Chat;
         doc.params.url = "127.0.0.1:40001".into();
-        doc.params.chat = Some(ChatParams { rooms, users: 20, count: 100, pause_s: 0.0, runs: 4 });
+        doc.params.chat = Some(ChatParams {
+            rooms,
+            users: 20,
+            count: 100,
+            pause_s: 0.0,
+            runs: 4,
+        });
         doc.chat = Some(ChatResults {
             score_msg_per_s: round1(score),
             messages_sent: rooms * 20 * 100 * 4,
@@ -448,7 +567,10 @@ fn write_chat(dir: &Path) {
         });
         write_json(&dir.join(format!("steps/{}.json", spec.id)), &doc);
         steps.push(step_entry(&spec, "ok", 1));
-        argv.push((spec.id.clone(), format!("chat --addr 127.0.0.1:40001 --rooms {rooms} --users 20 --count 100 --runs 4")));
+        argv.push((
+            spec.id.clone(),
+            format!("chat --addr 127.0.0.1:40001 --rooms {rooms} --users 20 --count 100 --runs 4"),
+        ));
     }
     let published = vec![
         json!({ "metric": "chat_score_msg_per_s", "value": 15052.0, "unit": "messages/s",
@@ -459,10 +581,26 @@ fn write_chat(dir: &Path) {
                 "source": "002_0f52f2cc9039c474.txt" }),
     ];
     let description = "VolanoMark-style loopback chat, rooms of 20 users, rooms swept";
-    let run = run_doc("volano-chat", description, "002_0f52f2cc9039c474.txt", started, steps, published);
+    let run = run_doc(
+        "volano-chat",
+        description,
+        "002_0f52f2cc9039c474.txt",
+        started,
+        steps,
+        published,
+    );
     write_json(&dir.join("run.json"), &run);
     let commit = "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c";
-    write_json(&dir.join("provenance.json"), &provenance("volano-chat", commit, "Linux 6.1.0-28-amd64", started, &argv));
+    write_json(
+        &dir.join("provenance.json"),
+        &provenance(
+            "volano-chat",
+            commit,
+            "Linux 6.1.0-28-amd64",
+            started,
+            &argv,
+        ),
+    );
 }
 
 /// Writes every fixture under `root`.
@@ -472,11 +610,25 @@ pub(crate) fn generate(root: &Path) {
     let b_commit = "8a7b6c5d4e3f20118a7b6c5d4e3f20118a7b6c5d";
     for (i, stamp) in SWEEP_A_ALL.iter().enumerate() {
         let started = format!("2026-03-01T1{i}:00:00Z");
-        write_sweep(&sweep.join(stamp), 100 + i as u64, 17_000.0, a_commit, "Linux 6.1.0-28-amd64", &started);
+        write_sweep(
+            &sweep.join(stamp),
+            100 + i as u64,
+            17_000.0,
+            a_commit,
+            "Linux 6.1.0-28-amd64",
+            &started,
+        );
     }
     for (i, stamp) in SWEEP_B_ALL.iter().enumerate() {
         let started = format!("2026-03-02T1{i}:00:00Z");
-        write_sweep(&sweep.join(stamp), 200 + i as u64, 18_400.0, b_commit, "Linux 6.12.9-amd64", &started);
+        write_sweep(
+            &sweep.join(stamp),
+            200 + i as u64,
+            18_400.0,
+            b_commit,
+            "Linux 6.12.9-amd64",
+            &started,
+        );
     }
     write_rate_sweep(&root.join("cxf-rate-sweep/20260303T100000Z"));
     write_chat(&root.join("volano-chat/20260304T100000Z"));
@@ -500,10 +652,16 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn same(a: &Value, b: &Value, key: &str) -> bool {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w, k)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same(v, w, k)))
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w, key)),
-        (Value::String(x), Value::String(y)) if matches!(key, "corrected" | "uncorrected") && x != y => {
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same(v, w, key))
+        }
+        (Value::String(x), Value::String(y))
+            if matches!(key, "corrected" | "uncorrected") && x != y =>
+        {
             let dx = bench_proto::results::decode_histogram(x).unwrap();
             let dy = bench_proto::results::decode_histogram(y).unwrap();
             dx == dy
@@ -524,18 +682,28 @@ fn fixtures_match_their_generator() {
     let want = files(&tmp);
     let have = files(&root());
     let rel = |v: &[PathBuf], base: &Path| -> Vec<PathBuf> {
-        v.iter().map(|p| p.strip_prefix(base).unwrap().to_path_buf()).collect()
+        v.iter()
+            .map(|p| p.strip_prefix(base).unwrap().to_path_buf())
+            .collect()
     };
     // Reports written into the fixtures by other tests are not fixtures.
     let have: Vec<PathBuf> = rel(&have, &root())
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
-    assert_eq!(rel(&want, &tmp), have, "fixture files differ; regenerate with WSBENCH_WRITE_FIXTURES=1");
+    assert_eq!(
+        rel(&want, &tmp),
+        have,
+        "fixture files differ; regenerate with WSBENCH_WRITE_FIXTURES=1"
+    );
     for p in &have {
         let a: Value = serde_json::from_str(&fs::read_to_string(tmp.join(p)).unwrap()).unwrap();
         let b: Value = serde_json::from_str(&fs::read_to_string(root().join(p)).unwrap()).unwrap();
-        assert!(same(&a, &b, ""), "{} differs from its generator; regenerate with WSBENCH_WRITE_FIXTURES=1", p.display());
+        assert!(
+            same(&a, &b, ""),
+            "{} differs from its generator; regenerate with WSBENCH_WRITE_FIXTURES=1",
+            p.display()
+        );
     }
     fs::remove_dir_all(&tmp).unwrap();
 }
@@ -560,7 +728,8 @@ fn fixtures_follow_the_xtask_run_and_provenance_types() {
         for dir in super::load::run_dirs(&root().join(scenario)).unwrap() {
             let read = |f: &str| fs::read_to_string(dir.join(f)).unwrap();
             let run: crate::rundoc::RunDoc = serde_json::from_str(&read("run.json")).unwrap();
-            let _: crate::provenance::Provenance = serde_json::from_str(&read("provenance.json")).unwrap();
+            let _: crate::provenance::Provenance =
+                serde_json::from_str(&read("provenance.json")).unwrap();
             for step in &run.steps {
                 let doc: ResultsDoc = serde_json::from_str(&read(&step.result)).unwrap();
                 assert_eq!(doc.schema, bench_proto::results::SCHEMA);

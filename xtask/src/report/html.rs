@@ -67,12 +67,45 @@ impl Page<'_> {
              <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
             esc(&title)
         );
-        let stamp = run.dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let _ = write!(h, "<h1>{}</h1>\n<p class=\"sub\">{} · run {}", esc(&m.scenario), esc(&m.description), esc(&stamp));
+        let stamp = run
+            .dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let _ = write!(
+            h,
+            "<h1>{}</h1>\n<p class=\"sub\">{} · run {}",
+            esc(&m.scenario),
+            esc(&m.description),
+            esc(&stamp)
+        );
         if m.quick {
             h.push_str(" <span class=\"badge\">quick</span>");
         }
         h.push_str("</p>\n");
+        if !m.reproduces.is_empty() {
+            let seed = m.seed.as_ref().map(scalar).unwrap_or_default();
+            let _ = writeln!(
+                h,
+                "<p class=\"sub\">Reproduces: {} ({})</p>",
+                esc(&m.reproduces),
+                esc(&short_source(&seed))
+            );
+        }
+        if !m.sets.is_empty() {
+            let _ = writeln!(
+                h,
+                "<p class=\"sub\">Overrides: {}</p>",
+                esc(&m.sets.join(", "))
+            );
+        }
+        if !m.notes.is_empty() {
+            h.push_str("<ul class=\"sub\">\n");
+            for n in &m.notes {
+                let _ = writeln!(h, "<li>{}</li>", esc(n));
+            }
+            h.push_str("</ul>\n");
+        }
 
         self.alerts(&mut h);
         self.findings(&mut h);
@@ -107,19 +140,34 @@ impl Page<'_> {
             warn.push("Quick run: short steps, so figures are indicative only.".into());
         }
         if run.provenance.is_none() {
-            warn.push("No provenance.json: the machine and build behind these numbers are unknown.".into());
+            warn.push(
+                "No provenance.json: the machine and build behind these numbers are unknown."
+                    .into(),
+            );
+        }
+        for p in &run.manifest.problems {
+            bad.push(format!("Run problem: {p}"));
         }
         for s in &run.steps {
             let label = &s.meta.label;
             match &s.doc {
+                Err(_) if s.meta.status.as_deref() == Some("not_run") => bad.push(format!(
+                    "Step {label}: not run (an earlier failure stopped the run)."
+                )),
                 Err(e) => bad.push(format!("Step {label}: {e}")),
                 Ok(d) => {
                     if d.partial {
-                        bad.push(format!("Step {label}: partial results (the run was interrupted)."));
+                        bad.push(format!(
+                            "Step {label}: partial results (the run was interrupted)."
+                        ));
                     }
                     if d.counts.errors_total > 0 {
-                        let kinds: Vec<String> =
-                            ErrorKind::ALL.iter().map(|&k| (k, d.counts.errors.get(k))).filter(|&(_, n)| n > 0).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
+                        let kinds: Vec<String> = ErrorKind::ALL
+                            .iter()
+                            .map(|&k| (k, d.counts.errors.get(k)))
+                            .filter(|&(_, n)| n > 0)
+                            .map(|(k, n)| format!("{} {n}", k.as_str()))
+                            .collect();
                         bad.push(format!(
                             "Step {label}: {} failed calls ({}), not counted as throughput.",
                             d.counts.errors_total,
@@ -128,7 +176,10 @@ impl Page<'_> {
                     }
                     for w in &d.warnings {
                         // The same warning at many steps (client CPU, say) is one alert listing them.
-                        let key: String = w.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect();
+                        let key: String = w
+                            .chars()
+                            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                            .collect();
                         match repeated.iter_mut().find(|g| g.0 == key) {
                             Some(g) => g.2.push(label.clone()),
                             None => repeated.push((key, w.clone(), vec![label.clone()])),
@@ -140,7 +191,12 @@ impl Page<'_> {
         for (_, first, labels) in repeated {
             let mut text = format!("Step {}: {first}", labels[0]);
             if labels.len() > 1 {
-                let _ = write!(text, " — likewise at {} ({} steps in all).", labels[1..].join(", "), labels.len());
+                let _ = write!(
+                    text,
+                    " — likewise at {} ({} steps in all).",
+                    labels[1..].join(", "),
+                    labels.len()
+                );
             }
             warn.push(text);
         }
@@ -158,10 +214,24 @@ impl Page<'_> {
             let _ = writeln!(h, "<div class=\"finding\">{}</div>", esc(s));
         }
         for c in self.curves {
-            let Some(best) = c.points.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else { continue };
-            let who = if self.curves.len() > 1 { format!("{}: ", c.name) } else { String::new() };
-            let at = if self.axis == Axis::Step { String::new() } else { format!(" at {} {}", fmt_x(best.0), self.axis.name()) };
-            let unit = if self.run.is_chat() { "messages/s" } else { "calls/s" };
+            let Some(best) = c.points.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+                continue;
+            };
+            let who = if self.curves.len() > 1 {
+                format!("{}: ", c.name)
+            } else {
+                String::new()
+            };
+            let at = if self.axis == Axis::Step {
+                String::new()
+            } else {
+                format!(" at {} {}", fmt_x(best.0), self.axis.name())
+            };
+            let unit = if self.run.is_chat() {
+                "messages/s"
+            } else {
+                "calls/s"
+            };
             let _ = writeln!(
                 h,
                 "<p>{}Peak throughput {} {unit}{at} (mean latency {:.3} ms).</p>",
@@ -193,7 +263,13 @@ impl Page<'_> {
                 Some(v) if p.value != 0.0 => format!("{:.2}", v / p.value),
                 _ => "—".into(),
             };
-            let measured = measured.map(|v| if best { format!("{} (best step)", fmt_num(v)) } else { fmt_num(v) });
+            let measured = measured.map(|v| {
+                if best {
+                    format!("{} (best step)", fmt_num(v))
+                } else {
+                    fmt_num(v)
+                }
+            });
             let approx = if p.approx { "~" } else { "" };
             let _ = writeln!(
                 h,
@@ -218,20 +294,37 @@ impl Page<'_> {
     /// The measured value of a published metric: at the one step its selectors match, or, when several
     /// match (a figure without selectors in a sweep), the best of them (`true`).
     fn measured(&self, p: &Published) -> (Option<f64>, bool) {
-        let matching: Vec<&Step> = self.run.steps.iter().filter(|s| p.matches(&s.meta)).collect();
-        let values: Vec<f64> = matching.iter().filter_map(|s| metric_value(s, &p.metric)).collect();
+        let matching: Vec<&Step> = self
+            .run
+            .steps
+            .iter()
+            .filter(|s| p.matches(&s.meta))
+            .collect();
+        let values: Vec<f64> = matching
+            .iter()
+            .filter_map(|s| metric_value(s, &p.metric))
+            .collect();
         match (matching.len(), p.metric.as_str()) {
             (1, _) => (values.first().copied(), false),
-            (_, "total_per_s" | "chat_score_msg_per_s" | "xml_mb_per_s" | "received_mb_per_s" | "sent_mb_per_s") => {
-                (values.into_iter().reduce(f64::max), true)
-            }
+            (
+                _,
+                "total_per_s"
+                | "chat_score_msg_per_s"
+                | "xml_mb_per_s"
+                | "received_mb_per_s"
+                | "sent_mb_per_s",
+            ) => (values.into_iter().reduce(f64::max), true),
             _ => (None, false),
         }
     }
 
     fn steps(&self, h: &mut String) {
         let run = self.run;
-        let knees: Vec<usize> = self.curves.iter().filter_map(|c| Some(c.steps[c.knee?.index])).collect();
+        let knees: Vec<usize> = self
+            .curves
+            .iter()
+            .filter_map(|c| Some(c.steps[c.knee?.index]))
+            .collect();
         let show_mb = super::charts::wants_mb(run);
         let has_sys = run.steps.iter().any(|s| !s.samples().is_empty());
         let unit = if run.is_chat() { "msg/s" } else { "calls/s" };
@@ -247,7 +340,10 @@ impl Page<'_> {
         if show_op {
             h.push_str("<th class=\"l\">operation</th>");
         }
-        let _ = write!(h, "<th>ok</th><th>errors</th><th>{unit}</th><th>per client</th>");
+        let _ = write!(
+            h,
+            "<th>ok</th><th>errors</th><th>{unit}</th><th>per client</th>"
+        );
         if show_mb {
             h.push_str("<th>MB/s</th>");
         }
@@ -259,7 +355,11 @@ impl Page<'_> {
         let ms = |v: f64| fmt_ms(v / 1000.0);
         let ums = |v: u64| fmt_ms(v as f64 / 1000.0);
         for (i, s) in run.steps.iter().enumerate() {
-            let class = if knees.contains(&i) { " class=\"knee\"" } else { "" };
+            let class = if knees.contains(&i) {
+                " class=\"knee\""
+            } else {
+                ""
+            };
             let _ = write!(
                 h,
                 "<tr{class}><td class=\"l\">{}{}</td>",
@@ -267,13 +367,21 @@ impl Page<'_> {
                 if knees.contains(&i) { " (knee)" } else { "" },
             );
             if show_op {
-                let _ = write!(h, "<td class=\"l\">{}</td>", esc(&s.operation().unwrap_or_default()));
+                let _ = write!(
+                    h,
+                    "<td class=\"l\">{}</td>",
+                    esc(&s.operation().unwrap_or_default())
+                );
             }
             let Ok(d) = &s.doc else {
                 let _ = writeln!(h, "<td class=\"l err\" colspan=\"12\">no results</td></tr>");
                 continue;
             };
-            let err_class = if d.counts.errors_total > 0 { " class=\"err\"" } else { "" };
+            let err_class = if d.counts.errors_total > 0 {
+                " class=\"err\""
+            } else {
+                ""
+            };
             let _ = write!(
                 h,
                 "<td>{}</td><td{err_class}>{}</td><td>{}</td><td>{}</td>",
@@ -301,7 +409,12 @@ impl Page<'_> {
                 None => h.push_str("<td colspan=\"6\">—</td>"),
             }
             let cpu = Some(d.client.cpu_utilisation);
-            let _ = write!(h, "<td>{}</td>", cpu.map(|c| format!("{:.0} %", c * 100.0)).unwrap_or_else(|| "—".into()));
+            let _ = write!(
+                h,
+                "<td>{}</td>",
+                cpu.map(|c| format!("{:.0} %", c * 100.0))
+                    .unwrap_or_else(|| "—".into())
+            );
             if has_sys {
                 let sm = s.samples();
                 if sm.is_empty() {
@@ -316,7 +429,8 @@ impl Page<'_> {
                         avg(|x| x.user_pct),
                         avg(|x| x.sys_pct),
                         avg(|x| x.idle_pct),
-                        rss.map(|r| format!("{:.1}", r as f64 / 1024.0)).unwrap_or_else(|| "—".into())
+                        rss.map(|r| format!("{:.1}", r as f64 / 1024.0))
+                            .unwrap_or_else(|| "—".into())
                     );
                 }
             }
@@ -342,7 +456,12 @@ impl Page<'_> {
         }
         h.push_str("<table class=\"prov\">\n");
         for (k, v) in rows {
-            let _ = writeln!(h, "<tr><td class=\"k\">{}</td><td><pre>{}</pre></td></tr>", esc(&k), esc(&v));
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"k\">{}</td><td><pre>{}</pre></td></tr>",
+                esc(&k),
+                esc(&v)
+            );
         }
         h.push_str("</table>\n");
     }

@@ -101,14 +101,23 @@ mod tests {
 
     fn sweep(clients: &[f64], tput: &[f64]) -> Vec<(f64, f64, f64)> {
         // Closed loop: latency = clients / throughput (Little's law).
-        clients.iter().zip(tput).map(|(&c, &t)| (c, t, c / t)).collect()
+        clients
+            .iter()
+            .zip(tput)
+            .map(|(&c, &t)| (c, t, c / t))
+            .collect()
     }
 
     const CLIENTS: [f64; 8] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0];
 
     #[test]
     fn saturating_sweep_has_knee_where_throughput_flattens() {
-        let pts = sweep(&CLIENTS, &[1000.0, 1900.0, 3500.0, 6000.0, 6100.0, 6150.0, 6120.0, 6080.0]);
+        let pts = sweep(
+            &CLIENTS,
+            &[
+                1000.0, 1900.0, 3500.0, 6000.0, 6100.0, 6150.0, 6120.0, 6080.0,
+            ],
+        );
         let knee = find_knee(&pts, 0.05).expect("knee");
         assert_eq!(knee.x, 8.0);
         assert_eq!(knee.index, 3);
@@ -120,7 +129,12 @@ mod tests {
     #[test]
     fn noisy_sweep_ignores_dips_before_the_plateau() {
         // A dip at 4 clients and jitter on the plateau must not move the knee.
-        let pts = sweep(&CLIENTS, &[1000.0, 1900.0, 1850.0, 5200.0, 6000.0, 5800.0, 6200.0, 5900.0]);
+        let pts = sweep(
+            &CLIENTS,
+            &[
+                1000.0, 1900.0, 1850.0, 5200.0, 6000.0, 5800.0, 6200.0, 5900.0,
+            ],
+        );
         let knee = find_knee(&pts, 0.05).expect("knee");
         assert_eq!(knee.x, 16.0);
         // Order of the input does not matter.
@@ -131,13 +145,23 @@ mod tests {
 
     #[test]
     fn noisy_sweep_with_late_rise_is_not_a_knee_early() {
-        let pts = sweep(&CLIENTS, &[1000.0, 1900.0, 3600.0, 3700.0, 3500.0, 5000.0, 6000.0, 6050.0]);
+        let pts = sweep(
+            &CLIENTS,
+            &[
+                1000.0, 1900.0, 3600.0, 3700.0, 3500.0, 5000.0, 6000.0, 6050.0,
+            ],
+        );
         assert_eq!(find_knee(&pts, 0.05).map(|k| k.x), Some(64.0));
     }
 
     #[test]
     fn flat_throughput_with_rising_latency_knees_at_the_start() {
-        let pts = sweep(&CLIENTS, &[6000.0, 6050.0, 5990.0, 6010.0, 6000.0, 6030.0, 5980.0, 6000.0]);
+        let pts = sweep(
+            &CLIENTS,
+            &[
+                6000.0, 6050.0, 5990.0, 6010.0, 6000.0, 6030.0, 5980.0, 6000.0,
+            ],
+        );
         let knee = find_knee(&pts, 0.05).expect("knee");
         assert_eq!(knee.x, 1.0);
         assert!((knee.latency_growth - 128.0).abs() < 1.0);
@@ -160,16 +184,29 @@ mod tests {
     fn degenerate_inputs() {
         assert_eq!(find_knee(&[], 0.05), None);
         assert_eq!(find_knee(&[(1.0, 100.0, 1.0)], 0.05), None);
-        assert_eq!(find_knee(&[(1.0, f64::NAN, 1.0), (2.0, 100.0, 2.0)], 0.05), None);
+        assert_eq!(
+            find_knee(&[(1.0, f64::NAN, 1.0), (2.0, 100.0, 2.0)], 0.05),
+            None
+        );
         let two = find_knee(&[(1.0, 100.0, 1.0), (2.0, 101.0, 2.0)], 0.05).expect("knee");
         assert_eq!(two.x, 1.0);
     }
 
     #[test]
     fn sentence_states_the_numbers() {
-        let pts = sweep(&CLIENTS, &[1000.0, 1900.0, 3500.0, 6000.0, 6100.0, 6150.0, 6120.0, 6080.0]);
-        let s = find_knee(&pts, 0.05).unwrap().sentence("clients", 0.05, "ms");
-        assert!(s.starts_with("Knee at 8 clients: from there to 128 clients"), "{s}");
+        let pts = sweep(
+            &CLIENTS,
+            &[
+                1000.0, 1900.0, 3500.0, 6000.0, 6100.0, 6150.0, 6120.0, 6080.0,
+            ],
+        );
+        let s = find_knee(&pts, 0.05)
+            .unwrap()
+            .sentence("clients", 0.05, "ms");
+        assert!(
+            s.starts_with("Knee at 8 clients: from there to 128 clients"),
+            "{s}"
+        );
         assert!(s.contains("at most 2.5 %"), "{s}");
         assert!(s.contains("threshold 5 %"), "{s}");
     }

@@ -67,12 +67,21 @@ pub(crate) struct Published {
 impl Published {
     /// Whether the figure is compared with this step: every selector it gives must match.
     pub(crate) fn matches(&self, step: &StepMeta) -> bool {
-        self.clients.is_none_or(|c| step.clients == Some(c))
-            && self.workers.is_none_or(|w| step.workers == Some(w))
-            && self.operation.as_ref().is_none_or(|o| step.operation.as_ref() == Some(o))
-            && self.step.as_ref().is_none_or(|n| step.name.as_ref() == Some(n))
+        self.clients.map_or(true, |c| step.clients == Some(c))
+            && self.workers.map_or(true, |w| step.workers == Some(w))
+            && self
+                .operation
+                .as_ref()
+                .map_or(true, |o| step.operation.as_ref() == Some(o))
+            && self
+                .step
+                .as_ref()
+                .map_or(true, |n| step.name.as_ref() == Some(n))
     }
 }
+
+/// A step's `(corrected, uncorrected)` latency histograms.
+pub(crate) type HistogramPair = (Option<Histogram<u64>>, Option<Histogram<u64>>);
 
 /// A results directory, loaded.
 #[derive(Debug)]
@@ -148,25 +157,41 @@ impl Run {
                 doc: load_doc(&dir.join(&meta.result)),
             })
             .collect();
-        Ok(Run { dir: dir.to_path_buf(), manifest, provenance, steps })
+        Ok(Run {
+            dir: dir.to_path_buf(),
+            manifest,
+            provenance,
+            steps,
+        })
     }
 
     /// The run's name for people: `<scenario> <timestamp dir>`.
     pub(crate) fn title(&self) -> String {
-        let stamp = self.dir.file_name().map(|s| s.to_string_lossy()).unwrap_or_default();
+        let stamp = self
+            .dir
+            .file_name()
+            .map(|s| s.to_string_lossy())
+            .unwrap_or_default();
         format!("{} {stamp}", self.manifest.scenario)
     }
 
     /// The first of clients, rate, workers that takes more than one value across steps.
     pub(crate) fn axis(&self) -> Axis {
         let varies = |axis: Axis| {
-            let mut xs: Vec<f64> =
-                self.steps.iter().enumerate().filter_map(|(i, s)| axis.value(i, &s.meta)).collect();
+            let mut xs: Vec<f64> = self
+                .steps
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| axis.value(i, &s.meta))
+                .collect();
             xs.sort_by(f64::total_cmp);
             xs.dedup();
             xs.len() > 1
         };
-        [Axis::Clients, Axis::Rate, Axis::Workers].into_iter().find(|&a| varies(a)).unwrap_or(Axis::Step)
+        [Axis::Clients, Axis::Rate, Axis::Workers]
+            .into_iter()
+            .find(|&a| varies(a))
+            .unwrap_or(Axis::Step)
     }
 
     /// Steps grouped into series (one per operation when operations differ), in step order.
@@ -187,7 +212,9 @@ impl Run {
 
     /// Whether any step is a chat run (its throughput is the chat score).
     pub(crate) fn is_chat(&self) -> bool {
-        self.steps.iter().any(|s| s.doc.as_ref().is_ok_and(|d| d.mode == Mode::Chat))
+        self.steps
+            .iter()
+            .any(|s| s.doc.as_ref().is_ok_and(|d| d.mode == Mode::Chat))
     }
 }
 
@@ -209,12 +236,18 @@ impl Step {
     }
 
     pub(crate) fn per_client(&self) -> Option<f64> {
-        self.doc.as_ref().ok().map(|d| d.throughput.per_client_per_s)
+        self.doc
+            .as_ref()
+            .ok()
+            .map(|d| d.throughput.per_client_per_s)
     }
 
     /// XML megabytes per second, sent plus received.
     pub(crate) fn xml_mb_per_s(&self) -> Option<f64> {
-        self.doc.as_ref().ok().map(|d| d.throughput.sent_mb_per_s + d.throughput.received_mb_per_s)
+        self.doc
+            .as_ref()
+            .ok()
+            .map(|d| d.throughput.sent_mb_per_s + d.throughput.received_mb_per_s)
     }
 
     /// Corrected latency summary (µs); `None` when nothing was measured.
@@ -223,24 +256,37 @@ impl Step {
     }
 
     pub(crate) fn uncorrected(&self) -> Option<&LatencySummary> {
-        self.doc.as_ref().ok()?.latency_us.uncorrected.as_ref().filter(|l| l.count > 0)
+        self.doc
+            .as_ref()
+            .ok()?
+            .latency_us
+            .uncorrected
+            .as_ref()
+            .filter(|l| l.count > 0)
     }
 
     /// Decoded histograms `(corrected, uncorrected)`; a document without them yields `None`s.
-    pub(crate) fn histograms(&self) -> anyhow::Result<(Option<Histogram<u64>>, Option<Histogram<u64>>)> {
-        let Ok(d) = &self.doc else { return Ok((None, None)) };
+    pub(crate) fn histograms(&self) -> anyhow::Result<HistogramPair> {
+        let Ok(d) = &self.doc else {
+            return Ok((None, None));
+        };
         let dec = |s: Option<&str>| {
             s.filter(|s| !s.trim().is_empty())
                 .map(bench_proto::results::decode_histogram)
                 .transpose()
                 .with_context(|| format!("step {}: histogram", self.meta.id))
         };
-        Ok((dec(Some(&d.histograms.corrected))?, dec(d.histograms.uncorrected.as_deref())?))
+        Ok((
+            dec(Some(&d.histograms.corrected))?,
+            dec(d.histograms.uncorrected.as_deref())?,
+        ))
     }
 
     pub(crate) fn samples(&self) -> &[SystemSample] {
         match &self.doc {
-            Ok(ResultsDoc { system: Some(s), .. }) => &s.samples,
+            Ok(ResultsDoc {
+                system: Some(s), ..
+            }) => &s.samples,
             _ => &[],
         }
     }
@@ -253,8 +299,14 @@ impl Step {
 
     /// The scored chat runs' rates (VolanoMark drops the first run), for uncertainty.
     pub(crate) fn chat_run_scores(&self) -> Vec<f64> {
-        let Some(chat) = self.doc.as_ref().ok().and_then(|d| d.chat.as_ref()) else { return vec![] };
-        chat.runs.iter().filter(|r| chat.scored_runs.contains(&r.run)).map(|r| r.msg_per_s).collect()
+        let Some(chat) = self.doc.as_ref().ok().and_then(|d| d.chat.as_ref()) else {
+            return vec![];
+        };
+        chat.runs
+            .iter()
+            .filter(|r| chat.scored_runs.contains(&r.run))
+            .map(|r| r.msg_per_s)
+            .collect()
     }
 }
 
@@ -288,7 +340,11 @@ fn load_doc(path: &Path) -> Result<ResultsDoc, String> {
     }
     let doc: ResultsDoc = read_json(path).map_err(|e| format!("{e:#}"))?;
     if doc.schema != bench_proto::results::SCHEMA {
-        return Err(format!("{}: unknown schema {:?}", path.display(), doc.schema));
+        return Err(format!(
+            "{}: unknown schema {:?}",
+            path.display(),
+            doc.schema
+        ));
     }
     Ok(doc)
 }
@@ -296,7 +352,13 @@ fn load_doc(path: &Path) -> Result<ResultsDoc, String> {
 /// Flattens JSON into `a.b[0].c = value` rows; arrays of scalars become one row, one item per line.
 pub(crate) fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
     use serde_json::Value;
-    let key = |k: &str| if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+    let key = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
     match v {
         Value::Object(map) => {
             for (k, v) in map {
@@ -304,7 +366,10 @@ pub(crate) fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String
             }
         }
         Value::Array(items) if items.iter().all(|i| !i.is_object() && !i.is_array()) => {
-            out.push((prefix.to_string(), items.iter().map(scalar).collect::<Vec<_>>().join("\n")));
+            out.push((
+                prefix.to_string(),
+                items.iter().map(scalar).collect::<Vec<_>>().join("\n"),
+            ));
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {

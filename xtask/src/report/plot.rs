@@ -55,7 +55,14 @@ pub(crate) struct Line {
 
 impl Line {
     pub(crate) fn new(name: impl Into<String>, points: Vec<(f64, f64)>, color: RGBColor) -> Line {
-        Line { name: name.into(), points, color, dashed: false, dots: true, in_legend: true }
+        Line {
+            name: name.into(),
+            points,
+            color,
+            dashed: false,
+            dots: true,
+            in_legend: true,
+        }
     }
     pub(crate) fn dashed(mut self) -> Line {
         self.dashed = true;
@@ -111,7 +118,11 @@ pub(crate) struct Plot {
 }
 
 impl Plot {
-    pub(crate) fn new(title: impl Into<String>, x_desc: impl Into<String>, y_desc: impl Into<String>) -> Plot {
+    pub(crate) fn new(
+        title: impl Into<String>,
+        x_desc: impl Into<String>,
+        y_desc: impl Into<String>,
+    ) -> Plot {
         Plot {
             title: title.into(),
             x_desc: x_desc.into(),
@@ -132,18 +143,34 @@ impl Plot {
 
     /// Whether there is anything to draw.
     pub(crate) fn has_data(&self) -> bool {
-        self.lines.iter().chain(&self.areas).any(|l| !l.points.is_empty())
+        self.lines
+            .iter()
+            .chain(&self.areas)
+            .any(|l| !l.points.is_empty())
     }
 
     fn all_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
-        let data = self.lines.iter().chain(&self.areas).flat_map(|l| l.points.iter().copied());
-        let refs = self.references.iter().flat_map(|r| r.points.iter().copied());
-        data.chain(refs).filter(|(x, y)| x.is_finite() && y.is_finite())
+        let data = self
+            .lines
+            .iter()
+            .chain(&self.areas)
+            .flat_map(|l| l.points.iter().copied());
+        let refs = self
+            .references
+            .iter()
+            .flat_map(|r| r.points.iter().copied());
+        data.chain(refs)
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
     }
 
     fn x_bounds(&self) -> (f64, f64) {
-        let xs = self.all_points().map(|p| p.0).chain(self.vmarks.iter().map(|v| v.0));
-        let xs: Vec<f64> = xs.filter(|x| self.x_scale == Scale::Linear || *x > 0.0).collect();
+        let xs = self
+            .all_points()
+            .map(|p| p.0)
+            .chain(self.vmarks.iter().map(|v| v.0));
+        let xs: Vec<f64> = xs
+            .filter(|x| self.x_scale == Scale::Linear || *x > 0.0)
+            .collect();
         pad(&xs, self.x_scale, false)
     }
 
@@ -151,9 +178,14 @@ impl Plot {
         if let Some(r) = self.y_range {
             return r;
         }
-        let levels = self.references.iter().flat_map(|r| r.levels.iter().copied());
+        let levels = self
+            .references
+            .iter()
+            .flat_map(|r| r.levels.iter().copied());
         let ys = self.all_points().map(|p| p.1).chain(levels);
-        let ys: Vec<f64> = ys.filter(|y| self.y_scale == Scale::Linear || *y > 0.0).collect();
+        let ys: Vec<f64> = ys
+            .filter(|y| self.y_scale == Scale::Linear || *y > 0.0)
+            .collect();
         pad(&ys, self.y_scale, true)
     }
 
@@ -168,11 +200,17 @@ impl Plot {
             let (y0, y1) = self.y_bounds();
             match (self.x_scale, self.y_scale) {
                 (Scale::Linear, Scale::Linear) => self.draw(&main, x0..x1, y0..y1)?,
-                (Scale::Log(b), Scale::Linear) => self.draw(&main, (x0..x1).log_scale().base(b), y0..y1)?,
-                (Scale::Linear, Scale::Log(b)) => self.draw(&main, x0..x1, (y0..y1).log_scale().base(b))?,
-                (Scale::Log(bx), Scale::Log(by)) => {
-                    self.draw(&main, (x0..x1).log_scale().base(bx), (y0..y1).log_scale().base(by))?
+                (Scale::Log(b), Scale::Linear) => {
+                    self.draw(&main, (x0..x1).log_scale().base(b), y0..y1)?
                 }
+                (Scale::Linear, Scale::Log(b)) => {
+                    self.draw(&main, x0..x1, (y0..y1).log_scale().base(b))?
+                }
+                (Scale::Log(bx), Scale::Log(by)) => self.draw(
+                    &main,
+                    (x0..x1).log_scale().base(bx),
+                    (y0..y1).log_scale().base(by),
+                )?,
             }
             self.draw_legend(&legend)?;
             root.present().map_err(plot_err)?;
@@ -180,7 +218,12 @@ impl Plot {
         Ok(svg)
     }
 
-    fn draw<X, Y>(&self, area: &DrawingArea<SVGBackend<'_>, Shift>, x: X, y: Y) -> anyhow::Result<()>
+    fn draw<X, Y>(
+        &self,
+        area: &DrawingArea<SVGBackend<'_>, Shift>,
+        x: X,
+        y: Y,
+    ) -> anyhow::Result<()>
     where
         X: AsRangedCoord<Value = f64>,
         Y: AsRangedCoord<Value = f64>,
@@ -223,45 +266,82 @@ impl Plot {
         for a in &self.areas {
             let fill = a.color.mix(0.85);
             chart
-                .draw_series(AreaSeries::new(a.points.iter().copied(), y_lo.min(0.0).max(y_lo), fill))
+                .draw_series(AreaSeries::new(
+                    a.points.iter().copied(),
+                    y_lo.min(0.0).max(y_lo),
+                    fill,
+                ))
                 .map_err(plot_err)?;
         }
         for (vx, label) in &self.vmarks {
             let style = self.vmark_color.mix(0.7).stroke_width(1);
             chart
-                .draw_series(DashedLineSeries::new([(*vx, y_lo), (*vx, y_hi)], 6, 4, style))
+                .draw_series(DashedLineSeries::new(
+                    [(*vx, y_lo), (*vx, y_hi)],
+                    6,
+                    4,
+                    style,
+                ))
                 .map_err(plot_err)?;
             if !label.is_empty() {
                 let pos = chart.backend_coord(&(*vx, y_hi));
-                area.draw(&Text::new(label.clone(), (pos.0 + 4, pos.1 + 4), (FONT, 12).into_font().color(&self.vmark_color)))
-                    .map_err(plot_err)?;
+                area.draw(&Text::new(
+                    label.clone(),
+                    (pos.0 + 4, pos.1 + 4),
+                    (FONT, 12).into_font().color(&self.vmark_color),
+                ))
+                .map_err(plot_err)?;
             }
         }
         for r in &self.references {
             for &lv in &r.levels {
                 let style = r.color.stroke_width(2);
-                chart.draw_series(DashedLineSeries::new([(x_lo, lv), (x_hi, lv)], 10, 5, style)).map_err(plot_err)?;
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(x_lo, lv), (x_hi, lv)],
+                        10,
+                        5,
+                        style,
+                    ))
+                    .map_err(plot_err)?;
             }
             let c = r.color;
             match r.marker {
                 Marker::Diamond => chart.draw_series(r.points.iter().map(|&p| {
-                    EmptyElement::at(p) + Polygon::new(vec![(0, -7), (7, 0), (0, 7), (-7, 0)], c.stroke_width(2))
+                    EmptyElement::at(p)
+                        + Polygon::new(vec![(0, -7), (7, 0), (0, 7), (-7, 0)], c.stroke_width(2))
                 })),
-                Marker::Triangle => chart.draw_series(r.points.iter().map(|&p| TriangleMarker::new(p, 7, c.filled()))),
-                Marker::Cross => chart.draw_series(r.points.iter().map(|&p| Cross::new(p, 6, c.stroke_width(2)))),
+                Marker::Triangle => chart.draw_series(
+                    r.points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 7, c.filled())),
+                ),
+                Marker::Cross => chart.draw_series(
+                    r.points
+                        .iter()
+                        .map(|&p| Cross::new(p, 6, c.stroke_width(2))),
+                ),
             }
             .map_err(plot_err)?;
         }
         for l in &self.lines {
             let style = l.color.stroke_width(2);
             if l.dashed {
-                chart.draw_series(DashedLineSeries::new(l.points.iter().copied(), 8, 5, style)).map_err(plot_err)?;
+                chart
+                    .draw_series(DashedLineSeries::new(l.points.iter().copied(), 8, 5, style))
+                    .map_err(plot_err)?;
             } else {
-                chart.draw_series(LineSeries::new(l.points.iter().copied(), style)).map_err(plot_err)?;
+                chart
+                    .draw_series(LineSeries::new(l.points.iter().copied(), style))
+                    .map_err(plot_err)?;
             }
             if l.dots {
                 chart
-                    .draw_series(l.points.iter().map(|&p| Circle::new(p, 3, l.color.filled())))
+                    .draw_series(
+                        l.points
+                            .iter()
+                            .map(|&p| Circle::new(p, 3, l.color.filled())),
+                    )
                     .map_err(plot_err)?;
             }
         }
@@ -271,28 +351,42 @@ impl Plot {
     fn draw_legend(&self, area: &DrawingArea<SVGBackend<'_>, Shift>) -> anyhow::Result<()> {
         let mut y = 44;
         let text = (FONT, 13).into_font().color(&INK);
-        let mut entry = |swatch: &dyn Fn(i32) -> anyhow::Result<()>, label: &str| -> anyhow::Result<()> {
-            swatch(y)?;
-            for line in wrap(label, 34) {
-                area.draw(&Text::new(line, (40, y - 7), text.clone())).map_err(plot_err)?;
-                y += 16;
-            }
-            y += 6;
-            Ok(())
-        };
+        let mut entry =
+            |swatch: &dyn Fn(i32) -> anyhow::Result<()>, label: &str| -> anyhow::Result<()> {
+                swatch(y)?;
+                for line in wrap(label, 34) {
+                    area.draw(&Text::new(line, (40, y - 7), text.clone()))
+                        .map_err(plot_err)?;
+                    y += 16;
+                }
+                y += 6;
+                Ok(())
+            };
         let stroke = |c: RGBColor, dashed: bool, y: i32| -> anyhow::Result<()> {
             let style = c.stroke_width(2);
             if dashed {
-                area.draw(&PathElement::new(vec![(6, y), (14, y)], style)).map_err(plot_err)?;
-                area.draw(&PathElement::new(vec![(20, y), (30, y)], style)).map_err(plot_err)?;
+                area.draw(&PathElement::new(vec![(6, y), (14, y)], style))
+                    .map_err(plot_err)?;
+                area.draw(&PathElement::new(vec![(20, y), (30, y)], style))
+                    .map_err(plot_err)?;
             } else {
-                area.draw(&PathElement::new(vec![(6, y), (30, y)], style)).map_err(plot_err)?;
+                area.draw(&PathElement::new(vec![(6, y), (30, y)], style))
+                    .map_err(plot_err)?;
             }
             Ok(())
         };
         for a in self.areas.iter().filter(|a| a.in_legend) {
             let c = a.color;
-            entry(&|y| area.draw(&Rectangle::new([(8, y - 6), (28, y + 6)], c.mix(0.85).filled())).map_err(plot_err), &a.name)?;
+            entry(
+                &|y| {
+                    area.draw(&Rectangle::new(
+                        [(8, y - 6), (28, y + 6)],
+                        c.mix(0.85).filled(),
+                    ))
+                    .map_err(plot_err)
+                },
+                &a.name,
+            )?;
         }
         for l in self.lines.iter().filter(|l| l.in_legend) {
             entry(&|y| stroke(l.color, l.dashed, y), &l.name)?;
@@ -310,7 +404,10 @@ impl Plot {
                         return stroke(c, true, y);
                     }
                     match marker {
-                        Marker::Diamond => area.draw(&Polygon::new(vec![(18, y - 7), (25, y), (18, y + 7), (11, y)], c.stroke_width(2))),
+                        Marker::Diamond => area.draw(&Polygon::new(
+                            vec![(18, y - 7), (25, y), (18, y + 7), (11, y)],
+                            c.stroke_width(2),
+                        )),
                         Marker::Triangle => area.draw(&TriangleMarker::new((18, y), 7, c.filled())),
                         Marker::Cross => area.draw(&Cross::new((18, y), 6, c.stroke_width(2))),
                     }
@@ -411,7 +508,10 @@ mod tests {
 
     #[test]
     fn wrap_breaks_at_spaces() {
-        assert_eq!(wrap("IBM client → Intel server, 60 s quick test", 20), ["IBM client → Intel", "server, 60 s quick", "test"]);
+        assert_eq!(
+            wrap("IBM client → Intel server, 60 s quick test", 20),
+            ["IBM client → Intel", "server, 60 s quick", "test"]
+        );
         assert_eq!(wrap("", 10), [""]);
     }
 
@@ -419,7 +519,11 @@ mod tests {
     fn svg_is_self_contained_xml() {
         let mut p = Plot::new("t & <x>", "clients", "req/s");
         p.x_scale = Scale::Log(2.0);
-        p.lines.push(Line::new("measured", vec![(1.0, 10.0), (8.0, 70.0), (64.0, 80.0)], PALETTE[0]));
+        p.lines.push(Line::new(
+            "measured",
+            vec![(1.0, 10.0), (8.0, 70.0), (64.0, 80.0)],
+            PALETTE[0],
+        ));
         p.references.push(Reference {
             label: "published".into(),
             points: vec![(8.0, 60.0)],
@@ -433,9 +537,8 @@ mod tests {
         assert!(svg.contains("t &amp; &lt;x&gt;"));
         let mut r = quick_xml::Reader::from_str(&svg);
         loop {
-            match r.read_event().expect("well-formed SVG") {
-                quick_xml::events::Event::Eof => break,
-                _ => {}
+            if r.read_event().expect("well-formed SVG") == quick_xml::events::Event::Eof {
+                break;
             }
         }
     }

@@ -33,8 +33,15 @@ pub(crate) fn curves(run: &Run, min_gain: f64) -> (Axis, Vec<Curve>) {
                 .collect();
             rows.sort_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
             let points: Vec<_> = rows.iter().map(|r| r.1).collect();
-            let knee = (axis != Axis::Step && points.len() >= 3).then(|| find_knee(&points, min_gain)).flatten();
-            Curve { name, steps: rows.iter().map(|r| r.0).collect(), points, knee }
+            let knee = (axis != Axis::Step && points.len() >= 3)
+                .then(|| find_knee(&points, min_gain))
+                .flatten();
+            Curve {
+                name,
+                steps: rows.iter().map(|r| r.0).collect(),
+                points,
+                knee,
+            }
         })
         .collect();
     (axis, curves)

@@ -66,9 +66,14 @@ fn check_attrs(e: &quick_xml::events::BytesStart<'_>) {
         let a = a.unwrap();
         let key = a.key.as_ref();
         let value = a.unescape_value().unwrap().to_lowercase();
-        if matches!(key, b"src" | b"href" | b"xlink:href" | b"srcset" | b"action" | b"data") {
+        if matches!(
+            key,
+            b"src" | b"href" | b"xlink:href" | b"srcset" | b"action" | b"data"
+        ) {
             assert!(
-                !(value.starts_with("http:") || value.starts_with("https:") || value.starts_with("//")),
+                !(value.starts_with("http:")
+                    || value.starts_with("https:")
+                    || value.starts_with("//")),
                 "external reference {}={value}",
                 String::from_utf8_lossy(key)
             );
@@ -83,19 +88,32 @@ fn render(fixture: &Path, name: &str) -> (PathBuf, String) {
     let html = fs::read_to_string(&path).unwrap();
     let elements = parse_xml(&html);
     assert!(elements.iter().any(|e| e == "svg"), "charts are inline");
-    assert!(!html.contains("url(http") && !html.contains("@import"), "CSS loads nothing");
+    assert!(
+        !html.contains("url(http") && !html.contains("@import"),
+        "CSS loads nothing"
+    );
     for e in fs::read_dir(dir.join("charts")).unwrap() {
         let p = e.unwrap().path();
         let svg = fs::read_to_string(&p).unwrap();
-        assert_eq!(parse_xml(&svg).first().map(String::as_str), Some("svg"), "{}", p.display());
-        assert!(html.contains(&format!("charts/{}", p.file_name().unwrap().to_string_lossy())));
+        assert_eq!(
+            parse_xml(&svg).first().map(String::as_str),
+            Some("svg"),
+            "{}",
+            p.display()
+        );
+        assert!(html.contains(&format!(
+            "charts/{}",
+            p.file_name().unwrap().to_string_lossy()
+        )));
     }
     (dir, html)
 }
 
 fn chart_names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> =
-        fs::read_dir(dir.join("charts")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut v: Vec<String> = fs::read_dir(dir.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     v.sort();
     v
 }
@@ -105,15 +123,31 @@ fn closed_loop_sweep_report() {
     let (dir, html) = render(&fixtures::sweep_a(), "sweep");
     assert_eq!(
         chart_names(&dir),
-        ["cpu.svg", "latency-distribution.svg", "latency.svg", "per-client.svg", "server-rss.svg", "throughput.svg"]
+        [
+            "cpu.svg",
+            "latency-distribution.svg",
+            "latency.svg",
+            "per-client.svg",
+            "server-rss.svg",
+            "throughput.svg"
+        ]
     );
     assert!(html.contains("Knee at 8 clients"), "knee stated");
     assert!(html.contains("knee: 8 clients"), "knee marked on the chart");
-    assert!(html.contains("IBM client → Intel server, 60 s quick test"), "published figures labelled");
-    assert!(html.contains("1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c"), "provenance shown");
+    assert!(
+        html.contains("IBM client → Intel server, 60 s quick test"),
+        "published figures labelled"
+    );
+    assert!(
+        html.contains("1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c"),
+        "provenance shown"
+    );
     assert!(html.contains("Quick run"));
     let throughput = fs::read_to_string(dir.join("charts/throughput.svg")).unwrap();
-    assert!(throughput.contains("published: 8 h run"), "published total drawn");
+    assert!(
+        throughput.contains("published: 8 h run"),
+        "published total drawn"
+    );
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -124,7 +158,10 @@ fn open_loop_report_shows_uncorrected_and_errors() {
     assert!(html.contains("req/s offered"));
     let dist = fs::read_to_string(dir.join("charts/latency-distribution.svg")).unwrap();
     assert!(dist.contains("dashed: uncorrected"));
-    assert!(dist.contains("99.9 %"), "percentile axis labelled as percentiles");
+    assert!(
+        dist.contains("99.9 %"),
+        "percentile axis labelled as percentiles"
+    );
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -134,17 +171,29 @@ fn chat_report_uses_the_chat_score() {
     assert!(html.contains("messages/s"));
     assert!(!chart_names(&dir).contains(&"per-client.svg".to_string()));
     let t = fs::read_to_string(dir.join("charts/throughput.svg")).unwrap();
-    assert!(t.contains("MQ scheduler"), "published chat scores drawn as reference levels");
+    assert!(
+        t.contains("MQ scheduler"),
+        "published chat scores drawn as reference levels"
+    );
     fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
-fn report_survives_a_missing_step_document() {
+fn report_survives_missing_step_documents_and_states_run_problems() {
     let dir = copy_of(&fixtures::sweep_a(), "missing");
     fs::remove_file(dir.join("steps/05-clients-16.json")).unwrap();
+    fs::remove_file(dir.join("steps/09-clients-256.json")).unwrap();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    run["problems"] =
+        serde_json::json!(["bench-server exited (signal: 9) before step 09-clients-256"]);
+    run["steps"][8]["status"] = serde_json::json!("not_run");
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
     let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
     parse_xml(&html);
     assert!(html.contains("clients=16: no results document"));
+    assert!(html.contains("clients=256: not run"));
+    assert!(html.contains("Run problem: bench-server exited (signal: 9)"));
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -154,5 +203,9 @@ fn knee_lines_for_the_summary() {
     assert_eq!(lines.len(), 1);
     assert!(lines[0].starts_with("Knee at 8 clients"), "{}", lines[0]);
     let open = super::knee_lines(&fixtures::open_loop()).unwrap();
-    assert!(open[0].starts_with("Knee at 18000 req/s offered"), "{}", open[0]);
+    assert!(
+        open[0].starts_with("Knee at 18000 req/s offered"),
+        "{}",
+        open[0]
+    );
 }

@@ -1,0 +1,2 @@
+#[path = "it/chat.rs"]
+mod chat;

@@ -1,0 +1,228 @@
+//! The `cargo xtask test` steps of the cross-architecture and container work: both architectures built and
+//! ELF-checked, ppc64le unit tests and a ppc64le client under qemu, a scenario run in containers. Missing Debian
+//! packages are installed when running as root in CI, and are a clear failure otherwise — never a silent skip.
+
+use std::collections::BTreeSet;
+
+use anyhow::{bail, ensure, Context as _};
+use xshell::{cmd, Shell};
+
+use super::{elf, Arch};
+use crate::test::Step;
+
+pub(crate) fn steps() -> Vec<Step> {
+    vec![
+        Step::new("cross:build", cross_build),
+        Step::new("cross:ppc64le-client", ppc64le_client),
+        Step::new("containers:customer-small", containers_customer_small),
+        Step::new("ppc64le:unit-tests", ppc64le_unit_tests),
+    ]
+}
+
+/// Something a step needs from the system, and the Debian package that provides it.
+struct Need {
+    what: &'static str,
+    package: &'static str,
+    present: fn(&Shell) -> bool,
+}
+
+fn runs(sh: &Shell, program: &str, arg: &str) -> bool {
+    cmd!(sh, "{program} {arg}").quiet().ignore_stdout().ignore_stderr().run().is_ok()
+}
+
+const PPC64LE_GCC: Need = Need {
+    what: "powerpc64le-linux-gnu-gcc",
+    package: "gcc-powerpc64le-linux-gnu",
+    present: |sh| runs(sh, "powerpc64le-linux-gnu-gcc", "--version"),
+};
+const PPC64LE_LIBC: Need = Need {
+    what: "ppc64le static glibc (libc.a)",
+    package: "libc6-dev-ppc64el-cross",
+    present: |_| std::path::Path::new("/usr/powerpc64le-linux-gnu/lib/libc.a").exists(),
+};
+const HOST_LIBC: Need = Need {
+    what: "static glibc (libc.a)",
+    package: "libc6-dev",
+    present: |sh| {
+        let found = cmd!(sh, "cc -print-file-name=libc.a").quiet().ignore_stderr().read().unwrap_or_default();
+        std::path::Path::new(found.trim()).is_absolute()
+    },
+};
+const QEMU_PPC64LE: Need =
+    Need { what: "qemu-ppc64le", package: "qemu-user", present: |sh| runs(sh, "qemu-ppc64le", "--version") };
+
+/// Installs what is missing when root in CI (`CI` set), else fails naming the packages.
+fn require(sh: &Shell, needs: &[Need]) -> anyhow::Result<()> {
+    let missing: Vec<&Need> = needs.iter().filter(|n| !(n.present)(sh)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let packages: BTreeSet<&str> = missing.iter().map(|n| n.package).collect();
+    let what: Vec<&str> = missing.iter().map(|n| n.what).collect();
+    let root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Uid:")).map(|u| u.split_whitespace().nth(1) == Some("0")))
+        .unwrap_or(false);
+    if !(root && std::env::var_os("CI").is_some()) {
+        let list = packages.iter().copied().collect::<Vec<_>>().join(" ");
+        bail!("missing {}: `sudo apt-get install {list}` (installed automatically only as root with CI set)", what.join(", "));
+    }
+    let _frontend = sh.push_env("DEBIAN_FRONTEND", "noninteractive");
+    cmd!(sh, "apt-get update -qq").run()?;
+    cmd!(sh, "apt-get install -y -qq --no-install-recommends {packages...}").run()?;
+    let still: Vec<&str> = missing.iter().filter(|n| !(n.present)(sh)).map(|n| n.what).collect();
+    ensure!(still.is_empty(), "still missing after apt-get install: {}", still.join(", "));
+    Ok(())
+}
+
+fn rustup_target(sh: &Shell, arch: Arch) -> anyhow::Result<()> {
+    let triple = arch.triple();
+    let installed = cmd!(sh, "rustup target list --installed").quiet().read().unwrap_or_default();
+    if !installed.lines().any(|l| l.trim() == triple) {
+        ensure!(std::env::var_os("CI").is_some(), "`rustup target add {triple}` first");
+        cmd!(sh, "rustup target add {triple}").run()?;
+    }
+    Ok(())
+}
+
+/// `cargo xtask build --target all`, then every dist binary's ELF header read back from disk.
+fn cross_build(sh: &Shell) -> anyhow::Result<()> {
+    require(sh, &[HOST_LIBC, PPC64LE_GCC, PPC64LE_LIBC])?;
+    rustup_target(sh, Arch::Ppc64le)?;
+    let all = super::Args {
+        target: Some(super::TargetSel::All),
+        static_link: false,
+        dynamic: false,
+        builder: super::BuilderSel::Auto,
+        images: false,
+    };
+    super::run(sh, all).context("cargo xtask build --target all")?;
+    for arch in Arch::ALL {
+        for name in super::BINARIES {
+            let path = super::dist_dir(arch).join(name);
+            let facts = elf::check(&path, arch.elf_machine(), true)?;
+            println!("{}: {} little-endian static ELF", path.display(), facts.machine_name());
+        }
+        let info = std::fs::read_to_string(super::dist_dir(arch).join("build.json"))?;
+        let info: serde_json::Value = serde_json::from_str(&info)?;
+        ensure!(info["static"] == true && info["builder"].is_string(), "{}: build.json {info}", arch.name());
+    }
+    Ok(())
+}
+
+/// The CXF seed's "IBM client → Intel server": the ppc64le client under qemu against the x86_64 server.
+fn ppc64le_client(sh: &Shell) -> anyhow::Result<()> {
+    require(sh, &[PPC64LE_GCC, PPC64LE_LIBC, QEMU_PPC64LE])?;
+    rustup_target(sh, Arch::Ppc64le)?;
+    crate::test::quick_scenario_with(
+        sh,
+        "customer-small",
+        |args| args.client_arch = Some(Arch::Ppc64le),
+        |outcome| {
+            ensure!(outcome.run.emulated && outcome.run.client_arch.as_deref() == Some("ppc64le"), "run.json is not labelled emulated");
+            let prov = std::fs::read_to_string(outcome.dir.join("provenance.json"))?;
+            ensure!(prov.contains("\"emulated\": true") && prov.contains("qemu-ppc64le"), "provenance does not name the emulator");
+            let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+            ensure!(summary.contains("EMULATED"), "summary.md does not say the figures are emulated");
+            Ok(())
+        },
+    )
+}
+
+/// `cargo test --lib` of the three crates compiled for ppc64le and run under qemu (the `.cargo/config.toml`
+/// runner). Only the unit tests: the end-to-end tests start binaries, which needs binfmt_misc for ppc64le.
+fn ppc64le_unit_tests(sh: &Shell) -> anyhow::Result<()> {
+    require(sh, &[PPC64LE_GCC, PPC64LE_LIBC, QEMU_PPC64LE])?;
+    rustup_target(sh, Arch::Ppc64le)?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let triple = Arch::Ppc64le.triple();
+    let _ld = sh.push_env("QEMU_LD_PREFIX", "/usr/powerpc64le-linux-gnu");
+    cmd!(sh, "{cargo} test --target {triple} -p bench-proto -p bench-server -p bench-client --lib").run()?;
+    Ok(())
+}
+
+/// What Docker holds, to prove a container run leaves nothing but its images behind.
+#[derive(Debug, PartialEq, Eq)]
+struct DockerState {
+    containers: BTreeSet<String>,
+    networks: BTreeSet<String>,
+    images: BTreeSet<String>,
+}
+
+fn docker_state(sh: &Shell) -> anyhow::Result<DockerState> {
+    let set = |s: String| s.lines().map(str::to_owned).collect::<BTreeSet<_>>();
+    let fmt = "{{.Repository}}:{{.Tag}} {{.ID}}";
+    Ok(DockerState {
+        containers: set(cmd!(sh, "docker ps -aq --no-trunc").quiet().read()?),
+        networks: set(cmd!(sh, "docker network ls -q --no-trunc").quiet().read()?),
+        images: set(cmd!(sh, "docker image ls --format {fmt}").quiet().read()?),
+    })
+}
+
+/// `cargo xtask run customer-small --quick --containers`: results as a bare run writes them, and afterwards no
+/// container, network or image tag left but the two images.
+fn containers_customer_small(sh: &Shell) -> anyhow::Result<()> {
+    if !super::docker_answers(sh) {
+        bail!("the Docker daemon does not answer (`docker info`): install docker.io and start dockerd");
+    }
+    require(sh, &[HOST_LIBC])?;
+    let before = docker_state(sh)?;
+    let mut shape = None;
+    crate::test::quick_scenario_with(
+        sh,
+        "customer-small",
+        |args| args.containers.containers = true,
+        |outcome| {
+            ensure!(outcome.run.containers, "run.json does not say the run was in containers");
+            let prov: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(outcome.dir.join("provenance.json"))?)?;
+            ensure!(prov["containers"]["images"].as_array().is_some_and(|i| i.len() == 2), "provenance lacks the images");
+            shape = Some(key_paths_of_run(&outcome.dir)?);
+            Ok(())
+        },
+    )?;
+    let after = docker_state(sh)?;
+    ensure!(after.containers == before.containers, "containers left behind: {:?}", after.containers.difference(&before.containers));
+    ensure!(after.networks == before.networks, "networks left behind: {:?}", after.networks.difference(&before.networks));
+    let new: Vec<&String> = after.images.difference(&before.images).collect();
+    let ours = |line: &str| {
+        let tag = line.split(' ').next().unwrap_or_default();
+        tag == crate::containers::images::tag(crate::containers::images::SERVER)
+            || tag == crate::containers::images::tag(crate::containers::images::CLIENT)
+    };
+    ensure!(new.iter().all(|l| ours(l)), "image tags left behind besides the built images: {new:?}");
+    let mut bare = None;
+    crate::test::quick_scenario_with(sh, "customer-small", |_| {}, |outcome| {
+        bare = Some(key_paths_of_run(&outcome.dir)?);
+        Ok(())
+    })?;
+    let (shape, bare) = (shape.context("no container run")?, bare.context("no bare run")?);
+    ensure!(shape == bare, "container and bare results differ in shape: only in containers {:?}, only bare {:?}",
+        shape.difference(&bare).collect::<Vec<_>>(), bare.difference(&shape).collect::<Vec<_>>());
+    Ok(())
+}
+
+/// The key paths of every step's results document (`counts.errors.io`, `latency_us.corrected.p99`, …), the run's
+/// files and run.json's step entries: what "the same shape" means for a container and a bare run.
+fn key_paths_of_run(dir: &std::path::Path) -> anyhow::Result<BTreeSet<String>> {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut BTreeSet<String>) {
+        if let serde_json::Value::Object(map) = v {
+            for (k, v) in map {
+                let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                out.insert(path.clone());
+                walk(&path, v, out);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for entry in std::fs::read_dir(dir)? {
+        out.insert(format!("file:{}", entry?.file_name().to_string_lossy()));
+    }
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json"))?)?;
+    for step in run["steps"].as_array().context("run.json has no steps")? {
+        walk("run.steps[]", step, &mut out);
+        let doc = dir.join(step["result"].as_str().context("step without result")?);
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&doc)?)?;
+        walk("result", &doc, &mut out);
+    }
+    Ok(out)
+}
