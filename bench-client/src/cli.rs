@@ -151,7 +151,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         (Some(Command::Run(args)), _) | (None, Some(args)) => crate::run_cmd::run(args),
         (Some(Command::Merge(args)), _) => crate::merge_cmd::run(args),
         (Some(Command::Chat(args)), _) => crate::chat::run_cli(args),
-        (None, None) => Err(UsageError("nothing to do: give --url and --operation (see --help)".into()).into()),
+        (None, None) => {
+            Err(UsageError("nothing to do: give --url and --operation (see --help)".into()).into())
+        }
     }
 }
 
@@ -159,7 +161,10 @@ fn init_tracing() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
     // Ignored if a subscriber is already set (tests calling in-process).
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 #[cfg(test)]
@@ -177,15 +182,28 @@ mod tests {
         let r = a.run.unwrap();
         assert_eq!(r.operation, Operation::Echo);
         assert_eq!(r.clients, 4);
-        let b = parse(&["run", "--url", "http://x", "--operation", "get", "--duration", "8h"]).unwrap();
-        let Some(Command::Run(r)) = b.command else { panic!("expected run") };
+        let b = parse(&[
+            "run",
+            "--url",
+            "http://x",
+            "--operation",
+            "get",
+            "--duration",
+            "8h",
+        ])
+        .unwrap();
+        let Some(Command::Run(r)) = b.command else {
+            panic!("expected run")
+        };
         assert_eq!(r.duration, Some(Duration::from_secs(28_800)));
     }
 
     #[test]
     fn merge_needs_no_run_flags() {
         let a = parse(&["merge", "a.json", "b.json", "--json", "out.json"]).unwrap();
-        let Some(Command::Merge(m)) = a.command else { panic!("expected merge") };
+        let Some(Command::Merge(m)) = a.command else {
+            panic!("expected merge")
+        };
         assert_eq!(m.inputs.len(), 2);
     }
 
@@ -193,10 +211,27 @@ mod tests {
     fn usage_errors() {
         assert!(parse(&["--url", "http://x"]).is_err());
         assert!(parse(&["--url", "http://x", "--operation", "nope"]).is_err());
-        let both = ["--url", "http://x", "--operation", "echo", "--duration", "1s", "--requests", "5"];
+        let both = [
+            "--url",
+            "http://x",
+            "--operation",
+            "echo",
+            "--duration",
+            "1s",
+            "--requests",
+            "5",
+        ];
         assert!(parse(&both).is_err());
         assert!(parse(&["--url", "http://x", "--operation", "echo", "--clients", "0"]).is_err());
-        assert!(parse(&["--url", "http://x", "--operation", "echo", "--message-size", "big"]).is_err());
+        assert!(parse(&[
+            "--url",
+            "http://x",
+            "--operation",
+            "echo",
+            "--message-size",
+            "big"
+        ])
+        .is_err());
         assert!(parse(&["merge", "--json", "out.json"]).is_err());
     }
 }

@@ -89,7 +89,9 @@ impl RunConfig {
             return Err(usage("--timeout and --connect-timeout must be more than 0"));
         }
         if a.message_size.is_some() && a.operation == Operation::EchoComplexTypeDoc {
-            return Err(usage("echoComplexTypeDoc's size is set with --packet-size, not --message-size"));
+            return Err(usage(
+                "echoComplexTypeDoc's size is set with --packet-size, not --message-size",
+            ));
         }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         let threads = a.threads.unwrap_or(cores).min(a.clients);
@@ -140,21 +142,37 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
 }
 
 fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
-    let uri: Uri = url.parse().map_err(|e| usage(format!("--url {url:?} is not a URL: {e}")))?;
+    let uri: Uri = url
+        .parse()
+        .map_err(|e| usage(format!("--url {url:?} is not a URL: {e}")))?;
     match uri.scheme_str() {
         Some("http") => {}
-        Some(other) => return Err(usage(format!("--url scheme {other:?} is not supported; use http://"))),
-        None => return Err(usage(format!("--url {url:?} needs a scheme: http://host:port"))),
+        Some(other) => {
+            return Err(usage(format!(
+                "--url scheme {other:?} is not supported; use http://"
+            )))
+        }
+        None => {
+            return Err(usage(format!(
+                "--url {url:?} needs a scheme: http://host:port"
+            )))
+        }
     }
-    let authority = uri.authority().ok_or_else(|| usage(format!("--url {url:?} has no host")))?;
+    let authority = uri
+        .authority()
+        .ok_or_else(|| usage(format!("--url {url:?} has no host")))?;
     let port = authority.port_u16().unwrap_or(80);
-    let host_name = authority.host().trim_start_matches('[').trim_end_matches(']');
+    let host_name = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
     let addr = (host_name, port)
         .to_socket_addrs()
         .with_context(|| format!("resolving {host_name}:{port}"))?
         .next()
         .with_context(|| format!("{host_name} has no address"))?;
-    let host = HeaderValue::from_str(authority.as_str()).map_err(|e| usage(format!("--url host: {e}")))?;
+    let host =
+        HeaderValue::from_str(authority.as_str()).map_err(|e| usage(format!("--url host: {e}")))?;
     let given = uri.path_and_query().filter(|p| p.as_str() != "/");
     let path = match (given, op.service()) {
         (Some(p), _) => p.clone(),
@@ -162,7 +180,12 @@ fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
         (None, Service::Customer) => PathAndQuery::from_static(bench_proto::customer::PATH),
         (None, Service::Plain) => PathAndQuery::from_static("/"),
     };
-    Ok(Target { url: url.to_owned(), addr, host, path })
+    Ok(Target {
+        url: url.to_owned(),
+        addr,
+        host,
+        path,
+    })
 }
 
 #[cfg(test)]
@@ -179,13 +202,25 @@ mod tests {
 
     #[test]
     fn soap_operations_post_to_their_service_unless_the_url_has_a_path() {
-        let c = config(&["--url", "http://127.0.0.1:8080", "--operation", "echoComplexTypeDoc"]).unwrap();
+        let c = config(&[
+            "--url",
+            "http://127.0.0.1:8080",
+            "--operation",
+            "echoComplexTypeDoc",
+        ])
+        .unwrap();
         assert_eq!(c.target.path.as_str(), bench_proto::cxf::PATH);
         assert_eq!(c.target.addr, "127.0.0.1:8080".parse().unwrap());
         assert_eq!(c.target.host, "127.0.0.1:8080");
         let c = config(&["--url", "http://127.0.0.1:9/", "--operation", "echo"]).unwrap();
         assert_eq!(c.target.path.as_str(), bench_proto::customer::PATH);
-        let c = config(&["--url", "http://127.0.0.1:9/cxf/x?y=1", "--operation", "echo"]).unwrap();
+        let c = config(&[
+            "--url",
+            "http://127.0.0.1:9/cxf/x?y=1",
+            "--operation",
+            "echo",
+        ])
+        .unwrap();
         assert_eq!(c.target.path.as_str(), "/cxf/x?y=1");
         let c = config(&["--url", "http://127.0.0.1:9", "--operation", "http-get"]).unwrap();
         assert_eq!(c.target.path.as_str(), "/");
@@ -194,7 +229,16 @@ mod tests {
 
     #[test]
     fn requests_are_split_over_clients_exactly() {
-        let args = ["--url", "http://127.0.0.1:9", "--operation", "get", "--clients", "3", "--requests", "10"];
+        let args = [
+            "--url",
+            "http://127.0.0.1:9",
+            "--operation",
+            "get",
+            "--clients",
+            "3",
+            "--requests",
+            "10",
+        ];
         let c = config(&args).unwrap();
         let per: Vec<_> = (0..3).map(|i| c.requests_for(i).unwrap()).collect();
         assert_eq!(per, [4, 3, 3]);
@@ -206,9 +250,32 @@ mod tests {
         for args in [
             &["--url", "https://127.0.0.1:9", "--operation", "get"][..],
             &["--url", "127.0.0.1:9", "--operation", "get"],
-            &["--url", "http://127.0.0.1:9", "--operation", "get", "--clients", "5", "--requests", "4"],
-            &["--url", "http://127.0.0.1:9", "--operation", "get", "--duration", "0s"],
-            &["--url", "http://127.0.0.1:9", "--operation", "echoComplexTypeDoc", "--message-size", "1K"],
+            &[
+                "--url",
+                "http://127.0.0.1:9",
+                "--operation",
+                "get",
+                "--clients",
+                "5",
+                "--requests",
+                "4",
+            ],
+            &[
+                "--url",
+                "http://127.0.0.1:9",
+                "--operation",
+                "get",
+                "--duration",
+                "0s",
+            ],
+            &[
+                "--url",
+                "http://127.0.0.1:9",
+                "--operation",
+                "echoComplexTypeDoc",
+                "--message-size",
+                "1K",
+            ],
         ] {
             let e = config(args).unwrap_err();
             assert!(e.downcast_ref::<UsageError>().is_some(), "{args:?}: {e:#}");

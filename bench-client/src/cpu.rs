@@ -12,7 +12,10 @@ pub struct CpuTime {
 impl CpuTime {
     pub fn now() -> CpuTime {
         match getrusage(UsageWho::RUSAGE_SELF) {
-            Ok(u) => CpuTime { user_s: seconds(u.user_time()), sys_s: seconds(u.system_time()) },
+            Ok(u) => CpuTime {
+                user_s: seconds(u.user_time()),
+                sys_s: seconds(u.system_time()),
+            },
             // getrusage(RUSAGE_SELF) cannot fail on Linux; report zero rather than stop a run.
             Err(_) => CpuTime::default(),
         }
@@ -20,7 +23,10 @@ impl CpuTime {
 
     /// The CPU used since `earlier`.
     pub fn since(self, earlier: CpuTime) -> CpuTime {
-        CpuTime { user_s: (self.user_s - earlier.user_s).max(0.0), sys_s: (self.sys_s - earlier.sys_s).max(0.0) }
+        CpuTime {
+            user_s: (self.user_s - earlier.user_s).max(0.0),
+            sys_s: (self.sys_s - earlier.sys_s).max(0.0),
+        }
     }
 }
 

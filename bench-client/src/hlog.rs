@@ -22,7 +22,11 @@ use crate::engine::latency_histogram;
 #[derive(Debug)]
 pub enum IntervalMsg {
     /// The latencies (µs) of calls that completed in second `idx` of the measured interval.
-    Interval { worker: usize, idx: u64, hist: Histogram<u64> },
+    Interval {
+        worker: usize,
+        idx: u64,
+        hist: Histogram<u64>,
+    },
     /// The worker has sent its last interval.
     Done { worker: usize },
 }
@@ -51,7 +55,10 @@ pub async fn write(
         let Some(msg) = rx.recv().await else { break };
         match msg {
             IntervalMsg::Interval { worker, idx, hist } => {
-                pending.entry(idx).or_insert_with(latency_histogram).add(&hist)?;
+                pending
+                    .entry(idx)
+                    .or_insert_with(latency_histogram)
+                    .add(&hist)?;
                 reached[worker] = Some(idx);
             }
             IntervalMsg::Done { worker } => {
@@ -74,7 +81,8 @@ pub async fn write(
             .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
     }
     drop(log);
-    out.flush().with_context(|| format!("writing {}", path.display()))?;
+    out.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -95,20 +103,40 @@ mod tests {
 
     #[test]
     fn seconds_of_all_workers_are_merged_in_order() {
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let path = std::env::temp_dir().join(format!("bench-client-hlog-{}.hlog", std::process::id()));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let path =
+            std::env::temp_dir().join(format!("bench-client-hlog-{}.hlog", std::process::id()));
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         for m in [
-            IntervalMsg::Interval { worker: 0, idx: 0, hist: hist(&[10, 20]) },
-            IntervalMsg::Interval { worker: 1, idx: 0, hist: hist(&[30]) },
-            IntervalMsg::Interval { worker: 1, idx: 2, hist: hist(&[40]) },
+            IntervalMsg::Interval {
+                worker: 0,
+                idx: 0,
+                hist: hist(&[10, 20]),
+            },
+            IntervalMsg::Interval {
+                worker: 1,
+                idx: 0,
+                hist: hist(&[30]),
+            },
+            IntervalMsg::Interval {
+                worker: 1,
+                idx: 2,
+                hist: hist(&[40]),
+            },
             IntervalMsg::Done { worker: 1 },
-            IntervalMsg::Interval { worker: 0, idx: 1, hist: hist(&[50, 60, 70]) },
+            IntervalMsg::Interval {
+                worker: 0,
+                idx: 1,
+                hist: hist(&[50, 60, 70]),
+            },
             IntervalMsg::Done { worker: 0 },
         ] {
             tx.send(m).unwrap();
         }
-        rt.block_on(write(path.clone(), SystemTime::now(), 2, rx)).unwrap();
+        rt.block_on(write(path.clone(), SystemTime::now(), 2, rx))
+            .unwrap();
         let text = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         let mut seen = Vec::new();

@@ -7,10 +7,18 @@ use crate::cli::{Format, MergeArgs};
 use crate::report;
 
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    let docs = args.inputs.iter().map(|p| report::json::read(p)).collect::<anyhow::Result<Vec<_>>>()?;
+    let docs = args
+        .inputs
+        .iter()
+        .map(|p| report::json::read(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let merged = bench_proto::results::merge(&docs)?;
     report::json::write_atomic(&args.json, &merged)?;
-    println!("merged {} results documents into {}", docs.len(), args.json.display());
+    println!(
+        "merged {} results documents into {}",
+        docs.len(),
+        args.json.display()
+    );
     print!("{}", report::human::render(&merged, &[]));
     if args.format == Format::Cxf {
         println!();

@@ -20,7 +20,12 @@ pub struct CpuJiffies {
 /// user+nice count as user, system+irq+softirq as sys, idle+iowait as idle; steal only in the total.
 pub fn parse_proc_stat(text: &str) -> Option<CpuJiffies> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
-    let v: Vec<u64> = line.split_whitespace().skip(1).map(str::parse).collect::<Result<_, _>>().ok()?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
     let f = |i: usize| v.get(i).copied().unwrap_or(0);
     if v.len() < 4 {
         return None;
@@ -112,9 +117,22 @@ mod tests {
     fn proc_stat() {
         let text = "cpu  100 10 50 800 40 5 5 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1\n";
         let j = parse_proc_stat(text).unwrap();
-        assert_eq!(j, CpuJiffies { user: 110, sys: 60, idle: 840, total: 1010 });
+        assert_eq!(
+            j,
+            CpuJiffies {
+                user: 110,
+                sys: 60,
+                idle: 840,
+                total: 1010
+            }
+        );
         assert!(parse_proc_stat("intr 1 2 3\n").is_none());
-        let later = CpuJiffies { user: 140, sys: 80, idle: 890, total: 1110 };
+        let later = CpuJiffies {
+            user: 140,
+            sys: 80,
+            idle: 890,
+            total: 1110,
+        };
         let (u, s, i) = percentages(j, later);
         assert_eq!((u, s, i), (30.0, 20.0, 50.0));
     }

@@ -86,10 +86,13 @@ impl FromStr for Operation {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Operation::ALL.into_iter().find(|op| op.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Operation::ALL.iter().map(|o| o.name()).collect();
-            format!("unknown operation {s:?}; one of: {}", names.join(", "))
-        })
+        Operation::ALL
+            .into_iter()
+            .find(|op| op.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Operation::ALL.iter().map(|o| o.name()).collect();
+                format!("unknown operation {s:?}; one of: {}", names.join(", "))
+            })
     }
 }
 

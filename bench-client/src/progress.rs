@@ -40,7 +40,9 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(workers: usize) -> Arc<Progress> {
-        Arc::new(Progress { workers: (0..workers).map(|_| WorkerCounter::default()).collect() })
+        Arc::new(Progress {
+            workers: (0..workers).map(|_| WorkerCounter::default()).collect(),
+        })
     }
 
     pub fn worker(&self, i: usize) -> &WorkerCounter {
@@ -49,9 +51,9 @@ impl Progress {
 
     /// (ok, errors) so far.
     pub fn totals(&self) -> (u64, u64) {
-        self.workers
-            .iter()
-            .fold((0, 0), |(o, e), w| (o + w.ok.load(Relaxed), e + w.errors.load(Relaxed)))
+        self.workers.iter().fold((0, 0), |(o, e), w| {
+            (o + w.ok.load(Relaxed), e + w.errors.load(Relaxed))
+        })
     }
 }
 
@@ -64,12 +66,19 @@ pub struct Line {
 
 impl Line {
     /// Starts the line on the current runtime, from the beginning of the measured interval.
-    pub fn start(progress: Arc<Progress>, measure_start: Instant, total: Option<Duration>) -> Option<Line> {
+    pub fn start(
+        progress: Arc<Progress>,
+        measure_start: Instant,
+        total: Option<Duration>,
+    ) -> Option<Line> {
         if !std::io::stdout().is_terminal() {
             return None;
         }
         let bar = ProgressBar::new_spinner();
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
         let b = bar.clone();
         let task = tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_millis(250));
@@ -79,10 +88,16 @@ impl Line {
                 let now = Instant::now();
                 let (ok, errors) = progress.totals();
                 let dt = now.saturating_duration_since(last_t).as_secs_f64();
-                let rate = if dt > 0.0 { (ok - last_ok) as f64 / dt } else { 0.0 };
+                let rate = if dt > 0.0 {
+                    (ok - last_ok) as f64 / dt
+                } else {
+                    0.0
+                };
                 (last_ok, last_t) = (ok, now);
                 let elapsed = now.saturating_duration_since(measure_start).as_secs_f64();
-                let of = total.map(|t| format!("/{:.0}s", t.as_secs_f64())).unwrap_or_default();
+                let of = total
+                    .map(|t| format!("/{:.0}s", t.as_secs_f64()))
+                    .unwrap_or_default();
                 b.set_message(format!(
                     "{elapsed:.1}s{of}  {} ok  {} req/s  {} errors",
                     thousands(ok),

@@ -44,7 +44,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         report::json::write_atomic(path, &out.doc)?;
     }
     let failed = out.doc.counts.errors_total > 0 && !cfg.allow_errors;
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// What may end a run early.
@@ -61,7 +65,9 @@ pub enum Interrupt {
 pub fn measure(cfg: RunConfig, interrupt: Interrupt) -> anyhow::Result<Outcome> {
     let cfg = Arc::new(cfg);
     let workload = Arc::new(Workload::build(&cfg).context("preparing the requests")?);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async {
         let interrupt = match interrupt {
             Interrupt::Signals => Some(Signals::install()?),
@@ -97,7 +103,11 @@ async fn interrupted(s: &mut Option<Signals>) {
     }
 }
 
-async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>, mut interrupt: Option<Signals>) -> anyhow::Result<Outcome> {
+async fn drive(
+    cfg: Arc<RunConfig>,
+    workload: Arc<Workload>,
+    mut interrupt: Option<Signals>,
+) -> anyhow::Result<Outcome> {
     let (hlog_tx, hlog_rx) = match cfg.hlog {
         Some(_) => {
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -121,16 +131,32 @@ async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>, mut interrupt: Opti
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let wall_start = SystemTime::now();
     let cpu0 = CpuTime::now();
-    let monitor = cfg.monitor_pid.map(|pid| Monitor::start(pid, start.measure_start));
+    let monitor = cfg
+        .monitor_pid
+        .map(|pid| Monitor::start(pid, start.measure_start));
     let hlog = match (cfg.hlog.clone(), hlog_rx) {
-        (Some(path), Some(rx)) => Some(tokio::spawn(crate::hlog::write(path, wall_start, cfg.threads as usize, rx))),
+        (Some(path), Some(rx)) => Some(tokio::spawn(crate::hlog::write(
+            path,
+            wall_start,
+            cfg.threads as usize,
+            rx,
+        ))),
         _ => None,
     };
     let line = if stopping {
         None
     } else {
-        eprintln!("{MEASURING} clients={} threads={} pid={}", cfg.clients, cfg.threads, std::process::id());
-        progress::Line::start(running.progress.clone(), start.measure_start, cfg.duration())
+        eprintln!(
+            "{MEASURING} clients={} threads={} pid={}",
+            cfg.clients,
+            cfg.threads,
+            std::process::id()
+        );
+        progress::Line::start(
+            running.progress.clone(),
+            start.measure_start,
+            cfg.duration(),
+        )
     };
 
     let stopped_at = if stopping {
@@ -151,7 +177,9 @@ async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>, mut interrupt: Opti
         line.finish();
     }
     let system = match monitor {
-        Some(m) => Some(bench_proto::results::SystemBlock::from_samples(m.finish().await)),
+        Some(m) => Some(bench_proto::results::SystemBlock::from_samples(
+            m.finish().await,
+        )),
         None => None,
     };
     if let Some(task) = hlog {
@@ -177,5 +205,8 @@ async fn drive(cfg: Arc<RunConfig>, workload: Arc<Workload>, mut interrupt: Opti
     };
     let mut doc = report::json::build(&cfg, &stats, &facts, Vec::new());
     doc.warnings = report::warnings::for_run(&doc, stats.addr_not_avail);
-    Ok(Outcome { doc, first_errors: stats.first_errors })
+    Ok(Outcome {
+        doc,
+        first_errors: stats.first_errors,
+    })
 }

@@ -16,7 +16,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{s:?} is not a size (examples: 1K, 100K, 1M, 4096)"))?;
-    n.checked_mul(mult).ok_or_else(|| format!("{s:?} is too large"))
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("{s:?} is too large"))
 }
 
 /// RATE: requests per second in total, `5000` or `5000/s`.
@@ -25,13 +26,16 @@ pub fn parse_rate(s: &str) -> Result<f64, String> {
     let t = t.strip_suffix("/s").unwrap_or(t);
     match t.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!("{s:?} is not a positive rate (examples: 5000, 5000/s)")),
+        _ => Err(format!(
+            "{s:?} is not a positive rate (examples: 5000, 5000/s)"
+        )),
     }
 }
 
 /// DUR: `30s`, `500ms`, `8h`, `28800s` (humantime).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    humantime::parse_duration(s.trim()).map_err(|e| format!("{s:?} is not a duration ({e}); examples: 30s, 500ms, 8h"))
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("{s:?} is not a duration ({e}); examples: 30s, 500ms, 8h"))
 }
 
 /// `1234567` → `1,234,567`.
@@ -50,8 +54,13 @@ pub fn thousands(n: u64) -> String {
 /// A float with thousands separators and `decimals` places: `41152.24` → `41,152.2`.
 pub fn thousands_f(x: f64, decimals: usize) -> String {
     let s = format!("{:.*}", decimals, x.abs());
-    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(a, b)| (a, Some(b)));
-    let int = int.parse::<u64>().map(thousands).unwrap_or_else(|_| int.to_owned());
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(a, b)| (a, Some(b)));
+    let int = int
+        .parse::<u64>()
+        .map(thousands)
+        .unwrap_or_else(|_| int.to_owned());
     let sign = if x < 0.0 { "-" } else { "" };
     match frac {
         Some(f) => format!("{sign}{int}.{f}"),
@@ -63,7 +72,13 @@ pub fn thousands_f(x: f64, decimals: usize) -> String {
 /// scientific (`1.003791036E9`). Both use the shortest digits that round-trip, as Rust's formatting does.
 pub fn java_double(x: f64) -> String {
     if !x.is_finite() {
-        return if x.is_nan() { "NaN".into() } else if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if x.is_nan() {
+            "NaN".into()
+        } else if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     let a = x.abs();
     if a == 0.0 || (1e-3..1e7).contains(&a) {

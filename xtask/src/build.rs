@@ -118,7 +118,11 @@ impl Arch {
     pub(crate) fn host() -> Option<Arch> {
         if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
             Some(Arch::X86_64)
-        } else if cfg!(all(target_arch = "powerpc64", target_endian = "little", target_os = "linux")) {
+        } else if cfg!(all(
+            target_arch = "powerpc64",
+            target_endian = "little",
+            target_os = "linux"
+        )) {
             Some(Arch::Ppc64le)
         } else {
             None
@@ -177,7 +181,8 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         Some(TargetSel::X86_64) => vec![Arch::X86_64],
         Some(TargetSel::Ppc64le) => vec![Arch::Ppc64le],
         Some(TargetSel::All) => Arch::ALL.to_vec(),
-        None => vec![Arch::host().context("this machine is neither x86_64 nor ppc64le Linux: pass --target")?],
+        None => vec![Arch::host()
+            .context("this machine is neither x86_64 nor ppc64le Linux: pass --target")?],
     };
     let static_link = !args.dynamic;
     let builder = toolchain::choose(sh, args.builder)?;
@@ -213,7 +218,12 @@ pub(crate) fn dist_dir(arch: Arch) -> PathBuf {
 fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> anyhow::Result<Dist> {
     let plan = builder.prepare(sh, arch, static_link)?;
     plan.command(sh).run().with_context(|| {
-        format!("building {} for {} with {}", BINARIES.join(" and "), arch.triple(), builder.name())
+        format!(
+            "building {} for {} with {}",
+            BINARIES.join(" and "),
+            arch.triple(),
+            builder.name()
+        )
     })?;
     let out = cargo_target_dir(sh)?.join(arch.triple()).join("release");
     let dir = dist_dir(arch);
@@ -224,7 +234,8 @@ fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> anyhow
         let to = dir.join(name);
         // Copy to a temporary name then rename, so a running container or qemu never sees half a file.
         let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::copy(&from, &tmp).with_context(|| format!("copying {} to {}", from.display(), tmp.display()))?;
+        std::fs::copy(&from, &tmp)
+            .with_context(|| format!("copying {} to {}", from.display(), tmp.display()))?;
         std::fs::rename(&tmp, &to)?;
         let facts = elf::check(&to, arch.elf_machine(), static_link)?;
         binaries.push(BinaryInfo {
@@ -251,15 +262,22 @@ fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> anyhow
             .map(|d| d.as_secs())
             .unwrap_or(0),
     };
-    std::fs::write(dir.join("build.json"), serde_json::to_string_pretty(&info)? + "\n")?;
+    std::fs::write(
+        dir.join("build.json"),
+        serde_json::to_string_pretty(&info)? + "\n",
+    )?;
     Ok(Dist { arch, dir, info })
 }
 
 /// Cargo's target directory as cargo itself resolves it (CARGO_TARGET_DIR, config, or `target/`).
 fn cargo_target_dir(sh: &Shell) -> anyhow::Result<PathBuf> {
-    let meta = cmd!(sh, "cargo metadata --format-version 1 --no-deps").quiet().read()?;
+    let meta = cmd!(sh, "cargo metadata --format-version 1 --no-deps")
+        .quiet()
+        .read()?;
     let meta: serde_json::Value = serde_json::from_str(&meta).context("parsing cargo metadata")?;
-    let dir = meta["target_directory"].as_str().context("cargo metadata has no target_directory")?;
+    let dir = meta["target_directory"]
+        .as_str()
+        .context("cargo metadata has no target_directory")?;
     Ok(Path::new(dir).to_path_buf())
 }
 

@@ -1,10 +1,131 @@
-//! `cargo xtask calibrate` (not written yet).
+//! `cargo xtask calibrate`: is bench-client fast enough not to limit a run? It drives the same bench-server
+//! endpoint (`GET /`) with `wrk` and with `bench-client --operation http-get` — same connection count, each
+//! pinned to the same client CPUs, the server pinned to the others — and prints both rates and their
+//! ratio (goal: bench-client ≥ 1.0 × wrk).
 
-use xshell::Shell;
+use std::time::Duration;
+
+use anyhow::{bail, Context as _, Result};
+use xshell::{cmd, Shell};
+
+use crate::pinning::format_cpu_list;
+use crate::server_proc::ServerProcess;
 
 #[derive(Debug, clap::Args)]
-pub(crate) struct Args {}
+pub(crate) struct Args {
+    /// Keep-alive connections, for both tools.
+    #[arg(long, default_value_t = 50, value_name = "N")]
+    connections: u32,
+    /// How long each tool runs per round.
+    #[arg(long, default_value = "10s", value_name = "DUR", value_parser = humantime::parse_duration)]
+    duration: Duration,
+    /// Rounds; the order of the tools alternates between rounds, and the median ratio is reported.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    rounds: u32,
+    /// CPUs for the load generators (default: the last allowed CPU).
+    #[arg(long, value_name = "LIST")]
+    client_cpus: Option<String>,
+    /// CPUs for bench-server (default: every other allowed CPU).
+    #[arg(long, value_name = "LIST")]
+    server_cpus: Option<String>,
+}
 
-pub(crate) fn run(_sh: &Shell, _args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`cargo xtask calibrate` is not implemented yet")
+pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
+    if cmd!(sh, "which wrk").quiet().ignore_stdout().run().is_err() {
+        bail!("wrk is not installed (apt-get install wrk)");
+    }
+    cmd!(sh, "taskset --version").quiet().ignore_stdout().run().context("taskset (util-linux) is needed to pin")?;
+    let allowed = crate::host::cpus_allowed();
+    let (default_server, default_client) = match allowed.split_last() {
+        Some((last, rest)) if !rest.is_empty() => (format_cpu_list(rest), last.to_string()),
+        _ => bail!("calibration needs at least two CPUs (one for the server, one for the load generators)"),
+    };
+    let client_cpus = args.client_cpus.clone().unwrap_or(default_client);
+    let server_cpus = args.server_cpus.clone().unwrap_or(default_server);
+    let client_threads = crate::pinning::parse_cpu_list(&client_cpus)?.len().max(1).to_string();
+    let server_workers = crate::pinning::parse_cpu_list(&server_cpus)?.len().max(1).to_string();
+
+    let bins = crate::run::build_release(sh)?;
+    let mut server_cmd = std::process::Command::new("taskset");
+    server_cmd.args(["-c", &server_cpus]).arg(&bins.server).args(["--http", "127.0.0.1:0", "--workers", &server_workers]);
+    let log_path = std::env::temp_dir().join(format!("wsbench-calibrate-server-{}.log", std::process::id()));
+    let log = std::fs::File::create(&log_path).with_context(|| format!("creating {}", log_path.display()))?;
+    let server = ServerProcess::start(server_cmd, log, Duration::from_secs(30))?;
+    let addr = server.ready.http.context("bench-server's READY line has no http address")?;
+    let url = format!("http://{addr}/");
+
+    let conns = args.connections.to_string();
+    let secs = format!("{}s", args.duration.as_secs().max(1));
+    let json = std::env::temp_dir().join(format!("wsbench-calibrate-{}.json", std::process::id()));
+    let client = &bins.client;
+    println!(
+        "calibrate: GET {url} · {conns} connections · {secs} per tool · load generators on CPU {client_cpus} \
+         ({client_threads} thread(s)), bench-server on CPU {server_cpus} ({server_workers} worker(s))"
+    );
+
+    let wrk = || -> Result<f64> {
+        let out = cmd!(sh, "taskset -c {client_cpus} wrk -t {client_threads} -c {conns} -d {secs} {url}")
+            .quiet()
+            .read()
+            .context("running wrk")?;
+        if let Some(line) = out.lines().find(|l| l.contains("Non-2xx") || l.contains("Socket errors")) {
+            eprintln!("  wrk: {}", line.trim());
+        }
+        parse_wrk_rate(&out).with_context(|| format!("no Requests/sec in wrk's output:\n{out}"))
+    };
+    let bench = || -> Result<f64> {
+        cmd!(
+            sh,
+            "taskset -c {client_cpus} {client} --url {url} --operation http-get --clients {conns} --threads {client_threads} --duration {secs} --json {json}"
+        )
+        .quiet()
+        .ignore_stdout()
+        .ignore_stderr()
+        .run()
+        .context("running bench-client")?;
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json)?)?;
+        doc["throughput"]["total_per_s"].as_f64().context("results document without total_per_s")
+    };
+
+    let mut ratios = Vec::new();
+    for round in 1..=args.rounds {
+        // Alternate the order so that neither tool always meets a warmer server.
+        let (w, b) = if round % 2 == 1 {
+            let w = wrk()?;
+            (w, bench()?)
+        } else {
+            let b = bench()?;
+            (wrk()?, b)
+        };
+        let ratio = b / w;
+        println!("round {round}: wrk {w:>12.1} req/s   bench-client {b:>12.1} req/s   bench-client / wrk = {ratio:.3}");
+        ratios.push(ratio);
+    }
+    let _ = std::fs::remove_file(&json);
+    server.stop(Duration::from_secs(20))?;
+    let _ = std::fs::remove_file(&log_path);
+
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[ratios.len() / 2];
+    let verdict = if median >= 1.0 { "goal met" } else { "below the goal of 1.0" };
+    println!("bench-client / wrk = {median:.3} (median of {} round(s)): {verdict}", ratios.len());
+    Ok(())
+}
+
+/// `Requests/sec:  12345.67` from wrk's summary.
+fn parse_wrk_rate(out: &str) -> Option<f64> {
+    out.lines().find_map(|l| l.trim().strip_prefix("Requests/sec:")).and_then(|v| v.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_wrk_rate;
+
+    #[test]
+    fn reads_wrk_summary() {
+        let out = "Running 10s test @ http://127.0.0.1:1/\n  1 threads and 50 connections\n\
+                   52000 requests in 10.00s, 7.00MB read\nRequests/sec:   5200.31\nTransfer/sec:    716.80KB\n";
+        assert_eq!(parse_wrk_rate(out), Some(5200.31));
+        assert_eq!(parse_wrk_rate("nothing"), None);
+    }
 }

@@ -23,7 +23,11 @@ use self::decide::{parse_percent, render_table, Verdict};
 /// The wall-clock selection: (package, bench target, benchmark id prefixes). Small on purpose: each benchmark is
 /// measured on both sides, and suspects twice, and the whole gate must finish in minutes.
 const WALL: &[(&str, &str, &[&str])] = &[
-    ("bench-proto", "soap", &["cxf_echoComplexTypeDoc_1_item/", "customer_echo_100KB/"]),
+    (
+        "bench-proto",
+        "soap",
+        &["cxf_echoComplexTypeDoc_1_item/", "customer_echo_100KB/"],
+    ),
     ("bench-proto", "chat", &["chat"]),
     ("bench-server", "server", &["server/roundtrip/"]),
 ];
@@ -48,11 +52,14 @@ pub(crate) struct Args {
     /// Only benchmarks and hot paths whose id contains this (repeatable).
     #[arg(long)]
     filter: Vec<String>,
-    /// Warm-up seconds per benchmark and side.
-    #[arg(long, default_value_t = 1.0)]
+    /// Alternating rounds per benchmark (base, head, base, head, …); each side's rounds are pooled.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=20))]
+    rounds: u16,
+    /// Warm-up seconds per benchmark, side and round.
+    #[arg(long, default_value_t = 0.5)]
     warm_up: f64,
-    /// Measurement seconds per benchmark and side.
-    #[arg(long, default_value_t = 2.0)]
+    /// Measurement seconds per benchmark, side and round.
+    #[arg(long, default_value_t = 1.0)]
     measurement: f64,
     /// The statistic whose change decides.
     #[arg(long, value_enum, default_value_t = Statistic::Median)]
@@ -142,6 +149,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let wall_started = Instant::now();
     if tiers.wall() {
         let timing = Timing {
+            rounds: usize::from(args.rounds),
             warm_up_s: args.warm_up,
             measurement_s: args.measurement,
         };

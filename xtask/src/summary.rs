@@ -102,6 +102,11 @@ pub(crate) fn num(v: f64) -> String {
     }
 }
 
+/// A count for people: thousands separated.
+pub(crate) fn int(n: u64) -> String {
+    num(n as f64).split('.').next().unwrap_or_default().to_owned()
+}
+
 fn published_value(p: &Published) -> String {
     let approx = if p.approx { "~" } else { "" };
     match p.max {
@@ -176,16 +181,13 @@ fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
     }
     let _ = writeln!(o, "| published figure | published | measured here | step | difference |");
     let _ = writeln!(o, "|---|---|---|---|---|");
+    let mut unmatched = Vec::new();
     for p in &run.published {
         let what = format!("{}: {}", p.metric.name(), p.label);
         let matching: Vec<(&StepEntry, &StepDoc)> =
             run.steps.iter().zip(docs).filter(|(e, _)| p.matches(e)).collect();
         if matching.is_empty() {
-            let why = match p.instances {
-                Some(i) if i > 1 => format!("not measured by this run (needs {i} server instances)"),
-                _ => "not measured by this run (no step matches)".to_owned(),
-            };
-            let _ = writeln!(o, "| {what} | {} | {why} | | |", published_value(p));
+            unmatched.push(p);
             continue;
         }
         for (entry, doc) in matching {
@@ -198,7 +200,7 @@ fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
             });
             match measured {
                 Some((v, errors)) => {
-                    let flag = if errors > 0 { format!(" ⚠ {} errors", num(errors as f64)) } else { String::new() };
+                    let flag = if errors > 0 { format!(" ⚠ {} errors", int(errors)) } else { String::new() };
                     let _ = writeln!(
                         o,
                         "| {what} | {} | {} {}{flag} | {} | {} |",
@@ -219,12 +221,43 @@ fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
             }
         }
     }
+    if !unmatched.is_empty() {
+        let _ = writeln!(o, "\nNot compared, because no step of this run has their conditions:");
+        for p in unmatched {
+            let _ = writeln!(o, "- {}: {} ({})", p.label, published_value(p), selectors(p));
+        }
+    }
     let _ = writeln!(
         o,
         "\nThe published figures come from other hardware, software and years (conditions below): the difference \
          says how this machine and build compare under this scenario, it is not adjusted and says nothing about \
          which system is better in general."
     );
+}
+
+/// The conditions a published figure is compared under, in words.
+fn selectors(p: &Published) -> String {
+    let mut parts = Vec::new();
+    if let Some(c) = p.clients {
+        parts.push(format!("clients = {c}"));
+    }
+    if let Some(op) = p.operation {
+        parts.push(format!("operation {}", op.wire()));
+    }
+    if let Some(w) = p.workers {
+        parts.push(format!("workers = {w}"));
+    }
+    if let Some(s) = &p.step {
+        parts.push(format!("step `{s}`"));
+    }
+    if let Some(i) = p.instances {
+        parts.push(format!("{i} server instances"));
+    }
+    if parts.is_empty() {
+        "no step was measured".to_owned()
+    } else {
+        format!("needs {}", parts.join(", "))
+    }
 }
 
 fn steps_table(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
@@ -266,8 +299,8 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
             o,
             "| {} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
             e.id,
-            num(d.counts.ok as f64),
-            num(d.counts.errors_total as f64),
+            int(d.counts.ok),
+            int(d.counts.errors_total),
             num(d.throughput.sent_mb_per_s),
             num(d.throughput.received_mb_per_s),
         );
@@ -299,8 +332,8 @@ fn details(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
                         ("io", c.errors.io),
                     ];
                     let kinds: Vec<String> =
-                        kinds.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {}", num(*n as f64))).collect();
-                    errors.push(format!("{}: {} failed calls ({})", e.id, num(c.errors_total as f64), kinds.join(", ")));
+                        kinds.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {}", int(*n))).collect();
+                    errors.push(format!("{}: {} failed calls ({})", e.id, int(c.errors_total), kinds.join(", ")));
                 }
                 if d.partial {
                     errors.push(format!("{}: partial results (the client was interrupted)", e.id));
@@ -337,9 +370,9 @@ fn details(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
         let _ = writeln!(o, "| step | TCP connections opened | TIME_WAIT before → after | connect errors |");
         let _ = writeln!(o, "|---|---|---|---|");
         for (e, doc) in run.steps.iter().zip(docs).filter(|(e, _)| !e.keepalive) {
-            let tw = |v: Option<u64>| v.map_or("?".to_owned(), |n| num(n as f64));
+            let tw = |v: Option<u64>| v.map_or("?".to_owned(), int);
             let (calls, connect) = match doc {
-                Ok(d) => (num((d.counts.ok + d.counts.errors_total) as f64), num(d.counts.errors.connect as f64)),
+                Ok(d) => (int(d.counts.ok + d.counts.errors_total), int(d.counts.errors.connect)),
                 Err(_) => ("?".to_owned(), "?".to_owned()),
             };
             let _ = writeln!(o, "| {} | ~{calls} | {} → {} | {connect} |", e.id, tw(e.time_wait_before), tw(e.time_wait_after));
@@ -454,6 +487,8 @@ mod tests {
         assert_eq!(num(0.5), "0.500");
         assert_eq!(num(-1234.0), "-1,234");
         assert_eq!(num(0.0), "0");
+        assert_eq!(int(76), "76");
+        assert_eq!(int(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -35,7 +35,13 @@ pub(super) struct Shared {
 /// Connects (before the clock starts), reports ready, waits for the start, then runs until the deadline,
 /// the request count, or a stop.
 pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
-    let link = if sh.cfg.keepalive { connect(sh.cfg.target.addr, sh.cfg.connect_timeout).await.ok() } else { None };
+    let link = if sh.cfg.keepalive {
+        connect(sh.cfg.target.addr, sh.cfg.connect_timeout)
+            .await
+            .ok()
+    } else {
+        None
+    };
     let _ = ready.send(());
     let mut start_rx = sh.start.clone();
     let start = match start_rx.wait_for(Option::is_some).await {
@@ -58,7 +64,9 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
     let variant = workload.variant(conn);
     let counter = sh.progress.worker(sh.worker);
     let limit = cfg.requests_for(conn);
-    let schedule = cfg.rate.map(|r| Schedule::new(start.t0, r, cfg.clients, conn));
+    let schedule = cfg
+        .rate
+        .map(|r| Schedule::new(start.t0, r, cfg.clients, conn));
     let mut buf: Vec<u8> = Vec::new();
     let mut timer = pin!(sleep(Duration::ZERO));
     // k counts calls made (the schedule index), responses those answered, measured those recorded.
@@ -119,12 +127,13 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
                         st.validated += u64::from(validated);
                         st.bytes_sent += variant.body.len() as u64;
                         st.bytes_received += buf.len() as u64;
-                        st.last_completion = Some(end);
                         counter.add_ok();
                     }
                     Err(kind) => {
                         st.validated += u64::from(full);
-                        fail(&mut st, kind, || workload.describe(variant, kind, status, &buf));
+                        fail(&mut st, kind, || {
+                            workload.describe(variant, kind, status, &buf)
+                        });
                         counter.add_error();
                     }
                 }
@@ -135,12 +144,15 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
                 }
                 fail(&mut st, kind, || match broken {
                     Some(b) => b.to_string(),
-                    None => format!("no complete response within {}", humantime::format_duration(cfg.timeout)),
+                    None => format!(
+                        "no complete response within {}",
+                        humantime::format_duration(cfg.timeout)
+                    ),
                 });
-                st.last_completion = Some(end);
                 counter.add_error();
             }
         }
+        st.last_completion = Some(end);
     }
 }
 

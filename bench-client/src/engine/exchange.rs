@@ -27,7 +27,9 @@ pub(super) struct Link {
 
 impl std::fmt::Debug for Link {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Link").field("alive", &self.alive).finish_non_exhaustive()
+        f.debug_struct("Link")
+            .field("alive", &self.alive)
+            .finish_non_exhaustive()
     }
 }
 
@@ -78,20 +80,37 @@ pub(super) async fn connect(addr: SocketAddr, timeout: Duration) -> Result<Link,
     let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
         Ok(Ok(s)) => s,
         Ok(Err(e)) => return Err(Broken::Connect(e)),
-        Err(_) => return Err(Broken::Connect(io::Error::new(io::ErrorKind::TimedOut, "connect timed out"))),
+        Err(_) => {
+            return Err(Broken::Connect(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "connect timed out",
+            )))
+        }
     };
     stream.set_nodelay(true).map_err(Broken::Connect)?;
     let (sender, conn) = http1::Builder::new()
         .handshake(TokioIo::new(stream))
         .await
         .map_err(|e| Broken::Connect(io::Error::other(e)))?;
-    Ok(Link { sender, conn: Box::pin(conn), alive: true })
+    Ok(Link {
+        sender,
+        conn: Box::pin(conn),
+        alive: true,
+    })
 }
 
 /// Sends `req` and reads the whole response body into `buf` (cleared first).
-pub(super) async fn exchange(link: &mut Link, req: Request<Full<Bytes>>, buf: &mut Vec<u8>) -> Result<StatusCode, Broken> {
+pub(super) async fn exchange(
+    link: &mut Link,
+    req: Request<Full<Bytes>>,
+    buf: &mut Vec<u8>,
+) -> Result<StatusCode, Broken> {
     buf.clear();
-    let Link { sender, conn, alive } = link;
+    let Link {
+        sender,
+        conn,
+        alive,
+    } = link;
     let mut call = pin!(async {
         sender.ready().await?;
         let resp = sender.send_request(req).await?;

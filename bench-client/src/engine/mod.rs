@@ -71,7 +71,9 @@ pub fn start(
         progress: progress.clone(),
     };
     for w in 0..threads {
-        let conns: Vec<u64> = (0..cfg.clients).filter(|c| *c as usize % threads == w).collect();
+        let conns: Vec<u64> = (0..cfg.clients)
+            .filter(|c| *c as usize % threads == w)
+            .collect();
         let (result_tx, result_rx) = oneshot::channel();
         let ctx = worker::Ctx {
             worker: w,
@@ -110,7 +112,11 @@ impl Running {
     pub fn go(&self) -> Start {
         let t0 = Instant::now();
         let measure_start = t0 + self.cfg.warmup;
-        let start = Start { t0, measure_start, deadline: self.cfg.duration().map(|d| measure_start + d) };
+        let start = Start {
+            t0,
+            measure_start,
+            deadline: self.cfg.duration().map(|d| measure_start + d),
+        };
         self.start_tx.send_replace(Some(start));
         start
     }
@@ -124,7 +130,9 @@ impl Running {
     pub async fn done(&mut self) -> anyhow::Result<()> {
         for slot in &mut self.results {
             if let Some(rx) = slot {
-                let stats = rx.await.context("a worker thread failed (see its message above)")?;
+                let stats = rx
+                    .await
+                    .context("a worker thread failed (see its message above)")?;
                 self.collected.push(stats);
                 *slot = None;
             }

@@ -16,7 +16,10 @@ impl Schedule {
     pub fn new(t0: Instant, rate: f64, clients: u64, conn: u64) -> Schedule {
         let interval_ns = clients as f64 * 1e9 / rate;
         let phase = Duration::from_nanos((interval_ns * conn as f64 / clients as f64) as u64);
-        Schedule { first: t0 + phase, interval_ns }
+        Schedule {
+            first: t0 + phase,
+            interval_ns,
+        }
     }
 
     /// When the `k`-th request (from 0) of this connection is meant to go out. Computed from `k`, not
@@ -41,7 +44,7 @@ mod tests {
             })
             .collect();
         times.sort();
-        let expected: Vec<Duration> = (0..20).map(|i| Duration::from_millis(i)).collect();
+        let expected: Vec<Duration> = (0..20).map(Duration::from_millis).collect();
         assert_eq!(times, expected);
     }
 

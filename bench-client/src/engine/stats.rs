@@ -50,7 +50,10 @@ struct IntervalRecorder {
 }
 
 impl WorkerStats {
-    pub fn new(open_loop: bool, hlog: Option<(usize, UnboundedSender<IntervalMsg>)>) -> WorkerStats {
+    pub fn new(
+        open_loop: bool,
+        hlog: Option<(usize, UnboundedSender<IntervalMsg>)>,
+    ) -> WorkerStats {
         WorkerStats {
             ok: 0,
             errors: [0; 6],
@@ -63,13 +66,24 @@ impl WorkerStats {
             last_completion: None,
             addr_not_avail: 0,
             first_errors: Default::default(),
-            interval: hlog.map(|(worker, tx)| IntervalRecorder { worker, idx: 0, hist: latency_histogram(), tx }),
+            interval: hlog.map(|(worker, tx)| IntervalRecorder {
+                worker,
+                idx: 0,
+                hist: latency_histogram(),
+                tx,
+            }),
         }
     }
 
     /// A successful call. `since_start` is its completion time within the measured interval.
     #[inline]
-    pub fn record_ok(&mut self, since_start: Duration, latency_us: u64, uncorrected_us: Option<u64>, lag_us: Option<u64>) {
+    pub fn record_ok(
+        &mut self,
+        since_start: Duration,
+        latency_us: u64,
+        uncorrected_us: Option<u64>,
+        lag_us: Option<u64>,
+    ) {
         self.ok += 1;
         self.corrected.saturating_record(latency_us);
         if let (Some(h), Some(u)) = (self.uncorrected.as_mut(), uncorrected_us) {
@@ -117,7 +131,11 @@ impl IntervalRecorder {
         let hist = std::mem::replace(&mut self.hist, fresh);
         if !hist.is_empty() {
             // The writer lives as long as the run; if it is gone, the log is simply not written.
-            let _ = self.tx.send(IntervalMsg::Interval { worker: self.worker, idx: self.idx, hist });
+            let _ = self.tx.send(IntervalMsg::Interval {
+                worker: self.worker,
+                idx: self.idx,
+                hist,
+            });
         }
         self.idx = next_idx;
     }
@@ -156,7 +174,9 @@ impl RunStats {
             out.counts.bytes_sent += w.bytes_sent;
             out.counts.bytes_received += w.bytes_received;
             // Same bounds on both sides: adding cannot fail.
-            out.corrected.add(&w.corrected).expect("histograms of equal bounds add");
+            out.corrected
+                .add(&w.corrected)
+                .expect("histograms of equal bounds add");
             if let (Some(a), Some(b)) = (out.uncorrected.as_mut(), w.uncorrected.as_ref()) {
                 a.add(b).expect("histograms of equal bounds add");
             }

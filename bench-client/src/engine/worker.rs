@@ -31,7 +31,10 @@ pub(super) struct Ctx {
 }
 
 pub(super) fn main(ctx: Ctx) {
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             // Dropping `ctx.result` makes `finish` fail with a clear error.
@@ -39,9 +42,28 @@ pub(super) fn main(ctx: Ctx) {
             return;
         }
     };
-    let Ctx { worker, conns, cfg, workload, progress, start, stop, ready, hlog, result } = ctx;
+    let Ctx {
+        worker,
+        conns,
+        cfg,
+        workload,
+        progress,
+        start,
+        stop,
+        ready,
+        hlog,
+        result,
+    } = ctx;
     let stats = WorkerStats::new(cfg.rate.is_some(), hlog.map(|tx| (worker, tx)));
-    let shared = Rc::new(Shared { cfg, workload, stats: RefCell::new(stats), progress, worker, start, stop });
+    let shared = Rc::new(Shared {
+        cfg,
+        workload,
+        stats: RefCell::new(stats),
+        progress,
+        worker,
+        start,
+        stop,
+    });
     let local = LocalSet::new();
     local.block_on(&rt, async {
         let tasks: Vec<_> = conns

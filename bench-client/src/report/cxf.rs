@@ -11,8 +11,16 @@ use crate::units::java_double;
 
 pub fn render(doc: &ResultsDoc) -> String {
     let running_s = doc.elapsed_s * doc.params.clients as f64;
-    let per_client = if running_s > 0.0 { doc.counts.ok as f64 / running_s } else { 0.0 };
-    let avg_ms = if per_client > 0.0 { 1000.0 / per_client } else { 0.0 };
+    let per_client = if running_s > 0.0 {
+        doc.counts.ok as f64 / running_s
+    } else {
+        0.0
+    };
+    let avg_ms = if per_client > 0.0 {
+        1000.0 / per_client
+    } else {
+        0.0
+    };
     format!(
         "=============Overall Test Result============\n\
          Overall Throughput: {op} {tp} (invocations/sec)\n\
@@ -40,12 +48,18 @@ mod tests {
         // The seed's run: 100 threads, 28 800.386 s, 1 003 791 036 invocations.
         let mut doc = sample_doc();
         doc.params.clients = 100;
-        doc.elapsed_s = 28_800.38624;
+        doc.elapsed_s = 28_800.386_24;
         doc.counts.ok = 1_003_791_036;
         let text = render(&doc);
-        assert!(text.contains("Overall Throughput: echoComplexTypeDoc 348.53"), "{text}");
+        assert!(
+            text.contains("Overall Throughput: echoComplexTypeDoc 348.53"),
+            "{text}"
+        );
         assert!(text.contains("Overall AVG. response time: 2.869"), "{text}");
-        assert!(text.contains("1.003791036E9 (invocations), running 2880038.62"), "{text}");
+        assert!(
+            text.contains("1.003791036E9 (invocations), running 2880038.62"),
+            "{text}"
+        );
         assert!(text.contains("PER-CLIENT"));
     }
 }

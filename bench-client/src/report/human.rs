@@ -18,7 +18,10 @@ pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String 
         doc.tool.version,
         p.operation,
         p.url,
-        doc.label.as_deref().map(|l| format!("  [{l}]")).unwrap_or_default()
+        doc.label
+            .as_deref()
+            .map(|l| format!("  [{l}]"))
+            .unwrap_or_default()
     );
     let model = match p.rate {
         Some(r) => format!("open loop at {}/s", thousands_f(r, 1)),
@@ -34,12 +37,23 @@ pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String 
         "  {model} · {} clients on {} threads · {} · {amount} measured after {} s warm-up{}",
         thousands(p.clients),
         p.threads,
-        if p.keepalive { "keep-alive" } else { "new connection per call" },
+        if p.keepalive {
+            "keep-alive"
+        } else {
+            "new connection per call"
+        },
         p.warmup_s,
-        if p.think_time_s > 0.0 { format!(" · think time {} s", p.think_time_s) } else { String::new() }
+        if p.think_time_s > 0.0 {
+            format!(" · think time {} s", p.think_time_s)
+        } else {
+            String::new()
+        }
     );
     if doc.partial {
-        let _ = writeln!(s, "  PARTIAL: stopped early; figures cover the measured part only");
+        let _ = writeln!(
+            s,
+            "  PARTIAL: stopped early; figures cover the measured part only"
+        );
     }
     let c = &doc.counts;
     let _ = writeln!(s);
@@ -50,8 +64,10 @@ pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String 
         thousands(c.errors_total),
         thousands(c.validated)
     );
-    let kinds: Vec<String> =
-        ErrorKind::ALL.iter().map(|&k| format!("{} {}", k.as_str(), thousands(c.errors.get(k)))).collect();
+    let kinds: Vec<String> = ErrorKind::ALL
+        .iter()
+        .map(|&k| format!("{} {}", k.as_str(), thousands(c.errors.get(k))))
+        .collect();
     let _ = writeln!(s, "  Errors         {}", kinds.join("  "));
     let _ = writeln!(s, "  Elapsed        {:.3} s", doc.elapsed_s);
     let t = &doc.throughput;
@@ -97,7 +113,9 @@ pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String 
         cl.cpu_sys_s,
         cl.cpu_utilisation * 100.0,
         p.threads,
-        cl.max_schedule_lag_us.map(|l| format!("; max schedule lag {:.3} ms", l as f64 / 1000.0)).unwrap_or_default()
+        cl.max_schedule_lag_us
+            .map(|l| format!("; max schedule lag {:.3} ms", l as f64 / 1000.0))
+            .unwrap_or_default()
     );
     if let Some(sys) = &doc.system {
         let m = &sys.mean;
@@ -143,7 +161,9 @@ fn latency_row(s: &mut String, label: &str, l: &LatencySummary) {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use bench_proto::results::{Counts, ErrorCounts, Mode, Params, SystemBlock, SystemSample, SCHEMA};
+    use bench_proto::results::{
+        Counts, ErrorCounts, Mode, Params, SystemBlock, SystemSample, SCHEMA,
+    };
 
     use super::*;
 
@@ -181,7 +201,10 @@ pub(crate) mod tests {
             elapsed_s: 30.0,
             counts: Counts {
                 ok: 1000,
-                errors: ErrorCounts { fault: 2, ..Default::default() },
+                errors: ErrorCounts {
+                    fault: 2,
+                    ..Default::default()
+                },
                 bytes_sent: 30_000_000,
                 bytes_received: 60_000_000,
                 ..Default::default()
@@ -207,13 +230,25 @@ pub(crate) mod tests {
 
     #[test]
     fn summary_labels_total_and_per_client_throughput() {
-        let text = render(&sample_doc(), &[(ErrorKind::Fault, "HTTP 500: soap:Server: boom".into())]);
-        assert!(text.contains("33.3 calls/s TOTAL (all 100 clients together)"), "{text}");
+        let text = render(
+            &sample_doc(),
+            &[(ErrorKind::Fault, "HTTP 500: soap:Server: boom".into())],
+        );
+        assert!(
+            text.contains("33.3 calls/s TOTAL (all 100 clients together)"),
+            "{text}"
+        );
         assert!(text.contains("0.33 calls/s PER CLIENT"), "{text}");
         assert!(text.contains("fault 2"), "{text}");
-        assert!(text.contains("sent 1.00 MB/s, received 2.00 MB/s"), "{text}");
+        assert!(
+            text.contains("sent 1.00 MB/s, received 2.00 MB/s"),
+            "{text}"
+        );
         assert!(text.contains("p99.99"), "{text}");
-        assert!(text.contains("fault: HTTP 500: soap:Server: boom"), "{text}");
+        assert!(
+            text.contains("fault: HTTP 500: soap:Server: boom"),
+            "{text}"
+        );
         assert!(text.contains("WARNING: client CPU at 97%"), "{text}");
         assert!(text.contains("RSS max 10,240 kB"), "{text}");
         assert!(!text.contains("uncorrected"), "{text}");
@@ -226,6 +261,9 @@ pub(crate) mod tests {
         doc.latency_us.uncorrected = Some(doc.latency_us.corrected.clone());
         let text = render(&doc, &[]);
         assert!(text.contains("open loop at 500.0/s"), "{text}");
-        assert!(text.contains("corrected") && text.contains("uncorrected"), "{text}");
+        assert!(
+            text.contains("corrected") && text.contains("uncorrected"),
+            "{text}"
+        );
     }
 }

@@ -12,7 +12,12 @@ use super::RunFacts;
 use crate::config::{RunConfig, Stop};
 use crate::engine::RunStats;
 
-pub fn build(cfg: &RunConfig, stats: &RunStats, facts: &RunFacts, warnings: Vec<String>) -> ResultsDoc {
+pub fn build(
+    cfg: &RunConfig,
+    stats: &RunStats,
+    facts: &RunFacts,
+    warnings: Vec<String>,
+) -> ResultsDoc {
     let elapsed_s = facts.elapsed.as_secs_f64();
     let capacity = elapsed_s * cfg.threads as f64;
     let mut doc = ResultsDoc {
@@ -31,7 +36,11 @@ pub fn build(cfg: &RunConfig, stats: &RunStats, facts: &RunFacts, warnings: Vec<
         client: ClientStats {
             cpu_user_s: facts.cpu.user_s,
             cpu_sys_s: facts.cpu.sys_s,
-            cpu_utilisation: if capacity > 0.0 { (facts.cpu.user_s + facts.cpu.sys_s) / capacity } else { 0.0 },
+            cpu_utilisation: if capacity > 0.0 {
+                (facts.cpu.user_s + facts.cpu.sys_s) / capacity
+            } else {
+                0.0
+            },
             max_schedule_lag_us: stats.max_lag_us,
         },
         system: facts.system.clone(),
@@ -44,7 +53,10 @@ pub fn build(cfg: &RunConfig, stats: &RunStats, facts: &RunFacts, warnings: Vec<
 }
 
 pub fn tool() -> Tool {
-    Tool { name: "bench-client".to_owned(), version: env!("CARGO_PKG_VERSION").to_owned() }
+    Tool {
+        name: "bench-client".to_owned(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    }
 }
 
 fn params(cfg: &RunConfig) -> Params {
@@ -76,9 +88,18 @@ fn params(cfg: &RunConfig) -> Params {
 pub fn write_atomic(path: &Path, doc: &ResultsDoc) -> anyhow::Result<()> {
     let mut text = serde_json::to_vec_pretty(doc).context("serialising the results document")?;
     text.push(b'\n');
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().with_context(|| format!("{} is not a file name", path.display()))?;
-    let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} is not a file name", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(&text)?;
@@ -94,5 +115,6 @@ pub fn write_atomic(path: &Path, doc: &ResultsDoc) -> anyhow::Result<()> {
 /// Reads a results document (for `merge`).
 pub fn read(path: &Path) -> anyhow::Result<ResultsDoc> {
     let text = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_slice(&text).with_context(|| format!("{} is not a results document", path.display()))
+    serde_json::from_slice(&text)
+        .with_context(|| format!("{} is not a results document", path.display()))
 }

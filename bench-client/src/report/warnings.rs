@@ -16,7 +16,10 @@ const RATE_REACHED: f64 = 0.95;
 pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64) -> Vec<String> {
     let mut w = Vec::new();
     if doc.partial {
-        w.push("stopped early (SIGINT): the results cover only what was measured before the stop".to_owned());
+        w.push(
+            "stopped early (SIGINT): the results cover only what was measured before the stop"
+                .to_owned(),
+        );
     }
     let cpu = doc.client.cpu_utilisation;
     if cpu >= CPU_BUSY {
@@ -29,7 +32,11 @@ pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64) -> Vec<String> {
     }
     if let Some(rate) = doc.params.rate {
         let calls = doc.counts.ok + doc.counts.errors_total;
-        let achieved = if doc.elapsed_s > 0.0 { calls as f64 / doc.elapsed_s } else { 0.0 };
+        let achieved = if doc.elapsed_s > 0.0 {
+            calls as f64 / doc.elapsed_s
+        } else {
+            0.0
+        };
         if doc.elapsed_s > 0.0 && achieved < RATE_REACHED * rate {
             w.push(format!(
                 "open loop: {achieved:.1} calls/s made of {rate:.1}/s requested ({:.0}%); each connection has one \

@@ -36,11 +36,22 @@ fn head(body: &[u8]) -> &[u8] {
 impl Workload {
     /// `Ok(true)` if the call succeeded and was fully validated, `Ok(false)` if it succeeded on the cheap
     /// checks alone, `Err(kind)` if it failed. `full` asks for the full parse and comparison.
-    pub fn check(&self, v: &Variant, status: StatusCode, body: &[u8], full: bool) -> Result<bool, ErrorKind> {
+    pub fn check(
+        &self,
+        v: &Variant,
+        status: StatusCode,
+        body: &[u8],
+        full: bool,
+    ) -> Result<bool, ErrorKind> {
         let soap = self.operation.is_soap();
         if !status.is_success() {
-            let fault = soap && fault_finder().find(head(body)).is_some() && parse_fault(body).is_some();
-            return Err(if fault { ErrorKind::Fault } else { ErrorKind::HttpStatus });
+            let fault =
+                soap && fault_finder().find(head(body)).is_some() && parse_fault(body).is_some();
+            return Err(if fault {
+                ErrorKind::Fault
+            } else {
+                ErrorKind::HttpStatus
+            });
         }
         if soap && !matches!(v.expect, Expect::Customer(customer::Expect::AddAsync)) {
             let h = head(body);
@@ -70,7 +81,13 @@ impl Workload {
     }
 
     /// What was wrong with a failed call, for the summary's first-error sample (error path only).
-    pub fn describe(&self, v: &Variant, kind: ErrorKind, status: StatusCode, body: &[u8]) -> String {
+    pub fn describe(
+        &self,
+        v: &Variant,
+        kind: ErrorKind,
+        status: StatusCode,
+        body: &[u8],
+    ) -> String {
         match kind {
             ErrorKind::Fault => match parse_fault(body) {
                 Some(f) => format!("HTTP {}: {f}", status.as_u16()),
@@ -89,7 +106,10 @@ impl Workload {
 /// The first bytes of a body, printable.
 pub(super) fn snippet(body: &[u8]) -> String {
     let s = String::from_utf8_lossy(&body[..body.len().min(120)]);
-    let s: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     if body.len() > 120 {
         format!("{s:?}…")
     } else {

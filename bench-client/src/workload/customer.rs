@@ -28,7 +28,10 @@ pub(super) enum Expect {
 pub(super) fn variant(op: Operation, message_size: Option<u64>) -> anyhow::Result<Variant> {
     let size = message_size.unwrap_or(DEFAULT_MESSAGE_SIZE) as usize;
     let customers = proto::generate_for_size(size, SEED);
-    anyhow::ensure!(!customers.is_empty(), "--message-size {size} holds no customer");
+    anyhow::ensure!(
+        !customers.is_empty(),
+        "--message-size {size} holds no customer"
+    );
     let count = customers.len() as u32;
     let (req, expect) = match op {
         Operation::Add => (Request::Add(customers), Expect::Add { count }),
@@ -40,7 +43,10 @@ pub(super) fn variant(op: Operation, message_size: Option<u64>) -> anyhow::Resul
     };
     let mut body = Vec::new();
     proto::write_request(&req, &mut body);
-    Ok(Variant { body: Bytes::from(body), expect: Any::Customer(expect) })
+    Ok(Variant {
+        body: Bytes::from(body),
+        expect: Any::Customer(expect),
+    })
 }
 
 pub(super) fn validate(expected: &Expect, status: StatusCode, body: &[u8]) -> Result<(), String> {
@@ -48,17 +54,24 @@ pub(super) fn validate(expected: &Expect, status: StatusCode, body: &[u8]) -> Re
         return if status == StatusCode::ACCEPTED && body.is_empty() {
             Ok(())
         } else {
-            Err(format!("addAsync answered HTTP {status} with {} bytes, not 202 and no body", body.len()))
+            Err(format!(
+                "addAsync answered HTTP {status} with {} bytes, not 202 and no body",
+                body.len()
+            ))
         };
     }
     let got = proto::parse_response(body).map_err(|e| format!("unparseable response: {e}"))?;
     match (expected, &got) {
         (Expect::Add { count }, Response::Add(summary)) if summary.count == *count => Ok(()),
-        (Expect::Add { count }, Response::Add(summary)) => {
-            Err(format!("add summary counts {} customers, {count} sent", summary.count))
-        }
+        (Expect::Add { count }, Response::Add(summary)) => Err(format!(
+            "add summary counts {} customers, {count} sent",
+            summary.count
+        )),
         (Expect::Get { count }, Response::Get(list)) if list.len() == *count as usize => Ok(()),
-        (Expect::Get { count }, Response::Get(list)) => Err(format!("get returned {} customers, {count} asked", list.len())),
+        (Expect::Get { count }, Response::Get(list)) => Err(format!(
+            "get returned {} customers, {count} asked",
+            list.len()
+        )),
         (Expect::Echo(sent), Response::Echo(list)) if list == sent => Ok(()),
         (Expect::Echo(sent), Response::Echo(list)) => Err(format!(
             "echo differs from the request ({} customers back, {} sent): {}",

@@ -10,7 +10,12 @@ use crate::operation::Operation;
 /// A byte pattern for sized string and base64 echoes (printable ASCII, no markup characters).
 const PATTERN: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-pub(super) fn variant(op: Operation, packet_size: u64, message_size: Option<u64>, id: i32) -> Variant {
+pub(super) fn variant(
+    op: Operation,
+    packet_size: u64,
+    message_size: Option<u64>,
+    id: i32,
+) -> Variant {
     let sized = |n: u64| -> Vec<u8> { PATTERN.iter().copied().cycle().take(n as usize).collect() };
     let req = match (op, message_size) {
         (Operation::EchoComplexTypeDoc, _) => proto::echo_complex_request(packet_size as usize, id),
@@ -24,21 +29,33 @@ pub(super) fn variant(op: Operation, packet_size: u64, message_size: Option<u64>
     };
     let mut body = Vec::new();
     proto::write_request(&req, &mut body);
-    Variant { body: Bytes::from(body), expect: Expect::Cxf(req.into_echo_response()) }
+    Variant {
+        body: Bytes::from(body),
+        expect: Expect::Cxf(req.into_echo_response()),
+    }
 }
 
 pub(super) fn validate(expected: &Response, body: &[u8]) -> Result<(), String> {
-    let got = proto::parse_response(body).map_err(|e| format!("unparseable {} response: {e}", expected.operation()))?;
+    let got = proto::parse_response(body)
+        .map_err(|e| format!("unparseable {} response: {e}", expected.operation()))?;
     if &got == expected {
         return Ok(());
     }
     Err(match (&got, expected) {
-        (Response::EchoComplex { id_out, .. }, Response::EchoComplex { id_out: want, .. }) if id_out != want => {
+        (Response::EchoComplex { id_out, .. }, Response::EchoComplex { id_out: want, .. })
+            if id_out != want =>
+        {
             format!("idout {id_out} != id {want}")
         }
-        (Response::EchoComplex { items, .. }, Response::EchoComplex { items: want, .. }) if items.len() != want.len() => {
+        (Response::EchoComplex { items, .. }, Response::EchoComplex { items: want, .. })
+            if items.len() != want.len() =>
+        {
             format!("{} items echoed, {} sent", items.len(), want.len())
         }
-        _ => format!("{} response differs from the request: {}", expected.operation(), snippet(body)),
+        _ => format!(
+            "{} response differs from the request: {}",
+            expected.operation(),
+            snippet(body)
+        ),
     })
 }

@@ -55,7 +55,10 @@ impl Workload {
     pub fn build(cfg: &RunConfig) -> anyhow::Result<Workload> {
         let op = cfg.operation;
         let variants = match op.service() {
-            Service::Plain => vec![Variant { body: Bytes::new(), expect: Expect::Plain }],
+            Service::Plain => vec![Variant {
+                body: Bytes::new(),
+                expect: Expect::Plain,
+            }],
             Service::Cxf => (0..cfg.clients.min(CXF_VARIANTS))
                 .map(|id| cxf::variant(op, cfg.packet_size, cfg.message_size, id as i32))
                 .collect(),
@@ -64,7 +67,10 @@ impl Workload {
         let mut headers = HeaderMap::new();
         headers.insert(HOST, cfg.target.host.clone());
         if op.is_soap() {
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/xml; charset=utf-8"));
+            headers.insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("text/xml; charset=utf-8"),
+            );
             headers.insert(SOAP_ACTION, HeaderValue::from_static("\"\""));
         }
         if !cfg.keepalive {
@@ -72,7 +78,11 @@ impl Workload {
         }
         Ok(Workload {
             operation: op,
-            method: if op.is_soap() { Method::POST } else { Method::GET },
+            method: if op.is_soap() {
+                Method::POST
+            } else {
+                Method::GET
+            },
             uri: Uri::from(cfg.target.path.clone()),
             headers,
             variants,

@@ -7,6 +7,8 @@
 //! disconnected (counted), so a slow or dead reader never stalls its room.
 
 mod arena;
+#[doc(hidden)]
+pub mod bench_api;
 mod config;
 mod conn;
 mod peer;

@@ -26,7 +26,9 @@ pub(crate) fn apply_client_arch(
     run: &mut RunDoc,
     prov: &mut Provenance,
 ) -> anyhow::Result<()> {
-    let Some(arch) = args.client_arch else { return Ok(()) };
+    let Some(arch) = args.client_arch else {
+        return Ok(());
+    };
     if args.containers.containers {
         bail!(
             "--client-arch with --containers is not supported: a foreign-architecture image needs qemu-user-static \
@@ -37,9 +39,15 @@ pub(crate) fn apply_client_arch(
     let (runner, runner_version) = if emulated {
         let q = qemu(arch);
         let Ok(version) = cmd!(sh, "{q} --version").quiet().ignore_stderr().read() else {
-            bail!("--client-arch {} needs `{q}` (user-mode emulation): `apt-get install qemu-user`", arch.name());
+            bail!(
+                "--client-arch {} needs `{q}` (user-mode emulation): `apt-get install qemu-user`",
+                arch.name()
+            );
         };
-        (vec![q.to_owned()], version.lines().next().map(str::to_owned))
+        (
+            vec![q.to_owned()],
+            version.lines().next().map(str::to_owned),
+        )
     } else {
         (Vec::new(), None)
     };

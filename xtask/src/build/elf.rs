@@ -67,9 +67,19 @@ pub(crate) fn facts(data: &[u8]) -> anyhow::Result<ElfFacts> {
 pub(crate) fn check(path: &Path, machine: u16, want_static: bool) -> anyhow::Result<ElfFacts> {
     let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let f = facts(&data).with_context(|| path.display().to_string())?;
-    let expected = ElfFacts { machine, little_endian: true, interpreter: false, needed: 0 }.machine_name();
+    let expected = ElfFacts {
+        machine,
+        little_endian: true,
+        interpreter: false,
+        needed: 0,
+    }
+    .machine_name();
     if f.machine != machine {
-        bail!("{}: built for {}, expected {expected}", path.display(), f.machine_name());
+        bail!(
+            "{}: built for {}, expected {expected}",
+            path.display(),
+            f.machine_name()
+        );
     }
     if !f.little_endian {
         bail!("{}: big-endian, expected little-endian", path.display());
@@ -97,7 +107,11 @@ mod tests {
         h[5] = if little { 1 } else { 2 };
         h[6] = 1; // EV_CURRENT
         let put16 = |h: &mut Vec<u8>, at: usize, v: u16| {
-            let b = if little { v.to_le_bytes() } else { v.to_be_bytes() };
+            let b = if little {
+                v.to_le_bytes()
+            } else {
+                v.to_be_bytes()
+            };
             h[at..at + 2].copy_from_slice(&b);
         };
         put16(&mut h, 16, 2); // ET_EXEC
@@ -131,7 +145,10 @@ mod tests {
         assert!(err.contains("built for x86_64, expected PPC64"), "{err}");
         let be = dir.join("be");
         std::fs::write(&be, header(false, EM_PPC64)).unwrap();
-        assert!(check(&be, EM_PPC64, false).unwrap_err().to_string().contains("big-endian"));
+        assert!(check(&be, EM_PPC64, false)
+            .unwrap_err()
+            .to_string()
+            .contains("big-endian"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

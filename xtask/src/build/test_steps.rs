@@ -27,7 +27,12 @@ struct Need {
 }
 
 fn runs(sh: &Shell, program: &str, arg: &str) -> bool {
-    cmd!(sh, "{program} {arg}").quiet().ignore_stdout().ignore_stderr().run().is_ok()
+    cmd!(sh, "{program} {arg}")
+        .quiet()
+        .ignore_stdout()
+        .ignore_stderr()
+        .run()
+        .is_ok()
 }
 
 const PPC64LE_GCC: Need = Need {
@@ -44,12 +49,19 @@ const HOST_LIBC: Need = Need {
     what: "static glibc (libc.a)",
     package: "libc6-dev",
     present: |sh| {
-        let found = cmd!(sh, "cc -print-file-name=libc.a").quiet().ignore_stderr().read().unwrap_or_default();
+        let found = cmd!(sh, "cc -print-file-name=libc.a")
+            .quiet()
+            .ignore_stderr()
+            .read()
+            .unwrap_or_default();
         std::path::Path::new(found.trim()).is_absolute()
     },
 };
-const QEMU_PPC64LE: Need =
-    Need { what: "qemu-ppc64le", package: "qemu-user", present: |sh| runs(sh, "qemu-ppc64le", "--version") };
+const QEMU_PPC64LE: Need = Need {
+    what: "qemu-ppc64le",
+    package: "qemu-user",
+    present: |sh| runs(sh, "qemu-ppc64le", "--version"),
+};
 
 /// Installs what is missing when root in CI (`CI` set), else fails naming the packages.
 fn require(sh: &Shell, needs: &[Need]) -> anyhow::Result<()> {
@@ -61,7 +73,11 @@ fn require(sh: &Shell, needs: &[Need]) -> anyhow::Result<()> {
     let what: Vec<&str> = missing.iter().map(|n| n.what).collect();
     let root = std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Uid:")).map(|u| u.split_whitespace().nth(1) == Some("0")))
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .map(|u| u.split_whitespace().nth(1) == Some("0"))
+        })
         .unwrap_or(false);
     if !(root && std::env::var_os("CI").is_some()) {
         let list = packages.iter().copied().collect::<Vec<_>>().join(" ");
@@ -69,17 +85,35 @@ fn require(sh: &Shell, needs: &[Need]) -> anyhow::Result<()> {
     }
     let _frontend = sh.push_env("DEBIAN_FRONTEND", "noninteractive");
     cmd!(sh, "apt-get update -qq").run()?;
-    cmd!(sh, "apt-get install -y -qq --no-install-recommends {packages...}").run()?;
-    let still: Vec<&str> = missing.iter().filter(|n| !(n.present)(sh)).map(|n| n.what).collect();
-    ensure!(still.is_empty(), "still missing after apt-get install: {}", still.join(", "));
+    cmd!(
+        sh,
+        "apt-get install -y -qq --no-install-recommends {packages...}"
+    )
+    .run()?;
+    let still: Vec<&str> = missing
+        .iter()
+        .filter(|n| !(n.present)(sh))
+        .map(|n| n.what)
+        .collect();
+    ensure!(
+        still.is_empty(),
+        "still missing after apt-get install: {}",
+        still.join(", ")
+    );
     Ok(())
 }
 
 fn rustup_target(sh: &Shell, arch: Arch) -> anyhow::Result<()> {
     let triple = arch.triple();
-    let installed = cmd!(sh, "rustup target list --installed").quiet().read().unwrap_or_default();
+    let installed = cmd!(sh, "rustup target list --installed")
+        .quiet()
+        .read()
+        .unwrap_or_default();
     if !installed.lines().any(|l| l.trim() == triple) {
-        ensure!(std::env::var_os("CI").is_some(), "`rustup target add {triple}` first");
+        ensure!(
+            std::env::var_os("CI").is_some(),
+            "`rustup target add {triple}` first"
+        );
         cmd!(sh, "rustup target add {triple}").run()?;
     }
     Ok(())
@@ -101,11 +135,19 @@ fn cross_build(sh: &Shell) -> anyhow::Result<()> {
         for name in super::BINARIES {
             let path = super::dist_dir(arch).join(name);
             let facts = elf::check(&path, arch.elf_machine(), true)?;
-            println!("{}: {} little-endian static ELF", path.display(), facts.machine_name());
+            println!(
+                "{}: {} little-endian static ELF",
+                path.display(),
+                facts.machine_name()
+            );
         }
         let info = std::fs::read_to_string(super::dist_dir(arch).join("build.json"))?;
         let info: serde_json::Value = serde_json::from_str(&info)?;
-        ensure!(info["static"] == true && info["builder"].is_string(), "{}: build.json {info}", arch.name());
+        ensure!(
+            info["static"] == true && info["builder"].is_string(),
+            "{}: build.json {info}",
+            arch.name()
+        );
     }
     Ok(())
 }
@@ -119,11 +161,20 @@ fn ppc64le_client(sh: &Shell) -> anyhow::Result<()> {
         "customer-small",
         |args| args.client_arch = Some(Arch::Ppc64le),
         |outcome| {
-            ensure!(outcome.run.emulated && outcome.run.client_arch.as_deref() == Some("ppc64le"), "run.json is not labelled emulated");
+            ensure!(
+                outcome.run.emulated && outcome.run.client_arch.as_deref() == Some("ppc64le"),
+                "run.json is not labelled emulated"
+            );
             let prov = std::fs::read_to_string(outcome.dir.join("provenance.json"))?;
-            ensure!(prov.contains("\"emulated\": true") && prov.contains("qemu-ppc64le"), "provenance does not name the emulator");
+            ensure!(
+                prov.contains("\"emulated\": true") && prov.contains("qemu-ppc64le"),
+                "provenance does not name the emulator"
+            );
             let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
-            ensure!(summary.contains("EMULATED"), "summary.md does not say the figures are emulated");
+            ensure!(
+                summary.contains("EMULATED"),
+                "summary.md does not say the figures are emulated"
+            );
             Ok(())
         },
     )
@@ -137,7 +188,11 @@ fn ppc64le_unit_tests(sh: &Shell) -> anyhow::Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let triple = Arch::Ppc64le.triple();
     let _ld = sh.push_env("QEMU_LD_PREFIX", "/usr/powerpc64le-linux-gnu");
-    cmd!(sh, "{cargo} test --target {triple} -p bench-proto -p bench-server -p bench-client --lib").run()?;
+    cmd!(
+        sh,
+        "{cargo} test --target {triple} -p bench-proto -p bench-server -p bench-client --lib"
+    )
+    .run()?;
     Ok(())
 }
 
@@ -173,31 +228,64 @@ fn containers_customer_small(sh: &Shell) -> anyhow::Result<()> {
         "customer-small",
         |args| args.containers.containers = true,
         |outcome| {
-            ensure!(outcome.run.containers, "run.json does not say the run was in containers");
-            let prov: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(outcome.dir.join("provenance.json"))?)?;
-            ensure!(prov["containers"]["images"].as_array().is_some_and(|i| i.len() == 2), "provenance lacks the images");
+            ensure!(
+                outcome.run.containers,
+                "run.json does not say the run was in containers"
+            );
+            let prov: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+                outcome.dir.join("provenance.json"),
+            )?)?;
+            ensure!(
+                prov["containers"]["images"]
+                    .as_array()
+                    .is_some_and(|i| i.len() == 2),
+                "provenance lacks the images"
+            );
             shape = Some(key_paths_of_run(&outcome.dir)?);
             Ok(())
         },
     )?;
     let after = docker_state(sh)?;
-    ensure!(after.containers == before.containers, "containers left behind: {:?}", after.containers.difference(&before.containers));
-    ensure!(after.networks == before.networks, "networks left behind: {:?}", after.networks.difference(&before.networks));
+    ensure!(
+        after.containers == before.containers,
+        "containers left behind: {:?}",
+        after.containers.difference(&before.containers)
+    );
+    ensure!(
+        after.networks == before.networks,
+        "networks left behind: {:?}",
+        after.networks.difference(&before.networks)
+    );
     let new: Vec<&String> = after.images.difference(&before.images).collect();
     let ours = |line: &str| {
         let tag = line.split(' ').next().unwrap_or_default();
         tag == crate::containers::images::tag(crate::containers::images::SERVER)
             || tag == crate::containers::images::tag(crate::containers::images::CLIENT)
     };
-    ensure!(new.iter().all(|l| ours(l)), "image tags left behind besides the built images: {new:?}");
+    ensure!(
+        new.iter().all(|l| ours(l)),
+        "image tags left behind besides the built images: {new:?}"
+    );
     let mut bare = None;
-    crate::test::quick_scenario_with(sh, "customer-small", |_| {}, |outcome| {
-        bare = Some(key_paths_of_run(&outcome.dir)?);
-        Ok(())
-    })?;
-    let (shape, bare) = (shape.context("no container run")?, bare.context("no bare run")?);
-    ensure!(shape == bare, "container and bare results differ in shape: only in containers {:?}, only bare {:?}",
-        shape.difference(&bare).collect::<Vec<_>>(), bare.difference(&shape).collect::<Vec<_>>());
+    crate::test::quick_scenario_with(
+        sh,
+        "customer-small",
+        |_| {},
+        |outcome| {
+            bare = Some(key_paths_of_run(&outcome.dir)?);
+            Ok(())
+        },
+    )?;
+    let (shape, bare) = (
+        shape.context("no container run")?,
+        bare.context("no bare run")?,
+    );
+    ensure!(
+        shape == bare,
+        "container and bare results differ in shape: only in containers {:?}, only bare {:?}",
+        shape.difference(&bare).collect::<Vec<_>>(),
+        bare.difference(&shape).collect::<Vec<_>>()
+    );
     Ok(())
 }
 
@@ -207,7 +295,11 @@ fn key_paths_of_run(dir: &std::path::Path) -> anyhow::Result<BTreeSet<String>> {
     fn walk(prefix: &str, v: &serde_json::Value, out: &mut BTreeSet<String>) {
         if let serde_json::Value::Object(map) = v {
             for (k, v) in map {
-                let path = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 out.insert(path.clone());
                 walk(&path, v, out);
             }
@@ -217,7 +309,8 @@ fn key_paths_of_run(dir: &std::path::Path) -> anyhow::Result<BTreeSet<String>> {
     for entry in std::fs::read_dir(dir)? {
         out.insert(format!("file:{}", entry?.file_name().to_string_lossy()));
     }
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json"))?)?;
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json"))?)?;
     for step in run["steps"].as_array().context("run.json has no steps")? {
         walk("run.steps[]", step, &mut out);
         let doc = dir.join(step["result"].as_str().context("step without result")?);

@@ -33,7 +33,10 @@ pub(super) struct Plan {
 impl Plan {
     pub(super) fn command<'a>(&self, sh: &'a Shell) -> xshell::Cmd<'a> {
         let (program, triple) = (self.program, self.triple);
-        let mut c = cmd!(sh, "{program} build --release --target {triple} -p bench-server -p bench-client");
+        let mut c = cmd!(
+            sh,
+            "{program} build --release --target {triple} -p bench-server -p bench-client"
+        );
         for (k, v) in &self.env {
             c = c.env(k, v);
         }
@@ -75,7 +78,11 @@ fn cargo(sh: &Shell) -> anyhow::Result<Builder> {
 /// True when the Docker daemon answers (not just when the client is installed).
 pub(crate) fn docker_answers(sh: &Shell) -> bool {
     let format = "{{.ServerVersion}}";
-    cmd!(sh, "docker info --format {format}").quiet().ignore_stderr().read().is_ok_and(|v| !v.trim().is_empty())
+    cmd!(sh, "docker info --format {format}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .is_ok_and(|v| !v.trim().is_empty())
 }
 
 impl Builder {
@@ -93,17 +100,36 @@ impl Builder {
     }
 
     /// Checks the toolchain for `arch` and returns the build invocation.
-    pub(super) fn prepare(&self, sh: &Shell, arch: Arch, static_link: bool) -> anyhow::Result<Plan> {
+    pub(super) fn prepare(
+        &self,
+        sh: &Shell,
+        arch: Arch,
+        static_link: bool,
+    ) -> anyhow::Result<Plan> {
         let triple = arch.triple();
         let mut env = Vec::new();
-        let rustflags = if static_link { rustflags_env(triple, &mut env) } else { String::new() };
+        let rustflags = if static_link {
+            rustflags_env(triple, &mut env)
+        } else {
+            String::new()
+        };
         match self {
             // cross brings linker and C library in its image and passes CARGO_* and RUSTFLAGS variables in.
-            Builder::Cross { .. } => Ok(Plan { program: "cross", triple, env, rustflags, linker_version: None }),
+            Builder::Cross { .. } => Ok(Plan {
+                program: "cross",
+                triple,
+                env,
+                rustflags,
+                linker_version: None,
+            }),
             Builder::Cargo { .. } => {
                 check_std(sh, arch)?;
                 let native = Arch::host() == Some(arch);
-                let linker = if native { "cc".to_owned() } else { format!("{}-gcc", arch.gnu_prefix()) };
+                let linker = if native {
+                    "cc".to_owned()
+                } else {
+                    format!("{}-gcc", arch.gnu_prefix())
+                };
                 let linker_version = first_line(sh, &linker, &["--version"]);
                 if linker_version.is_none() {
                     bail!("{}", missing_linker(arch, native, &linker));
@@ -112,9 +138,18 @@ impl Builder {
                     check_static_libc(sh, arch, native, &linker)?;
                 }
                 if !native {
-                    env.push((format!("CARGO_TARGET_{}_LINKER", env_triple(triple)), linker));
+                    env.push((
+                        format!("CARGO_TARGET_{}_LINKER", env_triple(triple)),
+                        linker,
+                    ));
                 }
-                Ok(Plan { program: "cargo", triple, env, rustflags, linker_version })
+                Ok(Plan {
+                    program: "cargo",
+                    triple,
+                    env,
+                    rustflags,
+                    linker_version,
+                })
             }
         }
     }
@@ -126,7 +161,11 @@ impl Builder {
 fn rustflags_env(triple: &str, env: &mut Vec<(String, String)>) -> String {
     if let Ok(encoded) = std::env::var("CARGO_ENCODED_RUSTFLAGS") {
         let flags = CRT_STATIC.replace(' ', "\u{1f}");
-        let value = if encoded.is_empty() { flags } else { format!("{encoded}\u{1f}{flags}") };
+        let value = if encoded.is_empty() {
+            flags
+        } else {
+            format!("{encoded}\u{1f}{flags}")
+        };
         env.push(("CARGO_ENCODED_RUSTFLAGS".to_owned(), value.clone()));
         value.replace('\u{1f}', " ")
     } else if let Ok(flags) = std::env::var("RUSTFLAGS") {
@@ -134,7 +173,10 @@ fn rustflags_env(triple: &str, env: &mut Vec<(String, String)>) -> String {
         env.push(("RUSTFLAGS".to_owned(), value.clone()));
         value
     } else {
-        env.push((format!("CARGO_TARGET_{}_RUSTFLAGS", env_triple(triple)), CRT_STATIC.to_owned()));
+        env.push((
+            format!("CARGO_TARGET_{}_RUSTFLAGS", env_triple(triple)),
+            CRT_STATIC.to_owned(),
+        ));
         CRT_STATIC.to_owned()
     }
 }
@@ -145,10 +187,15 @@ fn env_triple(triple: &str) -> String {
 
 fn check_std(sh: &Shell, arch: Arch) -> anyhow::Result<()> {
     let triple = arch.triple();
-    let libdir = cmd!(sh, "rustc --print target-libdir --target {triple}").quiet().ignore_stderr().read();
+    let libdir = cmd!(sh, "rustc --print target-libdir --target {triple}")
+        .quiet()
+        .ignore_stderr()
+        .read();
     let has_std = libdir.is_ok_and(|dir| {
         std::fs::read_dir(dir.trim()).is_ok_and(|entries| {
-            entries.flatten().any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
         })
     });
     if !has_std {
@@ -172,12 +219,20 @@ fn missing_linker(arch: Arch, native: bool, linker: &str) -> String {
 
 /// Static glibc means `libc.a` must be where the linker looks.
 fn check_static_libc(sh: &Shell, arch: Arch, native: bool, linker: &str) -> anyhow::Result<()> {
-    let found = cmd!(sh, "{linker} -print-file-name=libc.a").quiet().ignore_stderr().read().unwrap_or_default();
+    let found = cmd!(sh, "{linker} -print-file-name=libc.a")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
     // gcc echoes the bare name back when it cannot find the file.
     if Path::new(found.trim()).is_absolute() && Path::new(found.trim()).exists() {
         return Ok(());
     }
-    let package = if native { "libc6-dev".to_owned() } else { format!("libc6-dev-{}-cross", arch.debian_arch()) };
+    let package = if native {
+        "libc6-dev".to_owned()
+    } else {
+        format!("libc6-dev-{}-cross", arch.debian_arch())
+    };
     bail!(
         "static linking for {} needs glibc's libc.a, which `{linker}` cannot find: `apt-get install {package}` \
          (or build with --dynamic)",
@@ -187,8 +242,15 @@ fn check_static_libc(sh: &Shell, arch: Arch, native: bool, linker: &str) -> anyh
 
 /// The first line of `program args…` on success, None if it is missing or fails.
 fn first_line(sh: &Shell, program: &str, args: &[&str]) -> Option<String> {
-    let out = cmd!(sh, "{program} {args...}").quiet().ignore_stderr().read().ok()?;
-    out.lines().next().map(|l| l.trim().to_owned()).filter(|l| !l.is_empty())
+    let out = cmd!(sh, "{program} {args...}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    out.lines()
+        .next()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
 }
 
 #[cfg(test)]
@@ -197,22 +259,33 @@ mod tests {
 
     #[test]
     fn env_names_follow_cargo() {
-        assert_eq!(env_triple("powerpc64le-unknown-linux-gnu"), "POWERPC64LE_UNKNOWN_LINUX_GNU");
+        assert_eq!(
+            env_triple("powerpc64le-unknown-linux-gnu"),
+            "POWERPC64LE_UNKNOWN_LINUX_GNU"
+        );
     }
 
     #[test]
     fn missing_pieces_name_their_package_and_command() {
         let msg = missing_linker(Arch::Ppc64le, false, "powerpc64le-linux-gnu-gcc");
-        assert!(msg.contains("apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"), "{msg}");
+        assert!(
+            msg.contains("apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
+            "{msg}"
+        );
         assert!(msg.contains(&format!("--version {CROSS_VERSION}")), "{msg}");
         let sh = Shell::new().unwrap();
-        let err = check_static_libc(&sh, Arch::Ppc64le, false, "wsbench-no-such-gcc").unwrap_err().to_string();
+        let err = check_static_libc(&sh, Arch::Ppc64le, false, "wsbench-no-such-gcc")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("libc6-dev-ppc64el-cross"), "{err}");
     }
 
     #[test]
     fn a_missing_program_gives_none() {
         let sh = Shell::new().unwrap();
-        assert_eq!(first_line(&sh, "wsbench-no-such-program", &["--version"]), None);
+        assert_eq!(
+            first_line(&sh, "wsbench-no-such-program", &["--version"]),
+            None
+        );
     }
 }

@@ -14,10 +14,17 @@ pub(super) fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientSte
     if step.chat.is_some() {
         bail!("a chat step runs in one client container (its rooms fan out inside one client): use --clients-containers 1");
     }
-    let Some(clients) = step.clients else { bail!("the step has no client count to split") };
+    let Some(clients) = step.clients else {
+        bail!("the step has no client count to split")
+    };
     let k32 = u32::try_from(k)?;
-    ensure!(clients >= k32, "the step has {clients} clients, fewer than the {k} client containers");
-    let shares: Vec<u32> = (0..k32).map(|i| clients / k32 + u32::from(i < clients % k32)).collect();
+    ensure!(
+        clients >= k32,
+        "the step has {clients} clients, fewer than the {k} client containers"
+    );
+    let shares: Vec<u32> = (0..k32)
+        .map(|i| clients / k32 + u32::from(i < clients % k32))
+        .collect();
     let requests = match step.length {
         Some(Length::Requests(n)) => Some(proportional(n, &shares, clients)),
         _ => None,
@@ -28,7 +35,10 @@ pub(super) fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientSte
         s.clients = Some(n);
         s.rate = step.rate.map(|r| r * f64::from(n) / f64::from(clients));
         if let Some(requests) = &requests {
-            ensure!(requests[i] > 0, "too few requests to give each of the {k} client containers one");
+            ensure!(
+                requests[i] > 0,
+                "too few requests to give each of the {k} client containers one"
+            );
             s.length = Some(Length::Requests(requests[i]));
         }
         out.push(s);
@@ -38,7 +48,10 @@ pub(super) fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientSte
 
 /// `total` split in proportion to `shares`, the remainder handed out one by one so the parts add up to `total`.
 fn proportional(total: u64, shares: &[u32], sum: u32) -> Vec<u64> {
-    let mut parts: Vec<u64> = shares.iter().map(|&s| total * u64::from(s) / u64::from(sum)).collect();
+    let mut parts: Vec<u64> = shares
+        .iter()
+        .map(|&s| total * u64::from(s) / u64::from(sum))
+        .collect();
     let mut left = total - parts.iter().sum::<u64>();
     for p in parts.iter_mut() {
         if left == 0 {
@@ -59,8 +72,20 @@ mod tests {
         let text = format!(
             "description = \"d\"\nreproduces = \"r\"\nseed = \"s\"\n[[step]]\noperation = \"echo\"\nmessage_size = \"1K\"\n{extra}"
         );
-        let scenario = Scenario { name: "t".into(), path: "t.toml".into(), sha256: String::new(), file: toml::from_str(&text).unwrap() };
-        scenario.plan(false, &[]).unwrap().steps().next().unwrap().client.clone()
+        let scenario = Scenario {
+            name: "t".into(),
+            path: "t.toml".into(),
+            sha256: String::new(),
+            file: toml::from_str(&text).unwrap(),
+        };
+        scenario
+            .plan(false, &[])
+            .unwrap()
+            .steps()
+            .next()
+            .unwrap()
+            .client
+            .clone()
     }
 
     #[test]

@@ -16,21 +16,30 @@ pub(super) fn label(session: &str) -> String {
 /// A private bridge network: `--internal`, so nothing in it reaches beyond this machine.
 pub(super) fn create_network(sh: &Shell, name: &str, session: &str) -> anyhow::Result<()> {
     let label = label(session);
-    cmd!(sh, "docker network create --internal --driver bridge --label {label} {name}")
-        .quiet()
-        .ignore_stdout()
-        .run()
-        .with_context(|| format!("creating docker network {name}"))
+    cmd!(
+        sh,
+        "docker network create --internal --driver bridge --label {label} {name}"
+    )
+    .quiet()
+    .ignore_stdout()
+    .run()
+    .with_context(|| format!("creating docker network {name}"))
 }
 
 /// `docker run -d …`; returns the container id.
 pub(super) fn run_detached(sh: &Shell, args: &[String]) -> anyhow::Result<String> {
-    let id = cmd!(sh, "docker run -d {args...}").quiet().read().context("starting a container")?;
+    let id = cmd!(sh, "docker run -d {args...}")
+        .quiet()
+        .read()
+        .context("starting a container")?;
     Ok(id.trim().to_owned())
 }
 
 pub(super) fn inspect(sh: &Shell, name: &str, format: &str) -> anyhow::Result<String> {
-    let out = cmd!(sh, "docker inspect --format {format} {name}").quiet().ignore_stderr().read()?;
+    let out = cmd!(sh, "docker inspect --format {format} {name}")
+        .quiet()
+        .ignore_stderr()
+        .read()?;
     Ok(out.trim().to_owned())
 }
 
@@ -46,11 +55,15 @@ pub(super) fn ip(sh: &Shell, name: &str, network: &str) -> anyhow::Result<String
 
 /// The container's main process as the host sees it (for nsenter), 0 once it has stopped.
 pub(super) fn pid(sh: &Shell, name: &str) -> anyhow::Result<u32> {
-    inspect(sh, name, "{{.State.Pid}}")?.parse().with_context(|| format!("pid of container {name}"))
+    inspect(sh, name, "{{.State.Pid}}")?
+        .parse()
+        .with_context(|| format!("pid of container {name}"))
 }
 
 pub(super) fn exit_code(sh: &Shell, name: &str) -> anyhow::Result<i64> {
-    inspect(sh, name, "{{.State.ExitCode}}")?.parse().with_context(|| format!("exit code of container {name}"))
+    inspect(sh, name, "{{.State.ExitCode}}")?
+        .parse()
+        .with_context(|| format!("exit code of container {name}"))
 }
 
 pub(super) fn running(sh: &Shell, name: &str) -> bool {
@@ -64,28 +77,54 @@ pub(super) fn logs(name: &str) -> anyhow::Result<(String, String)> {
         .stdin(Stdio::null())
         .output()
         .with_context(|| format!("docker logs {name}"))?;
-    Ok((String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned()))
+    Ok((
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
 }
 
 /// `docker stop` (SIGTERM, then SIGKILL after `grace_s`).
 pub(super) fn stop(sh: &Shell, name: &str, grace_s: u32) -> anyhow::Result<()> {
     let t = grace_s.to_string();
-    cmd!(sh, "docker stop --time {t} {name}").quiet().ignore_stdout().run().with_context(|| format!("stopping {name}"))
+    cmd!(sh, "docker stop --time {t} {name}")
+        .quiet()
+        .ignore_stdout()
+        .run()
+        .with_context(|| format!("stopping {name}"))
 }
 
 /// Removes every container and network of the session; returns what could not be removed.
 pub(super) fn remove_session(sh: &Shell, session: &str) -> Vec<String> {
     let mut failures = Vec::new();
     let filter = format!("label={}", label(session));
-    let containers = cmd!(sh, "docker ps -aq --filter {filter}").quiet().ignore_stderr().read().unwrap_or_default();
+    let containers = cmd!(sh, "docker ps -aq --filter {filter}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
     let containers: Vec<&str> = containers.split_whitespace().collect();
     let ids = &containers;
-    if !ids.is_empty() && cmd!(sh, "docker rm -f {ids...}").quiet().ignore_stdout().run().is_err() {
+    if !ids.is_empty()
+        && cmd!(sh, "docker rm -f {ids...}")
+            .quiet()
+            .ignore_stdout()
+            .run()
+            .is_err()
+    {
         failures.push(format!("containers {}", containers.join(" ")));
     }
-    let networks = cmd!(sh, "docker network ls -q --filter {filter}").quiet().ignore_stderr().read().unwrap_or_default();
+    let networks = cmd!(sh, "docker network ls -q --filter {filter}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
     for net in networks.split_whitespace() {
-        if cmd!(sh, "docker network rm {net}").quiet().ignore_stdout().run().is_err() {
+        if cmd!(sh, "docker network rm {net}")
+            .quiet()
+            .ignore_stdout()
+            .run()
+            .is_err()
+        {
             failures.push(format!("network {net}"));
         }
     }
@@ -95,18 +134,34 @@ pub(super) fn remove_session(sh: &Shell, session: &str) -> Vec<String> {
 /// CPUs the Docker host has (pinning plans against these, not against this process's affinity).
 pub(super) fn ncpu(sh: &Shell) -> anyhow::Result<usize> {
     let format = "{{.NCPU}}";
-    let n = cmd!(sh, "docker info --format {format}").quiet().read().context("docker info")?;
-    n.trim().parse().with_context(|| format!("docker info NCPU `{n}`"))
+    let n = cmd!(sh, "docker info --format {format}")
+        .quiet()
+        .read()
+        .context("docker info")?;
+    n.trim()
+        .parse()
+        .with_context(|| format!("docker info NCPU `{n}`"))
 }
 
 /// `docker version`'s server version, for provenance.
 pub(super) fn server_version(sh: &Shell) -> String {
     let format = "{{.Server.Version}}";
-    cmd!(sh, "docker version --format {format}").quiet().ignore_stderr().read().unwrap_or_default().trim().to_owned()
+    cmd!(sh, "docker version --format {format}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
 }
 
 /// `docker image inspect`'s id of a tag, if the tag exists.
 pub(super) fn image_id(sh: &Shell, tag: &str) -> Option<String> {
     let format = "{{.Id}}";
-    cmd!(sh, "docker image inspect --format {format} {tag}").quiet().ignore_stderr().read().ok().map(|s| s.trim().to_owned())
+    cmd!(sh, "docker image inspect --format {format} {tag}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()
+        .map(|s| s.trim().to_owned())
 }

@@ -31,10 +31,13 @@ pub(crate) fn tag(image: &str) -> String {
 /// Builds both images from `dist`'s binaries; returns them server first.
 pub(crate) fn build_all(sh: &Shell, dist: &Dist) -> anyhow::Result<Vec<Image>> {
     let context = stage_context(dist)?;
-    [(SERVER, "containers/server.Dockerfile"), (CLIENT, "containers/client.Dockerfile")]
-        .into_iter()
-        .map(|(image, dockerfile)| build_one(sh, dist, &context, image, dockerfile))
-        .collect()
+    [
+        (SERVER, "containers/server.Dockerfile"),
+        (CLIENT, "containers/client.Dockerfile"),
+    ]
+    .into_iter()
+    .map(|(image, dockerfile)| build_one(sh, dist, &context, image, dockerfile))
+    .collect()
 }
 
 /// `cargo xtask build --images`: builds them and returns the tags.
@@ -50,12 +53,19 @@ fn stage_context(dist: &Dist) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     for name in crate::build::BINARIES {
         let (from, to) = (dist.dir.join(name), dir.join(name));
-        std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+        std::fs::copy(&from, &to)
+            .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
     }
     Ok(context)
 }
 
-fn build_one(sh: &Shell, dist: &Dist, context: &Path, image: &str, dockerfile: &str) -> anyhow::Result<Image> {
+fn build_one(
+    sh: &Shell,
+    dist: &Dist,
+    context: &Path,
+    image: &str,
+    dockerfile: &str,
+) -> anyhow::Result<Image> {
     let tag = tag(image);
     let before = docker::image_id(sh, &tag);
     let arch_arg = format!("TARGETARCH={}", dist.arch.docker_arch());
@@ -69,14 +79,27 @@ fn build_one(sh: &Shell, dist: &Dist, context: &Path, image: &str, dockerfile: &
     .output()
     .with_context(|| format!("running docker build for {tag}"))?;
     if !out.status.success() {
-        bail!("docker build of {tag} failed:\n{}", String::from_utf8_lossy(&out.stderr).trim());
+        bail!(
+            "docker build of {tag} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
     }
-    let id = docker::image_id(sh, &tag).with_context(|| format!("{tag} missing after docker build"))?;
+    let id =
+        docker::image_id(sh, &tag).with_context(|| format!("{tag} missing after docker build"))?;
     if let Some(old) = before.filter(|old| *old != id) {
         // The replaced image is now an untagged leftover; one still used by a container stays (harmless).
-        let _ = cmd!(sh, "docker image rm {old}").quiet().ignore_stdout().ignore_stderr().run();
+        let _ = cmd!(sh, "docker image rm {old}")
+            .quiet()
+            .ignore_stdout()
+            .ignore_stderr()
+            .run();
     }
-    Ok(Image { tag, id, dockerfile: dockerfile.to_owned(), arch: dist.arch.docker_arch() })
+    Ok(Image {
+        tag,
+        id,
+        dockerfile: dockerfile.to_owned(),
+        arch: dist.arch.docker_arch(),
+    })
 }
 
 #[cfg(test)]
@@ -87,16 +110,40 @@ mod tests {
         for (name, binary) in [("server", "bench-server"), ("client", "bench-client")] {
             let path = crate::project_root().join(format!("containers/{name}.Dockerfile"));
             let text = std::fs::read_to_string(&path).unwrap();
-            let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect();
             let froms: Vec<_> = lines.iter().filter(|l| l.starts_with("FROM ")).collect();
             assert_eq!(froms, [&"FROM scratch"], "{name}");
             assert!(lines.contains(&"ARG TARGETARCH"), "{name}");
-            assert!(lines.contains(&format!("COPY ${{TARGETARCH}}/{binary} /{binary}").as_str()), "{name}");
-            let user = lines.iter().find_map(|l| l.strip_prefix("USER ")).expect("a USER line");
-            assert!(user.split(':').all(|id| id.parse::<u32>().is_ok_and(|n| n != 0)), "{name}: USER {user}");
-            let entry = lines.iter().find_map(|l| l.strip_prefix("ENTRYPOINT ")).expect("an ENTRYPOINT line");
-            assert_eq!(entry, format!("[\"/{binary}\"]"), "{name}: exec form, no shell");
-            assert!(!lines.iter().any(|l| l.starts_with("RUN ")), "{name}: no RUN in an image without a shell");
+            assert!(
+                lines.contains(&format!("COPY ${{TARGETARCH}}/{binary} /{binary}").as_str()),
+                "{name}"
+            );
+            let user = lines
+                .iter()
+                .find_map(|l| l.strip_prefix("USER "))
+                .expect("a USER line");
+            assert!(
+                user.split(':')
+                    .all(|id| id.parse::<u32>().is_ok_and(|n| n != 0)),
+                "{name}: USER {user}"
+            );
+            let entry = lines
+                .iter()
+                .find_map(|l| l.strip_prefix("ENTRYPOINT "))
+                .expect("an ENTRYPOINT line");
+            assert_eq!(
+                entry,
+                format!("[\"/{binary}\"]"),
+                "{name}: exec form, no shell"
+            );
+            assert!(
+                !lines.iter().any(|l| l.starts_with("RUN ")),
+                "{name}: no RUN in an image without a shell"
+            );
         }
     }
 }

@@ -9,8 +9,8 @@ use xshell::Shell;
 use super::{ContainerArgs, Session};
 use crate::build::{self, Arch};
 use crate::provenance::Provenance;
-use crate::rundoc::{RunDoc, Status};
 use crate::run::Binaries;
+use crate::rundoc::{RunDoc, Status};
 use crate::scenario::Plan;
 use crate::{server_proc, summary};
 
@@ -18,7 +18,11 @@ use crate::{server_proc, summary};
 pub(crate) fn binaries(sh: &Shell) -> anyhow::Result<Binaries> {
     let arch = Arch::host().context("container runs need an x86_64 or ppc64le Linux host")?;
     let dist = build::ensure(sh, arch)?;
-    Ok(Binaries { server: dist.server(), client: dist.client(), client_runner: Vec::new() })
+    Ok(Binaries {
+        server: dist.server(),
+        client: dist.client(),
+        client_runner: Vec::new(),
+    })
 }
 
 /// Runs every instance of `plan` in containers; problems are recorded in `run`, Err only when nothing can run.
@@ -31,7 +35,10 @@ pub(crate) fn execute_steps(
     prov: &mut Provenance,
 ) -> anyhow::Result<()> {
     run.containers = true;
-    anyhow::ensure!(run.client_arch.is_none(), "--client-arch cannot be combined with a container run");
+    anyhow::ensure!(
+        run.client_arch.is_none(),
+        "--client-arch cannot be combined with a container run"
+    );
     let mut session = Session::start(sh, args)?;
     let outcome = steps(&mut session, plan, dir, run, prov);
     let info = session.build_info();
@@ -50,30 +57,50 @@ pub(crate) fn execute_steps(
         super::tuning::SERVER_SYSCTLS.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
     ));
     if let Some(link) = &args.link {
-        run.notes.push(format!("The server's link was shaped to {link} each way with tc (tbf)."));
+        run.notes.push(format!(
+            "The server's link was shaped to {link} each way with tc (tbf)."
+        ));
     }
     drop(session);
     outcome
 }
 
-fn steps(session: &mut Session, plan: &Plan, dir: &Path, run: &mut RunDoc, prov: &mut Provenance) -> anyhow::Result<()> {
+fn steps(
+    session: &mut Session,
+    plan: &Plan,
+    dir: &Path,
+    run: &mut RunDoc,
+    prov: &mut Provenance,
+) -> anyhow::Result<()> {
     let log = dir.join("server.log");
     let mut index = 0;
     for instance in &plan.instances {
         let first = index;
         index += instance.steps.len();
-        let servers = match session.start_servers(&plan.server, instance.workers, instance.servers as usize) {
+        let servers = match session.start_servers(
+            &plan.server,
+            instance.workers,
+            instance.servers as usize,
+        ) {
             Ok(servers) => servers.to_vec(),
             Err(e) => {
                 super::interrupt::check()?;
-                run.problems.push(format!("server container did not start: {e:#}"));
-                run.steps[first..index].iter_mut().for_each(|s| s.status = Status::Failed);
+                run.problems
+                    .push(format!("server container did not start: {e:#}"));
+                run.steps[first..index]
+                    .iter_mut()
+                    .for_each(|s| s.status = Status::Failed);
                 let _ = session.stop_servers(&log);
                 continue;
             }
         };
-        prov.commands.server.extend(servers.iter().map(|s| s.command.clone()));
-        let workers = servers.first().and_then(|s| server_proc::parse_ready(&s.ready).ok()).and_then(|r| r.workers);
+        prov.commands
+            .server
+            .extend(servers.iter().map(|s| s.command.clone()));
+        let workers = servers
+            .first()
+            .and_then(|s| server_proc::parse_ready(&s.ready).ok())
+            .and_then(|r| r.workers);
         for (i, step) in (first..index).zip(&instance.steps) {
             let entry = &mut run.steps[i];
             entry.workers = workers.or(instance.workers);
@@ -89,17 +116,27 @@ fn steps(session: &mut Session, plan: &Plan, dir: &Path, run: &mut RunDoc, prov:
                 }
             };
             for (n, command) in clients.commands.iter().enumerate() {
-                let key = if n == 0 { step.id.clone() } else { format!("{}#{}", step.id, n + 1) };
+                let key = if n == 0 {
+                    step.id.clone()
+                } else {
+                    format!("{}#{}", step.id, n + 1)
+                };
                 prov.commands.client.insert(key, command.clone());
             }
-            let exit = clients.exit_codes.iter().copied().find(|&c| c != 0).unwrap_or(0);
+            let exit = clients
+                .exit_codes
+                .iter()
+                .copied()
+                .find(|&c| c != 0)
+                .unwrap_or(0);
             entry.client_exit = Some(exit);
             entry.status = match summary::read_doc(&json) {
                 Ok(doc) if exit == 0 && doc.counts.errors_total == 0 && !doc.partial => Status::Ok,
                 Ok(_) if exit <= 1 => Status::Errors,
                 Ok(_) => Status::Failed,
                 Err(e) => {
-                    run.problems.push(format!("step {}: no results: {e}", step.id));
+                    run.problems
+                        .push(format!("step {}: no results: {e}", step.id));
                     Status::Failed
                 }
             };

@@ -73,7 +73,10 @@ impl Session {
     /// Builds the static binaries and images, creates the private network.
     pub(crate) fn start(sh: &Shell, args: &ContainerArgs) -> anyhow::Result<Session> {
         interrupt::install()?;
-        ensure!(args.clients_containers >= 1, "--clients-containers must be ≥ 1");
+        ensure!(
+            args.clients_containers >= 1,
+            "--clients-containers must be ≥ 1"
+        );
         if !build::docker_answers(sh) {
             bail!(
                 "--containers needs a running Docker daemon and `docker info` failed: install Docker \
@@ -84,7 +87,8 @@ impl Session {
         if link.is_some() {
             shaping::preflight(sh)?;
         }
-        let arch = Arch::host().context("container runs need an x86_64 or ppc64le Linux Docker host")?;
+        let arch =
+            Arch::host().context("container runs need an x86_64 or ppc64le Linux Docker host")?;
         let dist = build::ensure(sh, arch)?;
         let images = images::build_all(sh, &dist)?;
         interrupt::check()?;
@@ -117,7 +121,10 @@ impl Session {
         workers: Option<u32>,
         instances: usize,
     ) -> anyhow::Result<&[ServerEndpoint]> {
-        ensure!(self.servers.is_empty(), "servers are already running: stop them first");
+        ensure!(
+            self.servers.is_empty(),
+            "servers are already running: stop them first"
+        );
         ensure!(instances >= 1, "at least one server instance is needed");
         let pinning = tuning::pinning(self.ncpu, instances);
         for cpuset in pinning.servers.clone() {
@@ -125,12 +132,20 @@ impl Session {
             self.started += 1;
             let name = format!("wsbench-{}-server-{}", self.id, self.started);
             let command = server_args(spec, workers);
-            let mut args = vec!["--name".to_owned(), name.clone(), "--label".into(), docker::label(&self.id)];
+            let mut args = vec![
+                "--name".to_owned(),
+                name.clone(),
+                "--label".into(),
+                docker::label(&self.id),
+            ];
             args.extend(["--network".into(), self.network.clone()]);
             if let Some(cpus) = &cpuset {
                 args.extend(["--cpuset-cpus".into(), cpus.clone()]);
             }
-            args.extend(["--ulimit".into(), format!("nofile={}", tuning::SERVER_NOFILE)]);
+            args.extend([
+                "--ulimit".into(),
+                format!("nofile={}", tuning::SERVER_NOFILE),
+            ]);
             for (k, v) in tuning::SERVER_SYSCTLS {
                 args.extend(["--sysctl".into(), format!("{k}={v}")]);
             }
@@ -153,7 +168,9 @@ impl Session {
                 host_pid,
                 ready,
                 cpuset,
-                command: std::iter::once("docker run -d".to_owned()).chain(args).collect(),
+                command: std::iter::once("docker run -d".to_owned())
+                    .chain(args)
+                    .collect(),
                 shaped,
             });
         }
@@ -166,7 +183,8 @@ impl Session {
     pub(crate) fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<ClientRun> {
         ensure!(!self.servers.is_empty(), "no server container is running");
         let k = self.clients_containers.max(self.servers.len());
-        let shares = clients::split(&step.client, k).with_context(|| format!("step {}", step.id))?;
+        let shares =
+            clients::split(&step.client, k).with_context(|| format!("step {}", step.id))?;
         let client_cpus = self.pinning.as_ref().and_then(|p| p.clients.clone());
         let mut children = Vec::new();
         let mut commands = Vec::new();
@@ -174,22 +192,42 @@ impl Session {
         for (i, share) in shares.iter().enumerate() {
             interrupt::check()?;
             let server = &self.servers[i % self.servers.len()];
-            let target = if share.chat.is_some() { server.chat_addr.clone() } else { server.http_url.clone() }
-                .with_context(|| format!("step {} needs a listener the server does not serve", step.id))?;
+            let target = if share.chat.is_some() {
+                server.chat_addr.clone()
+            } else {
+                server.http_url.clone()
+            }
+            .with_context(|| {
+                format!(
+                    "step {} needs a listener the server does not serve",
+                    step.id
+                )
+            })?;
             let file = format!("{}.{}.json", step.id, i + 1);
             let name = format!("wsbench-{}-{}-client-{}", self.id, step.id, i + 1);
-            let mut args = vec!["--name".to_owned(), name, "--label".into(), docker::label(&self.id)];
+            let mut args = vec![
+                "--name".to_owned(),
+                name,
+                "--label".into(),
+                docker::label(&self.id),
+            ];
             args.extend(["--network".into(), self.network.clone()]);
             if let Some(cpus) = &client_cpus {
                 args.extend(["--cpuset-cpus".into(), cpus.clone()]);
             }
-            args.extend(["--ulimit".into(), format!("nofile={}", tuning::CLIENT_NOFILE)]);
+            args.extend([
+                "--ulimit".into(),
+                format!("nofile={}", tuning::CLIENT_NOFILE),
+            ]);
             for (k, v) in tuning::CLIENT_SYSCTLS {
                 args.extend(["--sysctl".into(), format!("{k}={v}")]);
             }
             // Joining the server's PID namespace makes the server PID 1 for --monitor-pid (RSS sampling).
             args.extend(["--pid".into(), format!("container:{}", server.name)]);
-            args.extend(["--volume".into(), format!("{}:{OUT}", self.out_dir.display())]);
+            args.extend([
+                "--volume".into(),
+                format!("{}:{OUT}", self.out_dir.display()),
+            ]);
             args.push(self.images[1].tag.clone());
             args.extend(share.args(&target, &Path::new(OUT).join(&file), 1, &step.label));
             let child = Command::new("docker")
@@ -199,7 +237,11 @@ impl Session {
                 .spawn()
                 .context("starting a client container")?;
             children.push(child);
-            commands.push(std::iter::once("docker run".to_owned()).chain(args).collect());
+            commands.push(
+                std::iter::once("docker run".to_owned())
+                    .chain(args)
+                    .collect(),
+            );
             files.push(self.out_dir.join(file));
         }
         let mut exit_codes = Vec::new();
@@ -211,13 +253,17 @@ impl Session {
         self.remove_containers_matching(&format!("{}-client-", step.id));
         let missing: Vec<_> = files.iter().filter(|f| !f.exists()).collect();
         if !missing.is_empty() {
-            bail!("step {}: client containers exited {exit_codes:?} without writing {missing:?}", step.id);
+            bail!(
+                "step {}: client containers exited {exit_codes:?} without writing {missing:?}",
+                step.id
+            );
         }
         if let Some(dir) = json_out.parent() {
             std::fs::create_dir_all(dir)?;
         }
         if files.len() == 1 {
-            std::fs::copy(&files[0], json_out).with_context(|| format!("copying results to {}", json_out.display()))?;
+            std::fs::copy(&files[0], json_out)
+                .with_context(|| format!("copying results to {}", json_out.display()))?;
         } else {
             let (client, parts) = (self.dist.client(), &files);
             cmd!(self.sh, "{client} merge {parts...} --json {json_out}")
@@ -228,8 +274,13 @@ impl Session {
         for f in &files {
             let _ = std::fs::remove_file(f);
         }
-        let run = ClientRun { containers: files.len(), exit_codes, commands };
-        self.history.push(serde_json::json!({ "step": step.id, "clients": run }));
+        let run = ClientRun {
+            containers: files.len(),
+            exit_codes,
+            commands,
+        };
+        self.history
+            .push(serde_json::json!({ "step": step.id, "clients": run }));
         Ok(run)
     }
 
@@ -246,15 +297,25 @@ impl Session {
             let stopped = docker::stop(&self.sh, &server.name, 10);
             let code = docker::exit_code(&self.sh, &server.name);
             let (_, stderr) = docker::logs(&server.name).unwrap_or_default();
-            text.push_str(&format!("== {} ({}) ==\n{stderr}", server.name, server.ready));
+            text.push_str(&format!(
+                "== {} ({}) ==\n{stderr}",
+                server.name, server.ready
+            ));
             match (stopped, code) {
                 (Ok(()), Ok(0)) => {}
                 (Err(e), _) => failures.push(format!("{}: {e:#}", server.name)),
-                (_, Ok(c)) => failures.push(format!("{} exited with status {c}, not a clean shutdown", server.name)),
+                (_, Ok(c)) => failures.push(format!(
+                    "{} exited with status {c}, not a clean shutdown",
+                    server.name
+                )),
                 (_, Err(e)) => failures.push(format!("{}: {e:#}", server.name)),
             }
             let name = &server.name;
-            let _ = cmd!(self.sh, "docker rm -f {name}").quiet().ignore_stdout().ignore_stderr().run();
+            let _ = cmd!(self.sh, "docker rm -f {name}")
+                .quiet()
+                .ignore_stdout()
+                .ignore_stderr()
+                .run();
             self.history.push(serde_json::json!({ "server": server }));
         }
         append(log, &text)?;
@@ -272,7 +333,10 @@ impl Session {
     /// The last placement of servers and clients on CPUs, in provenance's terms.
     pub(crate) fn pinning(&self) -> Option<crate::pinning::Pinning> {
         let p = self.pinning.as_ref()?;
-        let cpus = |list: Option<&String>| list.and_then(|l| crate::pinning::parse_cpu_list(l).ok()).unwrap_or_default();
+        let cpus = |list: Option<&String>| {
+            list.and_then(|l| crate::pinning::parse_cpu_list(l).ok())
+                .unwrap_or_default()
+        };
         let mut server_cpus: Vec<usize> = p.servers.iter().flat_map(|s| cpus(s.as_ref())).collect();
         server_cpus.sort_unstable();
         server_cpus.dedup();
@@ -312,10 +376,18 @@ impl Session {
 
     fn remove_containers_matching(&self, part: &str) {
         let filter = format!("name=wsbench-{}-{part}", self.id);
-        let ids = cmd!(self.sh, "docker ps -aq --filter {filter}").quiet().ignore_stderr().read().unwrap_or_default();
+        let ids = cmd!(self.sh, "docker ps -aq --filter {filter}")
+            .quiet()
+            .ignore_stderr()
+            .read()
+            .unwrap_or_default();
         let ids: Vec<&str> = ids.split_whitespace().collect();
         if !ids.is_empty() {
-            let _ = cmd!(self.sh, "docker rm -f {ids...}").quiet().ignore_stdout().ignore_stderr().run();
+            let _ = cmd!(self.sh, "docker rm -f {ids...}")
+                .quiet()
+                .ignore_stdout()
+                .ignore_stderr()
+                .run();
         }
     }
 }
@@ -339,7 +411,11 @@ impl Drop for Session {
 /// bench-server's flags inside a container: listen on every address of the private network.
 fn server_args(spec: &ServerSpec, workers: Option<u32>) -> Vec<String> {
     let mut a = vec!["--http".to_owned()];
-    a.push(if spec.http() { format!("0.0.0.0:{HTTP_PORT}") } else { "off".to_owned() });
+    a.push(if spec.http() {
+        format!("0.0.0.0:{HTTP_PORT}")
+    } else {
+        "off".to_owned()
+    });
     if spec.chat() {
         a.extend(["--chat".to_owned(), format!("0.0.0.0:{CHAT_PORT}")]);
     }
@@ -378,12 +454,18 @@ fn wait_ready(sh: &Shell, name: &str) -> anyhow::Result<String> {
             Ok(_) => {}
             Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {}
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                break Err(anyhow::anyhow!("{name} printed no READY line within {READY_TIMEOUT:?}"))
+                break Err(anyhow::anyhow!(
+                    "{name} printed no READY line within {READY_TIMEOUT:?}"
+                ))
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let code = docker::exit_code(sh, name).map_or_else(|e| e.to_string(), |c| c.to_string());
+                let code =
+                    docker::exit_code(sh, name).map_or_else(|e| e.to_string(), |c| c.to_string());
                 let (_, stderr) = docker::logs(name).unwrap_or_default();
-                break Err(anyhow::anyhow!("{name} exited (status {code}) before READY:\n{}", tail(&stderr, 20)));
+                break Err(anyhow::anyhow!(
+                    "{name} exited (status {code}) before READY:\n{}",
+                    tail(&stderr, 20)
+                ));
             }
         }
     };
@@ -421,7 +503,9 @@ fn append(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// Unique enough on one host: the process id and the sub-second clock.
 fn session_id() -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
     format!("{:x}{:04x}", std::process::id(), nanos & 0xffff)
 }
 
@@ -431,15 +515,31 @@ mod tests {
 
     #[test]
     fn server_listens_on_the_private_network() {
-        let spec = ServerSpec { chat: Some(true), ..ServerSpec::default() };
-        assert_eq!(server_args(&spec, Some(2)).join(" "), "--http 0.0.0.0:8080 --chat 0.0.0.0:8081 --workers 2");
-        let chat_only = ServerSpec { http: Some(false), chat: Some(true), ..ServerSpec::default() };
-        assert_eq!(server_args(&chat_only, None).join(" "), "--http off --chat 0.0.0.0:8081");
+        let spec = ServerSpec {
+            chat: Some(true),
+            ..ServerSpec::default()
+        };
+        assert_eq!(
+            server_args(&spec, Some(2)).join(" "),
+            "--http 0.0.0.0:8080 --chat 0.0.0.0:8081 --workers 2"
+        );
+        let chat_only = ServerSpec {
+            http: Some(false),
+            chat: Some(true),
+            ..ServerSpec::default()
+        };
+        assert_eq!(
+            server_args(&chat_only, None).join(" "),
+            "--http off --chat 0.0.0.0:8081"
+        );
     }
 
     #[test]
     fn ids_are_docker_name_safe() {
         let id = session_id();
-        assert!(!id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+        assert!(
+            !id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit()),
+            "{id}"
+        );
     }
 }

@@ -17,7 +17,9 @@ pub(crate) struct Rate {
 /// tc's rate syntax: a number and `bit`, `kbit`, `mbit`, `gbit` (SI), or `bps`, `kbps`, `mbps`, `gbps` (bytes/s).
 pub(crate) fn parse_rate(text: &str) -> anyhow::Result<Rate> {
     let lower = text.trim().to_ascii_lowercase();
-    let split = lower.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(lower.len());
+    let split = lower
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(lower.len());
     let (number, unit) = lower.split_at(split);
     let factor = match unit {
         "bit" => 1.0,
@@ -30,11 +32,16 @@ pub(crate) fn parse_rate(text: &str) -> anyhow::Result<Rate> {
         "gbps" => 8e9,
         _ => bail!("`{text}` is not a link rate like 100mbit, 1gbit or 12mbps"),
     };
-    let n: f64 = number.parse().with_context(|| format!("`{text}` is not a link rate like 100mbit"))?;
+    let n: f64 = number
+        .parse()
+        .with_context(|| format!("`{text}` is not a link rate like 100mbit"))?;
     if !(n.is_finite() && n > 0.0) {
         bail!("the link rate must be > 0, got `{text}`");
     }
-    Ok(Rate { text: lower, bits_per_s: n * factor })
+    Ok(Rate {
+        text: lower,
+        bits_per_s: n * factor,
+    })
 }
 
 /// The token bucket: at least one 64 KiB GSO super-packet or 10 ms of traffic, whichever is larger.
@@ -44,10 +51,22 @@ fn burst_bytes(rate: &Rate) -> u64 {
 
 /// Fails early, naming the package, when the host cannot shape.
 pub(super) fn preflight(sh: &Shell) -> anyhow::Result<()> {
-    if cmd!(sh, "tc -V").quiet().ignore_stdout().ignore_stderr().run().is_err() {
+    if cmd!(sh, "tc -V")
+        .quiet()
+        .ignore_stdout()
+        .ignore_stderr()
+        .run()
+        .is_err()
+    {
         bail!("--link needs `tc` on the host: `apt-get install iproute2`");
     }
-    if cmd!(sh, "nsenter --version").quiet().ignore_stdout().ignore_stderr().run().is_err() {
+    if cmd!(sh, "nsenter --version")
+        .quiet()
+        .ignore_stdout()
+        .ignore_stderr()
+        .run()
+        .is_err()
+    {
         bail!("--link needs `nsenter` on the host: `apt-get install util-linux`");
     }
     if effective_uid() != Some(0) {
@@ -82,31 +101,54 @@ pub(super) fn apply(sh: &Shell, pid: u32, rate: &Rate) -> anyhow::Result<Shaped>
         .quiet()
         .run()
         .context("shaping the server container's eth0")?;
-    let link = cmd!(sh, "nsenter -t {pid} -n ip -o link show dev eth0").quiet().read()?;
+    let link = cmd!(sh, "nsenter -t {pid} -n ip -o link show dev eth0")
+        .quiet()
+        .read()?;
     let peer = peer_index(&link).with_context(|| format!("no veth peer in `{link}`"))?;
     let host_links = cmd!(sh, "ip -o link show").quiet().read()?;
-    let host_if = interface_named(&host_links, peer)
-        .with_context(|| format!("the host has no interface {peer} (is the Docker daemon on another host?)"))?;
-    cmd!(sh, "tc qdisc replace dev {host_if} root tbf rate {r} burst {burst} latency 50ms")
-        .quiet()
-        .run()
-        .with_context(|| format!("shaping {host_if}, the host end of the server's veth"))?;
-    Ok(Shaped { rate: rate.clone(), burst_bytes: burst_bytes(rate), container_if: "eth0".into(), host_if })
+    let host_if = interface_named(&host_links, peer).with_context(|| {
+        format!("the host has no interface {peer} (is the Docker daemon on another host?)")
+    })?;
+    cmd!(
+        sh,
+        "tc qdisc replace dev {host_if} root tbf rate {r} burst {burst} latency 50ms"
+    )
+    .quiet()
+    .run()
+    .with_context(|| format!("shaping {host_if}, the host end of the server's veth"))?;
+    Ok(Shaped {
+        rate: rate.clone(),
+        burst_bytes: burst_bytes(rate),
+        container_if: "eth0".into(),
+        host_if,
+    })
 }
 
 /// `tc -s qdisc` of both ends, to show in the server log that the shaper really carried the traffic.
 pub(super) fn stats(sh: &Shell, pid: u32, shaped: &Shaped) -> String {
     let pid = pid.to_string();
     let host_if = &shaped.host_if;
-    let inner = cmd!(sh, "nsenter -t {pid} -n tc -s qdisc show dev eth0").quiet().ignore_stderr().read().unwrap_or_default();
-    let outer = cmd!(sh, "tc -s qdisc show dev {host_if}").quiet().ignore_stderr().read().unwrap_or_default();
+    let inner = cmd!(sh, "nsenter -t {pid} -n tc -s qdisc show dev eth0")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
+    let outer = cmd!(sh, "tc -s qdisc show dev {host_if}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
     format!("server → clients (container eth0):\n{inner}\nclients → server (host {host_if}):\n{outer}\n")
 }
 
 /// `28: eth0@if29: <…>` → 29, the peer's interface index in the host namespace.
 fn peer_index(link_line: &str) -> Option<u32> {
     let after = link_line.split_once("@if")?.1;
-    after.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    after
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The name of interface `index` in `ip -o link` output (`29: veth6e2d8d0@if28: <…>`).
@@ -142,7 +184,8 @@ mod tests {
 
     #[test]
     fn finds_the_veth_peer() {
-        let inside = "28: eth0@if29: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP";
+        let inside =
+            "28: eth0@if29: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue state UP";
         assert_eq!(peer_index(inside), Some(29));
         let host = "1: lo: <LOOPBACK,UP> mtu 65536\n29: veth6e2d8d0@if28: <BROADCAST,UP> mtu 1500 master br-1\n";
         assert_eq!(interface_named(host, 29).as_deref(), Some("veth6e2d8d0"));

@@ -3,15 +3,19 @@
 /// Server: the seed's Solaris `tcp_conn_req_max_q 2048` and `tcp_conn_req_max_q0 10240` are Linux's accept
 /// and SYN backlogs. Its `tcp_time_wait_interval 1000` has no Linux counterpart (TIME_WAIT is fixed at 60 s);
 /// the clients reuse TIME_WAIT ports instead (below).
-pub(crate) const SERVER_SYSCTLS: [(&str, &str); 2] =
-    [("net.core.somaxconn", "2048"), ("net.ipv4.tcp_max_syn_backlog", "10240")];
+pub(crate) const SERVER_SYSCTLS: [(&str, &str); 2] = [
+    ("net.core.somaxconn", "2048"),
+    ("net.ipv4.tcp_max_syn_backlog", "10240"),
+];
 
 /// Server: the seed's `rlim_fd_cur=4096`, `rlim_fd_max=8192`.
 pub(crate) const SERVER_NOFILE: &str = "4096:8192";
 
 /// Clients open (and, without keep-alive, churn) many connections.
-pub(crate) const CLIENT_SYSCTLS: [(&str, &str); 2] =
-    [("net.ipv4.tcp_tw_reuse", "1"), ("net.ipv4.ip_local_port_range", "1024 65535")];
+pub(crate) const CLIENT_SYSCTLS: [(&str, &str); 2] = [
+    ("net.ipv4.tcp_tw_reuse", "1"),
+    ("net.ipv4.ip_local_port_range", "1024 65535"),
+];
 pub(crate) const CLIENT_NOFILE: &str = "65536:65536";
 
 /// Which host CPUs (`--cpuset-cpus`) each server instance and the clients get.
@@ -26,15 +30,30 @@ pub(crate) struct Pinning {
 /// clients get the CPUs left. One CPU: no pinning.
 pub(crate) fn pinning(ncpu: usize, servers: usize) -> Pinning {
     if ncpu < 2 {
-        return Pinning { servers: vec![None; servers], clients: None };
+        return Pinning {
+            servers: vec![None; servers],
+            clients: None,
+        };
     }
-    let range = |from: usize, to: usize| if from == to { from.to_string() } else { format!("{from}-{to}") };
+    let range = |from: usize, to: usize| {
+        if from == to {
+            from.to_string()
+        } else {
+            format!("{from}-{to}")
+        }
+    };
     let (servers, used) = if servers < ncpu {
-        ((0..servers).map(|i| Some(i.to_string())).collect(), servers.max(1))
+        (
+            (0..servers).map(|i| Some(i.to_string())).collect(),
+            servers.max(1),
+        )
     } else {
         (vec![Some(range(0, ncpu - 2)); servers], ncpu - 1)
     };
-    Pinning { servers, clients: Some(range(used, ncpu - 1)) }
+    Pinning {
+        servers,
+        clients: Some(range(used, ncpu - 1)),
+    }
 }
 
 #[cfg(test)]
@@ -51,7 +70,10 @@ mod tests {
     #[test]
     fn enough_cpus_give_each_server_its_own() {
         let p = pinning(8, 3);
-        assert_eq!(p.servers, vec![Some("0".into()), Some("1".into()), Some("2".into())]);
+        assert_eq!(
+            p.servers,
+            vec![Some("0".into()), Some("1".into()), Some("2".into())]
+        );
         assert_eq!(p.clients.as_deref(), Some("3-7"));
         let crowded = pinning(4, 5);
         assert_eq!(crowded.servers[4].as_deref(), Some("0-2"));
@@ -62,7 +84,8 @@ mod tests {
     #[test]
     fn the_compose_file_tunes_like_run_containers() {
         let path = crate::project_root().join("containers/compose.yaml");
-        let mut compose: serde_yaml_ng::Value = serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut compose: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         compose.apply_merge().unwrap(); // `<<: *client`, as docker-compose reads it
         let services = compose["services"].as_mapping().unwrap();
         let server = &compose["services"]["server"];
@@ -70,31 +93,68 @@ mod tests {
             assert_eq!(server["sysctls"][k].as_str(), Some(v), "server sysctl {k}");
         }
         let nofile = |s: &serde_yaml_ng::Value| {
-            format!("{}:{}", s["ulimits"]["nofile"]["soft"].as_u64().unwrap(), s["ulimits"]["nofile"]["hard"].as_u64().unwrap())
+            format!(
+                "{}:{}",
+                s["ulimits"]["nofile"]["soft"].as_u64().unwrap(),
+                s["ulimits"]["nofile"]["hard"].as_u64().unwrap()
+            )
         };
         assert_eq!(nofile(server), SERVER_NOFILE);
-        let image = |s: &serde_yaml_ng::Value| s["image"].as_str().unwrap().split(':').next().unwrap().to_owned();
+        let image = |s: &serde_yaml_ng::Value| {
+            s["image"]
+                .as_str()
+                .unwrap()
+                .split(':')
+                .next()
+                .unwrap()
+                .to_owned()
+        };
         assert_eq!(image(server), super::super::images::SERVER);
-        let clients: Vec<_> = services.iter().filter(|(k, _)| k.as_str().unwrap().starts_with("client-")).collect();
+        let clients: Vec<_> = services
+            .iter()
+            .filter(|(k, _)| k.as_str().unwrap().starts_with("client-"))
+            .collect();
         assert!(clients.len() >= 2, "server + N clients");
         let mut outputs = Vec::new();
         for (name, client) in clients {
             assert_eq!(image(client), super::super::images::CLIENT, "{name:?}");
             assert_eq!(nofile(client), CLIENT_NOFILE, "{name:?}");
             for (k, v) in CLIENT_SYSCTLS {
-                assert_eq!(client["sysctls"][k].as_str(), Some(v), "{name:?} sysctl {k}");
+                assert_eq!(
+                    client["sysctls"][k].as_str(),
+                    Some(v),
+                    "{name:?} sysctl {k}"
+                );
             }
-            let args: Vec<&str> = client["command"].as_sequence().unwrap().iter().map(|a| a.as_str().unwrap()).collect();
+            let args: Vec<&str> = client["command"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect();
             outputs.push(args[args.iter().position(|&a| a == "--json").unwrap() + 1].to_owned());
         }
         outputs.sort();
         outputs.dedup();
-        assert!(outputs.len() >= 2, "each client writes its own results file");
-        assert_eq!(compose["networks"]["bench"]["internal"].as_bool(), Some(true), "a private network");
+        assert!(
+            outputs.len() >= 2,
+            "each client writes its own results file"
+        );
+        assert_eq!(
+            compose["networks"]["bench"]["internal"].as_bool(),
+            Some(true),
+            "a private network"
+        );
     }
 
     #[test]
     fn one_cpu_pins_nothing() {
-        assert_eq!(pinning(1, 2), Pinning { servers: vec![None, None], clients: None });
+        assert_eq!(
+            pinning(1, 2),
+            Pinning {
+                servers: vec![None, None],
+                clients: None
+            }
+        );
     }
 }

@@ -1,11 +1,12 @@
 //! The gate's wall-clock tier on criterion's terms: run one benchmark of a criterion bench binary into a
-//! baseline of its own, let criterion compare two saved baselines (`--load-baseline` + `--baseline`, so the
-//! comparison takes no new samples), and read back the estimates it leaves under `CRITERION_HOME`.
+//! baseline of its own per side and round, pool each side's rounds into one sample, let criterion compare the
+//! two pooled baselines (`--load-baseline` + `--baseline`: no new samples), and read back what it leaves under
+//! `CRITERION_HOME`.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use xshell::{cmd, Shell};
 
 use super::decide::Change;
@@ -28,9 +29,10 @@ pub(crate) struct BenchBin {
     pub(crate) cwd: PathBuf,
 }
 
-/// Warm-up and measurement seconds per benchmark and side.
+/// How one benchmark is measured: alternating rounds per side, each with its warm-up and measurement seconds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Timing {
+    pub(crate) rounds: usize,
     pub(crate) warm_up_s: f64,
     pub(crate) measurement_s: f64,
 }
@@ -69,9 +71,10 @@ pub(crate) fn measure(
         timing.warm_up_s.to_string(),
         timing.measurement_s.to_string(),
     );
+    // The per-round analysis is never read (the pooled comparison is), so keep its bootstrap small.
     let c = cmd!(
         sh,
-        "{exe} --bench --exact {id} --save-baseline {baseline} --warm-up-time {w} --measurement-time {m} --noplot"
+        "{exe} --bench --exact {id} --save-baseline {baseline} --warm-up-time {w} --measurement-time {m} --nresamples 1000 --noplot"
     );
     run_quiet(
         c.env("CRITERION_HOME", home),
@@ -85,7 +88,7 @@ pub(crate) fn compare(sh: &Shell, bin: &BenchBin, id: &str, home: &Path) -> anyh
     let exe = &bin.exe;
     let c = cmd!(
         sh,
-        "{exe} --bench --exact {id} --load-baseline {HEAD} --baseline {BASE} --noplot"
+        "{exe} --bench --exact {id} --load-baseline {HEAD} --baseline {BASE} --nresamples 20000 --noplot"
     );
     run_quiet(c.env("CRITERION_HOME", home), &format!("comparing {id}"))
 }
@@ -105,10 +108,70 @@ fn run_quiet(c: xshell::Cmd<'_>, what: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The baseline one side's round `round` (from 1) is saved under; [`pool`] merges them into `side`.
+pub(crate) fn round_name(side: &str, round: usize) -> String {
+    format!("{side}-r{round}")
+}
+
+/// criterion's `sample.json`: per sample, the iterations run and the nanoseconds they took.
+#[derive(Debug, Serialize, Deserialize)]
+struct Sample {
+    sampling_mode: serde_json::Value,
+    iters: Vec<f64>,
+    times: Vec<f64>,
+}
+
+impl Sample {
+    /// Nanoseconds per iteration of each sample, as criterion analyses them.
+    fn per_iteration(&self) -> Vec<f64> {
+        self.iters
+            .iter()
+            .zip(&self.times)
+            .map(|(n, t)| t / n)
+            .collect()
+    }
+}
+
+/// Merges each side's rounds (`gate-base-r1`, `gate-base-r2`, …) into one baseline per side (`gate-base`), so
+/// criterion compares all of base's samples with all of head's: slow spells of a shared machine land in both.
+pub(crate) fn pool(home: &Path, rounds: usize) -> anyhow::Result<()> {
+    let dir = find_benchmark_dir(home, &round_name(BASE, 1))?
+        .with_context(|| format!("{}: criterion saved no samples here", home.display()))?;
+    for side in [BASE, HEAD] {
+        let mut pooled: Option<Sample> = None;
+        for round in 1..=rounds {
+            let path = dir.join(round_name(side, round)).join("sample.json");
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let sample: Sample = parse(&text, &path)?;
+            match &mut pooled {
+                None => pooled = Some(sample),
+                Some(p) => {
+                    p.iters.extend(sample.iters);
+                    p.times.extend(sample.times);
+                }
+            }
+        }
+        let out = dir.join(side);
+        std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+        // criterion's comparison also loads the base's estimates and the benchmark id: take round 1's.
+        for file in ["estimates.json", "benchmark.json"] {
+            let from = dir.join(round_name(side, 1)).join(file);
+            std::fs::copy(&from, out.join(file))
+                .with_context(|| format!("copying {}", from.display()))?;
+        }
+        let json = serde_json::to_string(&pooled.context("no rounds")?)?;
+        std::fs::write(out.join("sample.json"), json)
+            .with_context(|| format!("writing {}", out.display()))?;
+    }
+    Ok(())
+}
+
 /// What one benchmark's criterion home holds once the gate has measured (and compared) it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Measured {
     pub(crate) id: String,
+    /// The statistic of each side's pooled per-iteration times, in nanoseconds.
     pub(crate) base_ns: Option<f64>,
     pub(crate) head_ns: Option<f64>,
     pub(crate) change: Option<Change>,
@@ -126,20 +189,11 @@ struct Estimate {
     point_estimate: f64,
 }
 
-/// Both `<baseline>/estimates.json` and `change/estimates.json` have these two (and more we do not need).
+/// `change/estimates.json` (criterion's relative change of head over base, with bootstrap intervals).
 #[derive(Debug, Deserialize)]
-struct Estimates {
+struct ChangeEstimates {
     mean: Estimate,
     median: Estimate,
-}
-
-impl Estimates {
-    fn get(&self, statistic: Statistic) -> &Estimate {
-        match statistic {
-            Statistic::Mean => &self.mean,
-            Statistic::Median => &self.median,
-        }
-    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -147,44 +201,47 @@ struct BenchmarkJson {
     full_id: String,
 }
 
-/// Reads the single benchmark the gate measured into `home` (one home per benchmark and pass).
+/// Reads the single benchmark the gate measured into `home` (one home per benchmark and pass): the pooled
+/// `gate-base`/`gate-head` samples and criterion's `change/estimates.json`.
 pub(crate) fn read_home(home: &Path, statistic: Statistic) -> anyhow::Result<Measured> {
-    let dir = find_benchmark_dir(home)?.with_context(|| {
-        format!(
-            "{}: criterion saved no {BASE} or {HEAD} baseline here",
-            home.display()
-        )
-    })?;
-    let read_json = |path: PathBuf| -> anyhow::Result<Option<String>> {
+    let dir = match find_benchmark_dir(home, BASE)? {
+        Some(dir) => dir,
+        None => find_benchmark_dir(home, HEAD)?
+            .with_context(|| format!("{}: no {BASE} or {HEAD} baseline here", home.display()))?,
+    };
+    let read = |path: PathBuf| -> anyhow::Result<Option<(String, PathBuf)>> {
         match std::fs::read_to_string(&path) {
-            Ok(text) => Ok(Some(text)),
+            Ok(text) => Ok(Some((text, path))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
         }
     };
     let side = |name: &str| -> anyhow::Result<Option<f64>> {
-        let path = dir.join(name).join("estimates.json");
-        read_json(path.clone())?
-            .map(|t| parse::<Estimates>(&t, &path).map(|e| e.get(statistic).point_estimate))
+        read(dir.join(name).join("sample.json"))?
+            .map(|(t, p)| parse::<Sample>(&t, &p).map(|s| summarise(s.per_iteration(), statistic)))
             .transpose()
     };
-    let id_path = [BASE, HEAD]
-        .map(|b| dir.join(b).join("benchmark.json"))
-        .into_iter()
-        .find(|p| p.exists());
-    let id = match id_path {
-        Some(p) => parse::<BenchmarkJson>(&std::fs::read_to_string(&p)?, &p)?.full_id,
+    let id = match [BASE, HEAD]
+        .iter()
+        .find_map(|b| read(dir.join(b).join("benchmark.json")).transpose())
+    {
+        Some(found) => {
+            let (text, path) = found?;
+            parse::<BenchmarkJson>(&text, &path)?.full_id
+        }
         None => dir
             .strip_prefix(home)
             .unwrap_or(&dir)
             .to_string_lossy()
             .into_owned(),
     };
-    let change_path = dir.join("change").join("estimates.json");
-    let change = read_json(change_path.clone())?
-        .map(|t| {
-            parse::<Estimates>(&t, &change_path).map(|e| {
-                let e = e.get(statistic);
+    let change = read(dir.join("change").join("estimates.json"))?
+        .map(|(t, p)| {
+            parse::<ChangeEstimates>(&t, &p).map(|e| {
+                let e = match statistic {
+                    Statistic::Mean => e.mean,
+                    Statistic::Median => e.median,
+                };
                 Change {
                     point: e.point_estimate,
                     lower: e.confidence_interval.lower_bound,
@@ -201,13 +258,32 @@ pub(crate) fn read_home(home: &Path, statistic: Statistic) -> anyhow::Result<Mea
     })
 }
 
+/// The mean, or the median (midpoint of the middle two for an even count), of `values`; NaN when empty.
+fn summarise(mut values: Vec<f64>, statistic: Statistic) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    match statistic {
+        Statistic::Mean => values.iter().sum::<f64>() / values.len() as f64,
+        Statistic::Median => {
+            values.sort_by(f64::total_cmp);
+            let n = values.len();
+            if n % 2 == 1 {
+                values[n / 2]
+            } else {
+                (values[n / 2 - 1] + values[n / 2]) / 2.0
+            }
+        }
+    }
+}
+
 fn parse<T: serde::de::DeserializeOwned>(text: &str, path: &Path) -> anyhow::Result<T> {
     serde_json::from_str(text).with_context(|| format!("parsing {}", path.display()))
 }
 
-/// The directory (at any depth: group/function/value) holding a `gate-base` or `gate-head` baseline.
-fn find_benchmark_dir(dir: &Path) -> anyhow::Result<Option<PathBuf>> {
-    if dir.join(BASE).is_dir() || dir.join(HEAD).is_dir() {
+/// The directory (at any depth: group/function/value) holding a baseline named `baseline`.
+fn find_benchmark_dir(dir: &Path, baseline: &str) -> anyhow::Result<Option<PathBuf>> {
+    if dir.join(baseline).is_dir() {
         return Ok(Some(dir.to_owned()));
     }
     let mut subdirs = Vec::new();
@@ -219,7 +295,7 @@ fn find_benchmark_dir(dir: &Path) -> anyhow::Result<Option<PathBuf>> {
     }
     subdirs.sort();
     for sub in subdirs {
-        if let Some(found) = find_benchmark_dir(&sub)? {
+        if let Some(found) = find_benchmark_dir(&sub, baseline)? {
             return Ok(Some(found));
         }
     }
@@ -249,9 +325,12 @@ mod tests {
     #[test]
     fn reads_what_criterion_writes() {
         let m = read_home(&fixture("regression"), Statistic::Median).unwrap();
-        assert_eq!(m.id, "cxf/parse_request/1");
-        assert!((m.base_ns.unwrap() - 5012.0).abs() < 1.0, "{m:?}");
-        assert!((m.head_ns.unwrap() - 5530.0).abs() < 1.0, "{m:?}");
+        assert_eq!(m.id, "cxf_echoComplexTypeDoc_1_item/parse");
+        let (base, head) = (m.base_ns.unwrap(), m.head_ns.unwrap());
+        assert!(
+            (base - 15_000.0).abs() < 150.0 && (head - 16_500.0).abs() < 165.0,
+            "{m:?}"
+        );
         let c = m.change.unwrap();
         assert!(
             c.lower > 0.08 && c.upper < 0.13 && c.lower < c.point && c.point < c.upper,
@@ -296,7 +375,7 @@ mod tests {
         let (m, v) = verdict("only-head", None, Statistic::Median);
         assert_eq!(
             (m.id.as_str(), m.base_ns, m.change),
-            ("customer/parse_request/100K", None, None)
+            ("customer_echo_100KB/parse", None, None)
         );
         assert_eq!(v, Verdict::OnlyHead);
         let (m, v) = verdict("only-base", None, Statistic::Median);
@@ -305,17 +384,59 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_home_is_an_error() {
-        let empty = fixture("no-such-case");
-        assert!(read_home(&empty, Statistic::Median).is_err());
+    fn a_missing_home_is_an_error() {
+        assert!(read_home(&fixture("no-such-case"), Statistic::Median).is_err());
+    }
+
+    #[test]
+    fn rounds_pool_into_one_sample_per_side() {
+        let home = std::env::temp_dir().join(format!("wsbench-gate-pool-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&home);
+        copy_dir(&fixture("rounds"), &home);
+        pool(&home, 2).unwrap();
+        let dir = home.join("customer_echo_100KB/parse");
+        let read = |side: &str| -> Sample {
+            let p = dir.join(side).join("sample.json");
+            parse(&std::fs::read_to_string(&p).unwrap(), &p).unwrap()
+        };
+        let (base, head) = (read(BASE), read(HEAD));
+        assert_eq!((base.iters.len(), head.iters.len()), (20, 20));
+        assert_eq!(base.iters[..10], read(&round_name(BASE, 1)).iters[..]);
+        assert_eq!(base.times[10..], read(&round_name(BASE, 2)).times[..]);
+        assert!(
+            dir.join(BASE).join("estimates.json").is_file()
+                && dir.join(HEAD).join("benchmark.json").is_file()
+        );
+        let m = read_home(&home, Statistic::Median).unwrap();
+        assert_eq!(m.id, "customer_echo_100KB/parse");
+        assert!(m.base_ns.unwrap() > 0.0 && m.change.is_none());
+        std::fs::remove_dir_all(&home).unwrap();
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let path = entry.unwrap().path();
+            let dest = to.join(path.file_name().unwrap());
+            if path.is_dir() {
+                copy_dir(&path, &dest);
+            } else {
+                std::fs::copy(&path, &dest).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn medians_and_means() {
+        assert_eq!(summarise(vec![3.0, 1.0, 2.0], Statistic::Median), 2.0);
+        assert_eq!(summarise(vec![4.0, 1.0, 2.0, 3.0], Statistic::Median), 2.5);
+        assert_eq!(summarise(vec![1.0, 2.0, 6.0], Statistic::Mean), 3.0);
+        assert!(summarise(vec![], Statistic::Median).is_nan());
     }
 
     #[test]
     fn list_output_is_parsed() {
-        let out = "cxf/parse_request/1: benchmark\n\ncxf/write_response/1: benchmark\nWarning: x\n";
-        assert_eq!(
-            parse_list(out),
-            ["cxf/parse_request/1", "cxf/write_response/1"]
-        );
+        let out = "cxf/parse: benchmark\n\ncxf/serialise: benchmark\nWarning: x\n";
+        assert_eq!(parse_list(out), ["cxf/parse", "cxf/serialise"]);
     }
 }

@@ -1,6 +1,6 @@
-//! The gate's wall-clock tier: for each selected criterion benchmark, base then head, back to back (so both see
-//! the same machine state), criterion's comparison of the two, and for suspects a re-measurement in the other
-//! order (head then base) that must agree before the gate fails.
+//! The gate's wall-clock tier: each selected criterion benchmark is measured in alternating rounds, base, head,
+//! base, head, … (so both sides share the machine's slow spells), each side's rounds are pooled and criterion
+//! compares the pools; a suspect is re-measured, head first, and must be beyond the threshold again to fail.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,8 +13,8 @@ use super::criterion::{self, BenchBin, Statistic, Timing, BASE, HEAD};
 use super::decide::{needs_confirmation, Change, Row};
 use super::{target, union, wanted, Args, WALL};
 
-/// Measures every selected benchmark on both sides (base then head, per benchmark), has criterion compare them,
-/// re-measures the suspects (head then base), and returns the rows and how many were re-measured.
+/// Measures every selected benchmark on both sides, has criterion compare them, re-measures the suspects, and
+/// returns the rows and how many were re-measured.
 pub(super) fn wall_tier(
     sh: &Shell,
     base_bins: &BTreeMap<Target, BenchBin>,
@@ -108,9 +108,19 @@ fn measure_pair(
     if head_first {
         sides.reverse();
     }
-    for (bin, baseline) in sides {
-        criterion::measure(sh, bin, id, home, baseline, timing)?;
+    for round in 1..=timing.rounds {
+        for (bin, side) in sides {
+            criterion::measure(
+                sh,
+                bin,
+                id,
+                home,
+                &criterion::round_name(side, round),
+                timing,
+            )?;
+        }
     }
+    criterion::pool(home, timing.rounds)?;
     criterion::compare(sh, head, id, home)?;
     criterion::read_home(home, statistic)
 }

@@ -89,6 +89,7 @@ fn base_plot(title: &str, axis: Axis, curves: &[Curve], y_desc: &str) -> Plot {
     let mut p = Plot::new(title, axis.name(), y_desc);
     p.x_scale = x_scale(axis, curves);
     p.x_fmt = fmt_x_axis;
+    p.x_ticks_at_data = true;
     p
 }
 

@@ -115,6 +115,8 @@ pub(crate) struct Plot {
     pub(crate) y_range: Option<(f64, f64)>,
     pub(crate) x_fmt: fn(f64) -> String,
     pub(crate) y_fmt: fn(f64) -> String,
+    /// Label the x axis where the data is (see [`Plot::data_ticks`]).
+    pub(crate) x_ticks_at_data: bool,
 }
 
 impl Plot {
@@ -138,6 +140,7 @@ impl Plot {
             y_range: None,
             x_fmt: fmt_num,
             y_fmt: fmt_num,
+            x_ticks_at_data: false,
         }
     }
 
@@ -189,6 +192,22 @@ impl Plot {
         pad(&ys, self.y_scale, true)
     }
 
+    /// With `x_ticks_at_data` on a log x axis: ticks at the x values that carry data (client
+    /// counts 1, 16, 100 read better than powers of two), unless there are too many to label.
+    fn data_ticks(&self) -> Option<Vec<f64>> {
+        if !self.x_ticks_at_data || self.x_scale == Scale::Linear {
+            return None;
+        }
+        let mut xs: Vec<f64> = self
+            .all_points()
+            .map(|p| p.0)
+            .filter(|x| *x > 0.0)
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        (2..=16).contains(&xs.len()).then_some(xs)
+    }
+
     /// Renders the chart to an SVG document.
     pub(crate) fn to_svg(&self) -> anyhow::Result<String> {
         let mut svg = String::new();
@@ -198,17 +217,28 @@ impl Plot {
             let (main, legend) = root.split_horizontally(WIDTH - LEGEND_W);
             let (x0, x1) = self.x_bounds();
             let (y0, y1) = self.y_bounds();
-            match (self.x_scale, self.y_scale) {
-                (Scale::Linear, Scale::Linear) => self.draw(&main, x0..x1, y0..y1)?,
-                (Scale::Log(b), Scale::Linear) => {
-                    self.draw(&main, (x0..x1).log_scale().base(b), y0..y1)?
-                }
-                (Scale::Linear, Scale::Log(b)) => {
+            let ticks = self.data_ticks();
+            match (self.x_scale, self.y_scale, ticks) {
+                (Scale::Linear, Scale::Linear, _) => self.draw(&main, x0..x1, y0..y1)?,
+                (Scale::Linear, Scale::Log(b), _) => {
                     self.draw(&main, x0..x1, (y0..y1).log_scale().base(b))?
                 }
-                (Scale::Log(bx), Scale::Log(by)) => self.draw(
+                (Scale::Log(b), Scale::Linear, None) => {
+                    self.draw(&main, (x0..x1).log_scale().base(b), y0..y1)?
+                }
+                (Scale::Log(bx), Scale::Log(by), None) => self.draw(
                     &main,
                     (x0..x1).log_scale().base(bx),
+                    (y0..y1).log_scale().base(by),
+                )?,
+                (Scale::Log(b), Scale::Linear, Some(t)) => self.draw(
+                    &main,
+                    (x0..x1).log_scale().base(b).with_key_points(t),
+                    y0..y1,
+                )?,
+                (Scale::Log(bx), Scale::Log(by), Some(t)) => self.draw(
+                    &main,
+                    (x0..x1).log_scale().base(bx).with_key_points(t),
                     (y0..y1).log_scale().base(by),
                 )?,
             }

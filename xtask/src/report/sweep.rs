@@ -1,6 +1,6 @@
 //! A run seen as a sweep: per series (operation), throughput and latency against the swept variable, and the knee.
 
-use super::knee::{find_knee, Knee};
+use super::knee::{find_knee, fmt_x, Knee};
 use super::load::{Axis, Run};
 
 /// One curve of the sweep.
@@ -59,13 +59,28 @@ pub(crate) fn knee_sentences(axis: Axis, curves: &[Curve], min_gain: f64) -> Vec
             let prefix = if curves.len() > 1 { format!("{}: ", c.name) } else { String::new() };
             match &c.knee {
                 Some(k) => format!("{prefix}{}", k.sentence(axis.name(), min_gain, "ms")),
-                None => format!(
-                    "{prefix}No knee: over {} {} total throughput keeps rising by more than {:.0} % \
-                     or latency does not rise.",
-                    c.points.len(),
-                    "steps",
-                    min_gain * 100.0
-                ),
+                None => {
+                    let n = c.points.len();
+                    let ((xa, ta, _), (xb, tb, _)) = (c.points[n - 2], c.points[n - 1]);
+                    let gain = if ta > 0.0 { tb / ta - 1.0 } else { f64::INFINITY };
+                    if gain > min_gain {
+                        format!(
+                            "{prefix}No knee yet: total throughput still rises {:.0} % from {} to {} {} \
+                             (more than the {:.0} % threshold), so the sweep ends before the server saturates.",
+                            gain * 100.0,
+                            fmt_x(xa),
+                            fmt_x(xb),
+                            axis.name(),
+                            min_gain * 100.0
+                        )
+                    } else {
+                        format!(
+                            "{prefix}No knee: where total throughput levels off, latency does not keep \
+                             rising (by more than {:.0} %) — the load did not saturate the server.",
+                            min_gain * 100.0
+                        )
+                    }
+                }
             }
         })
         .collect()

@@ -209,3 +209,20 @@ fn knee_lines_for_the_summary() {
         open[0]
     );
 }
+
+#[test]
+fn a_sweep_that_stops_before_saturation_says_so() {
+    let dir = copy_of(&fixtures::sweep_a(), "rising");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    run["steps"].as_array_mut().unwrap().truncate(3);
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    let lines = super::knee_lines(&dir).unwrap();
+    assert!(
+        lines[0].starts_with("No knee yet: total throughput still rises ")
+            && lines[0].contains("from 2 to 4 clients"),
+        "{}",
+        lines[0]
+    );
+    fs::remove_dir_all(dir).unwrap();
+}

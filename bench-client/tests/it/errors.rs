@@ -1,0 +1,251 @@
+//! Error accounting: servers that answer faults, wrong statuses, garbage, or nothing, or close the
+//! connection, or refuse it. Every failed call is counted under its kind, never as throughput, and its
+//! latency stays out of the histogram; the client always finishes.
+
+use bench_proto::results::ErrorKind;
+use bench_proto::soap::{write_fault, Fault, FaultCode};
+use http::StatusCode;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+use crate::support::{client, respond, Counts, Server};
+
+/// Reads until the end of a request head (the requests here have small bodies, read or not).
+async fn read_head(stream: &mut TcpStream) -> bool {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    true
+}
+
+fn kinds(out: &bench_client::run_cmd::Outcome) -> Vec<ErrorKind> {
+    out.first_errors.iter().map(|(k, _)| *k).collect()
+}
+
+#[test]
+fn soap_faults_are_fault_errors() {
+    let server = Server::http(Counts::new(), |_, _| {
+        let mut body = Vec::new();
+        let fault = Fault {
+            code: FaultCode::Server,
+            string: "out of beans".into(),
+            detail: None,
+        };
+        write_fault(&mut body, &fault);
+        respond(StatusCode::INTERNAL_SERVER_ERROR, body)
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "echoComplexTypeDoc",
+        "--clients",
+        "2",
+        "--requests",
+        "12",
+    ]);
+    let d = &out.doc;
+    assert_eq!(
+        (d.counts.ok, d.counts.errors.fault, d.counts.errors_total),
+        (0, 12, 12)
+    );
+    assert_eq!(d.latency_us.corrected.count, 0);
+    assert_eq!(d.throughput.total_per_s, 0.0);
+    assert!(
+        out.first_errors[0].1.contains("out of beans"),
+        "{:?}",
+        out.first_errors
+    );
+    assert!(
+        d.warnings.iter().any(|w| w.contains("no call succeeded")),
+        "{:?}",
+        d.warnings
+    );
+}
+
+#[test]
+fn failed_calls_are_not_throughput_and_not_latency() {
+    // Every third call gets 503.
+    let server = Server::http(Counts::new(), |n, _| {
+        if n % 3 == 2 {
+            respond(StatusCode::SERVICE_UNAVAILABLE, "busy")
+        } else {
+            respond(StatusCode::OK, "ok")
+        }
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "http-get",
+        "--requests",
+        "30",
+    ]);
+    let d = &out.doc;
+    assert_eq!(
+        (
+            d.counts.ok,
+            d.counts.errors.http_status,
+            d.counts.errors_total
+        ),
+        (20, 10, 10)
+    );
+    assert_eq!(d.latency_us.corrected.count, 20);
+    assert!((d.throughput.total_per_s - 20.0 / d.elapsed_s).abs() < 1e-6);
+    assert!(
+        out.first_errors[0].1.contains("503"),
+        "{:?}",
+        out.first_errors
+    );
+}
+
+#[test]
+fn a_200_that_is_not_a_soap_envelope_is_a_validation_error() {
+    let server = Server::http(Counts::new(), |_, _| {
+        respond(StatusCode::OK, "<html>hello</html>")
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "echo",
+        "--requests",
+        "10",
+        "--validate-first",
+        "0",
+    ]);
+    assert_eq!(
+        (out.doc.counts.ok, out.doc.counts.errors.validation),
+        (0, 10)
+    );
+    assert_eq!(kinds(&out), [ErrorKind::Validation]);
+}
+
+#[test]
+fn an_echo_that_differs_from_the_request_is_a_validation_error() {
+    // A well-formed echoComplexTypeDoc response, but for another id: only the validated calls can tell.
+    let mut wrong = Vec::new();
+    let resp = bench_proto::cxf::echo_complex_request(1, 999).into_echo_response();
+    bench_proto::cxf::write_response(&resp, &mut wrong);
+    let wrong = bytes::Bytes::from(wrong);
+    let server = Server::http(Counts::new(), move |_, _| {
+        respond(StatusCode::OK, wrong.clone())
+    });
+    let args = [
+        "--url",
+        &server.url(),
+        "--operation",
+        "echoComplexTypeDoc",
+        "--requests",
+        "25",
+        "--validate-first",
+        "5",
+        "--validate-every",
+        "10",
+    ];
+    let out = client(&args);
+    let c = &out.doc.counts;
+    // Validated: calls 0-4, 14 and 24 on the one connection.
+    assert_eq!((c.errors.validation, c.validated), (7, 7), "{:?}", c.errors);
+    assert_eq!(c.ok, 18);
+    assert!(
+        out.first_errors[0].1.contains("idout 999"),
+        "{:?}",
+        out.first_errors
+    );
+}
+
+#[test]
+fn garbage_instead_of_http_is_an_io_error() {
+    let server = Server::raw(|mut s| async move {
+        if read_head(&mut s).await {
+            let _ = s.write_all(b"SURPRISE this is not HTTP\r\n\r\n").await;
+        }
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "get",
+        "--clients",
+        "2",
+        "--requests",
+        "10",
+    ]);
+    assert_eq!(
+        (
+            out.doc.counts.ok,
+            out.doc.counts.errors.io,
+            out.doc.counts.errors_total
+        ),
+        (0, 10, 10)
+    );
+}
+
+#[test]
+fn a_server_closing_the_connection_is_an_io_error_and_the_client_reconnects() {
+    let server = Server::raw(|mut s| async move {
+        read_head(&mut s).await;
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "http-get",
+        "--clients",
+        "2",
+        "--requests",
+        "10",
+    ]);
+    assert_eq!((out.doc.counts.ok, out.doc.counts.errors.io), (0, 10));
+}
+
+#[test]
+fn no_answer_is_a_timeout() {
+    let server = Server::raw(|mut s| async move {
+        read_head(&mut s).await;
+        // Hold the connection open without answering until the server stops.
+        let mut sink = [0u8; 64];
+        while matches!(s.read(&mut sink).await, Ok(n) if n > 0) {}
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "http-get",
+        "--clients",
+        "2",
+        "--requests",
+        "4",
+        "--timeout",
+        "100ms",
+    ]);
+    assert_eq!((out.doc.counts.ok, out.doc.counts.errors.timeout), (0, 4));
+}
+
+#[test]
+fn a_refused_connection_is_a_connect_error() {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    // The listener is closed: nothing listens on `addr` any more.
+    let url = format!("http://{addr}");
+    let out = client(&["--url", &url, "--operation", "http-get", "--requests", "10"]);
+    assert_eq!((out.doc.counts.ok, out.doc.counts.errors.connect), (0, 10));
+    let out = client(&[
+        "--url",
+        &url,
+        "--operation",
+        "http-get",
+        "--requests",
+        "5",
+        "--no-keepalive",
+    ]);
+    assert_eq!(out.doc.counts.errors.connect, 5);
+}

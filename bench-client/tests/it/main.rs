@@ -1,0 +1,11 @@
+//! bench-client's integration tests (one test binary): every operation against an in-process
+//! bench-server, error accounting against misbehaving servers, the results document (schema, merge,
+//! hlog, monitor), the command line end to end, and SIGINT partial results.
+
+mod chat;
+mod cli;
+mod errors;
+mod operations;
+mod results;
+mod sigint;
+mod support;
