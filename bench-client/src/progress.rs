@@ -81,7 +81,8 @@ impl Line {
         );
         let b = bar.clone();
         let task = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            let period = Duration::from_millis(250);
+            let mut tick = tokio::time::interval_at(Instant::now() + period, period);
             let (mut last_ok, mut last_t) = (0, measure_start);
             loop {
                 tick.tick().await;

@@ -6,7 +6,9 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
+use bench_proto::chat::{self, Chat, JString, Kind, MARK_TEXT};
 use bench_proto::{customer, cxf};
+use bench_server::chat::bench_api::FanOutRoom;
 
 /// A hot path: its name (the id of the criterion benchmark that times the same work), the iterations one count
 /// runs, and a setup that checks its input is valid and returns the work.
@@ -41,6 +43,21 @@ const HOT_PATHS: &[HotPath] = &[
         name: "customer_echo_100KB/serialise",
         iters: 3,
         setup: customer_serialise,
+    },
+    HotPath {
+        name: "chat_codec/decode_chat_request",
+        iters: 200,
+        setup: chat_decode,
+    },
+    HotPath {
+        name: "chat_codec/encode_chat_indication",
+        iters: 200,
+        setup: chat_encode,
+    },
+    HotPath {
+        name: "chat_fan_out/room_of_20/queue",
+        iters: 50,
+        setup: chat_fan_out,
     },
 ];
 
@@ -104,6 +121,61 @@ fn customer_serialise() -> Box<dyn FnMut()> {
         out.clear();
         customer::write_request(black_box(&req), &mut out);
         black_box(&out);
+    })
+}
+
+/// A VolanoMark chat request, encoded.
+fn chat_request() -> Vec<u8> {
+    let room = JString::new("Room1").expect("ASCII");
+    let user = JString::new("Mark1").expect("ASCII");
+    let text = JString::new(MARK_TEXT).expect("ASCII");
+    let chat = Chat {
+        room_name: room.as_jstr(),
+        user_name: user.as_jstr(),
+        text: text.as_jstr(),
+        ..Chat::default()
+    };
+    let mut bytes = Vec::new();
+    chat.encode(&mut bytes);
+    bytes
+}
+
+fn chat_decode() -> Box<dyn FnMut()> {
+    let bytes = chat_request();
+    let (_, used) = chat::decode(&bytes, 8192)
+        .expect("valid")
+        .expect("complete");
+    assert_eq!(used, bytes.len());
+    Box::new(move || {
+        let _ = black_box(chat::decode(black_box(&bytes), 8192));
+    })
+}
+
+fn chat_encode() -> Box<dyn FnMut()> {
+    let room = JString::new("Room1").expect("ASCII");
+    let user = JString::new("Mark1").expect("ASCII");
+    let text = JString::new(chat::MARK_TEXT_TRIMMED).expect("ASCII");
+    let mut out = Vec::with_capacity(256);
+    Box::new(move || {
+        // Building the borrowed view is free; the work is the encoding.
+        let indication = Chat {
+            kind: Kind::Indication,
+            room_name: room.as_jstr(),
+            user_name: user.as_jstr(),
+            text: text.as_jstr(),
+            ..Chat::default()
+        };
+        out.clear();
+        black_box(&indication).encode(&mut out);
+        black_box(&out);
+    })
+}
+
+fn chat_fan_out() -> Box<dyn FnMut()> {
+    let mut room = FanOutRoom::new(20);
+    assert_eq!(room.send_one(), 19);
+    Box::new(move || {
+        black_box(room.send_one());
     })
 }
 

@@ -9,6 +9,7 @@ mod toolchain;
 mod workflows;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use anyhow::Context as _;
 use serde::Serialize;
@@ -204,10 +205,18 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds static release binaries for `arch` with the automatically chosen builder (used by `run`).
+/// Static release binaries for `arch` with the automatically chosen builder (used by `run`), built once per
+/// process: a run (or a test command running several) does not rebuild for every use.
 pub(crate) fn ensure(sh: &Shell, arch: Arch) -> anyhow::Result<Dist> {
+    static BUILT: Mutex<Vec<Dist>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(dist) = built.iter().find(|d| d.arch == arch) {
+        return Ok(dist.clone());
+    }
     let builder = toolchain::choose(sh, BuilderSel::Auto)?;
-    build(sh, &builder, arch, true)
+    let dist = build(sh, &builder, arch, true)?;
+    built.push(dist.clone());
+    Ok(dist)
 }
 
 /// `target/dist/<arch>` under the project root (whatever CARGO_TARGET_DIR says: dist is a fixed place).

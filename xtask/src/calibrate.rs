@@ -1,7 +1,7 @@
 //! `cargo xtask calibrate`: is bench-client fast enough not to limit a run? It drives the same bench-server
 //! endpoint (`GET /`) with `wrk` and with `bench-client --operation http-get` — same connection count, each
 //! pinned to the same client CPUs, the server pinned to the others — and prints both rates and their
-//! ratio (goal: bench-client ≥ 1.0 × wrk).
+//! ratio (goal: bench-client ≥ 1.0 × wrk), with each tool's CPU time per request.
 
 use std::time::Duration;
 
@@ -63,17 +63,22 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
          ({client_threads} thread(s)), bench-server on CPU {server_cpus} ({server_workers} worker(s))"
     );
 
-    let wrk = || -> Result<f64> {
+    let wrk = || -> Result<Measured> {
+        let cpu0 = children_cpu_s();
         let out = cmd!(sh, "taskset -c {client_cpus} wrk -t {client_threads} -c {conns} -d {secs} {url}")
             .quiet()
             .read()
             .context("running wrk")?;
+        let cpu_s = children_cpu_s() - cpu0;
         if let Some(line) = out.lines().find(|l| l.contains("Non-2xx") || l.contains("Socket errors")) {
             eprintln!("  wrk: {}", line.trim());
         }
-        parse_wrk_rate(&out).with_context(|| format!("no Requests/sec in wrk's output:\n{out}"))
+        let rate = parse_wrk_rate(&out).with_context(|| format!("no Requests/sec in wrk's output:\n{out}"))?;
+        let requests = parse_wrk_requests(&out).unwrap_or(rate * args.duration.as_secs_f64());
+        Ok(Measured { rate, cpu_us_per_request: 1e6 * cpu_s / requests.max(1.0) })
     };
-    let bench = || -> Result<f64> {
+    let bench = || -> Result<Measured> {
+        let cpu0 = children_cpu_s();
         cmd!(
             sh,
             "taskset -c {client_cpus} {client} --url {url} --operation http-get --clients {conns} --threads {client_threads} --duration {secs} --json {json}"
@@ -83,8 +88,11 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         .ignore_stderr()
         .run()
         .context("running bench-client")?;
+        let cpu_s = children_cpu_s() - cpu0;
         let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json)?)?;
-        doc["throughput"]["total_per_s"].as_f64().context("results document without total_per_s")
+        let rate = doc["throughput"]["total_per_s"].as_f64().context("results document without total_per_s")?;
+        let calls = doc["counts"]["ok"].as_f64().unwrap_or(0.0) + doc["counts"]["errors_total"].as_f64().unwrap_or(0.0);
+        Ok(Measured { rate, cpu_us_per_request: 1e6 * cpu_s / calls.max(1.0) })
     };
 
     let mut ratios = Vec::new();
@@ -97,8 +105,12 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
             let b = bench()?;
             (wrk()?, b)
         };
-        let ratio = b / w;
-        println!("round {round}: wrk {w:>12.1} req/s   bench-client {b:>12.1} req/s   bench-client / wrk = {ratio:.3}");
+        let ratio = b.rate / w.rate;
+        println!(
+            "round {round}: wrk {:>10.1} req/s ({:.1} µs CPU/req)   bench-client {:>10.1} req/s ({:.1} µs CPU/req)   \
+             bench-client / wrk = {ratio:.3}",
+            w.rate, w.cpu_us_per_request, b.rate, b.cpu_us_per_request
+        );
         ratios.push(ratio);
     }
     let _ = std::fs::remove_file(&json);
@@ -112,6 +124,25 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     Ok(())
 }
 
+/// One tool's run: its rate, and the CPU it used per request (user + system, all its threads): the second
+/// says how close the tool is to being the limit, even on a machine too noisy for the first.
+struct Measured {
+    rate: f64,
+    cpu_us_per_request: f64,
+}
+
+/// CPU seconds (user + system) used by this process's finished children so far.
+fn children_cpu_s() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let s = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 + tv.tv_usec() as f64 / 1e6;
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0.0, |u| s(u.user_time()) + s(u.system_time()))
+}
+
+/// `52000 requests in 10.00s, …` from wrk's summary.
+fn parse_wrk_requests(out: &str) -> Option<f64> {
+    out.lines().find_map(|l| l.trim().split_once(" requests in ")).and_then(|(n, _)| n.trim().parse().ok())
+}
+
 /// `Requests/sec:  12345.67` from wrk's summary.
 fn parse_wrk_rate(out: &str) -> Option<f64> {
     out.lines().find_map(|l| l.trim().strip_prefix("Requests/sec:")).and_then(|v| v.trim().parse().ok())
@@ -119,7 +150,7 @@ fn parse_wrk_rate(out: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_wrk_rate;
+    use super::{parse_wrk_rate, parse_wrk_requests};
 
     #[test]
     fn reads_wrk_summary() {
@@ -127,5 +158,6 @@ mod tests {
                    52000 requests in 10.00s, 7.00MB read\nRequests/sec:   5200.31\nTransfer/sec:    716.80KB\n";
         assert_eq!(parse_wrk_rate(out), Some(5200.31));
         assert_eq!(parse_wrk_rate("nothing"), None);
+        assert_eq!(parse_wrk_requests(out), Some(52000.0));
     }
 }

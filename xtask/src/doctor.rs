@@ -30,17 +30,34 @@ struct Check {
 
 impl Check {
     fn new(item: &str, level: Level, found: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check { item: item.to_owned(), level, found: found.into(), fix: fix.into() }
+        Check {
+            item: item.to_owned(),
+            level,
+            found: found.into(),
+            fix: fix.into(),
+        }
     }
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     let sections = [
-        ("Scenarios on this machine (`cargo xtask run`)", scenarios(sh)),
-        ("Cross builds for ppc64le (`cargo xtask build --target ppc64le`)", ppc64le(sh)),
-        ("Containers (`cargo xtask run … --containers`)", containers(sh)),
+        (
+            "Scenarios on this machine (`cargo xtask run`)",
+            scenarios(sh),
+        ),
+        (
+            "Cross builds for ppc64le (`cargo xtask build --target ppc64le`)",
+            ppc64le(sh),
+        ),
+        (
+            "Containers (`cargo xtask run … --containers`)",
+            containers(sh),
+        ),
         ("Calibration and the regression gate", extras(sh)),
-        ("Kernel tunables and limits (connection churn, many clients)", tunables()),
+        (
+            "Kernel tunables and limits (connection churn, many clients)",
+            tunables(),
+        ),
     ];
     let mut missing = 0;
     for (title, checks) in &sections {
@@ -71,9 +88,20 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
 
 /// The first line a tool prints about its version (stdout or stderr), or None if it cannot be run.
 fn version(sh: &Shell, program: &str, flag: &str) -> Option<String> {
-    let out = cmd!(sh, "{program} {flag}").quiet().ignore_status().output().ok()?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_owned)
+    let out = cmd!(sh, "{program} {flag}")
+        .quiet()
+        .ignore_status()
+        .output()
+        .ok()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_owned)
 }
 
 fn tool(sh: &Shell, item: &str, program: &str, flag: &str, fix: &str) -> Check {
@@ -86,22 +114,58 @@ fn tool(sh: &Shell, item: &str, program: &str, flag: &str, fix: &str) -> Check {
 fn scenarios(sh: &Shell) -> Vec<Check> {
     let cpus = host::cpus_allowed().len();
     vec![
-        tool(sh, "cargo", "cargo", "--version", "install Rust with rustup"),
-        tool(sh, "taskset (CPU pinning)", "taskset", "--version", "apt-get install util-linux (runs unpinned without it)"),
+        tool(
+            sh,
+            "cargo",
+            "cargo",
+            "--version",
+            "install Rust with rustup",
+        ),
+        tool(
+            sh,
+            "taskset (CPU pinning)",
+            "taskset",
+            "--version",
+            "apt-get install util-linux (runs unpinned without it)",
+        ),
         if cpus >= 2 {
-            Check::new("CPUs for pinning", Level::Ok, format!("{cpus} allowed: server and client get separate cores"), "")
+            Check::new(
+                "CPUs for pinning",
+                Level::Ok,
+                format!("{cpus} allowed: server and client get separate cores"),
+                "",
+            )
         } else {
-            Check::new("CPUs for pinning", Level::Warn, format!("{cpus} allowed"), "server and client will share a core; use a machine with ≥ 2")
+            Check::new(
+                "CPUs for pinning",
+                Level::Warn,
+                format!("{cpus} allowed"),
+                "server and client will share a core; use a machine with ≥ 2",
+            )
         },
         match std::fs::read_to_string("/proc/net/tcp") {
-            Ok(_) => Check::new("/proc/net/tcp (TIME_WAIT counts)", Level::Ok, "readable", ""),
-            Err(e) => Check::new("/proc/net/tcp (TIME_WAIT counts)", Level::Warn, e.to_string(), "Linux only: TIME_WAIT is not reported here"),
+            Ok(_) => Check::new(
+                "/proc/net/tcp (TIME_WAIT counts)",
+                Level::Ok,
+                "readable",
+                "",
+            ),
+            Err(e) => Check::new(
+                "/proc/net/tcp (TIME_WAIT counts)",
+                Level::Warn,
+                e.to_string(),
+                "Linux only: TIME_WAIT is not reported here",
+            ),
         },
     ]
 }
 
 fn ppc64le(sh: &Shell) -> Vec<Check> {
-    let installed = cmd!(sh, "rustup target list --installed").quiet().ignore_stderr().read().unwrap_or_default();
+    let installed = cmd!(sh, "rustup target list --installed")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
     let target = "powerpc64le-unknown-linux-gnu";
     vec![
         if installed.lines().any(|l| l.trim() == target) {
@@ -126,25 +190,57 @@ fn ppc64le(sh: &Shell) -> Vec<Check> {
 fn containers(sh: &Shell) -> Vec<Check> {
     let client = version(sh, "docker", "--version");
     let format = "{{.Server.Version}}";
-    let server = cmd!(sh, "docker version --format {format}").quiet().ignore_stderr().read().ok();
+    let server = cmd!(sh, "docker version --format {format}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok();
     vec![match (client, server) {
         (Some(_), Some(v)) => Check::new("docker", Level::Ok, format!("daemon {v} reachable"), ""),
-        (Some(c), None) => Check::new("docker", Level::Missing, format!("{c}, but the daemon is not reachable"), "start dockerd (systemctl start docker) or check DOCKER_HOST and permissions"),
-        (None, _) => Check::new("docker", Level::Missing, "`docker` not found", "apt-get install docker.io"),
+        (Some(c), None) => Check::new(
+            "docker",
+            Level::Missing,
+            format!("{c}, but the daemon is not reachable"),
+            "start dockerd (systemctl start docker) or check DOCKER_HOST and permissions",
+        ),
+        (None, _) => Check::new(
+            "docker",
+            Level::Missing,
+            "`docker` not found",
+            "apt-get install docker.io",
+        ),
     }]
 }
 
 fn extras(sh: &Shell) -> Vec<Check> {
     vec![
         tool(sh, "wrk (calibration)", "wrk", "-v", "apt-get install wrk"),
-        tool(sh, "valgrind (instruction counts)", "valgrind", "--version", "apt-get install valgrind"),
+        tool(
+            sh,
+            "valgrind (instruction counts)",
+            "valgrind",
+            "--version",
+            "apt-get install valgrind",
+        ),
     ]
 }
 
 fn tunables() -> Vec<Check> {
     let mut checks = vec![
-        at_least("net.core.somaxconn", host::sysctl("net.core.somaxconn"), 2048, "accept queue; OSS/J: tcp_conn_req_max_q 2048", "sysctl -w net.core.somaxconn=4096"),
-        at_least("net.ipv4.tcp_max_syn_backlog", host::sysctl("net.ipv4.tcp_max_syn_backlog"), 10240, "half-open queue; OSS/J: tcp_conn_req_max_q0 10240", "sysctl -w net.ipv4.tcp_max_syn_backlog=10240"),
+        at_least(
+            "net.core.somaxconn",
+            host::sysctl("net.core.somaxconn"),
+            2048,
+            "accept queue; OSS/J: tcp_conn_req_max_q 2048",
+            "sysctl -w net.core.somaxconn=4096",
+        ),
+        at_least(
+            "net.ipv4.tcp_max_syn_backlog",
+            host::sysctl("net.ipv4.tcp_max_syn_backlog"),
+            10240,
+            "half-open queue; OSS/J: tcp_conn_req_max_q0 10240",
+            "sysctl -w net.ipv4.tcp_max_syn_backlog=10240",
+        ),
         tw_reuse(host::sysctl("net.ipv4.tcp_tw_reuse")),
         port_range(host::ephemeral_ports()),
         fin_timeout(host::sysctl("net.ipv4.tcp_fin_timeout")),
@@ -163,7 +259,12 @@ fn tunables() -> Vec<Check> {
 fn at_least(name: &str, value: Option<String>, want: u64, why: &str, fix: &str) -> Check {
     match value.as_deref().and_then(|v| v.parse::<u64>().ok()) {
         Some(v) if v >= want => Check::new(name, Level::Ok, format!("{v} ({why})"), ""),
-        Some(v) => Check::new(name, Level::Warn, format!("{v}, below {want} ({why})"), format!("{fix} (in a container: --sysctl {}=…)", name)),
+        Some(v) => Check::new(
+            name,
+            Level::Warn,
+            format!("{v}, below {want} ({why})"),
+            format!("{fix} (in a container: --sysctl {}=…)", name),
+        ),
         None => Check::new(name, Level::Warn, "not readable", "check /proc/sys"),
     }
 }
@@ -171,9 +272,24 @@ fn at_least(name: &str, value: Option<String>, want: u64, why: &str, fix: &str) 
 fn tw_reuse(value: Option<String>) -> Check {
     const WHY: &str = "Linux keeps TIME_WAIT 60 s, fixed; OSS/J cut tcp_time_wait_interval to 1000 ms — reuse is the Linux lever";
     match value.as_deref() {
-        Some("1") => Check::new("net.ipv4.tcp_tw_reuse", Level::Ok, format!("1: all outgoing connections may reuse TIME_WAIT ports ({WHY})"), ""),
-        Some("2") => Check::new("net.ipv4.tcp_tw_reuse", Level::Ok, format!("2: loopback connections may reuse TIME_WAIT ports ({WHY})"), ""),
-        Some(v) => Check::new("net.ipv4.tcp_tw_reuse", Level::Warn, format!("{v}: no reuse ({WHY})"), "sysctl -w net.ipv4.tcp_tw_reuse=1 (no-keep-alive clients run out of ports otherwise)"),
+        Some("1") => Check::new(
+            "net.ipv4.tcp_tw_reuse",
+            Level::Ok,
+            format!("1: all outgoing connections may reuse TIME_WAIT ports ({WHY})"),
+            "",
+        ),
+        Some("2") => Check::new(
+            "net.ipv4.tcp_tw_reuse",
+            Level::Ok,
+            format!("2: loopback connections may reuse TIME_WAIT ports ({WHY})"),
+            "",
+        ),
+        Some(v) => Check::new(
+            "net.ipv4.tcp_tw_reuse",
+            Level::Warn,
+            format!("{v}: no reuse ({WHY})"),
+            "sysctl -w net.ipv4.tcp_tw_reuse=1 (no-keep-alive clients run out of ports otherwise)",
+        ),
         None => Check::new("net.ipv4.tcp_tw_reuse", Level::Warn, "not readable", ""),
     }
 }
@@ -187,7 +303,12 @@ fn port_range(range: Option<(u32, u32)>) -> Check {
             if n >= 28_000 {
                 Check::new(name, Level::Ok, found, "")
             } else {
-                Check::new(name, Level::Warn, found, "sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"")
+                Check::new(
+                    name,
+                    Level::Warn,
+                    found,
+                    "sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"",
+                )
             }
         }
         _ => Check::new(name, Level::Warn, "not readable", ""),
@@ -197,17 +318,36 @@ fn port_range(range: Option<(u32, u32)>) -> Check {
 fn fin_timeout(value: Option<String>) -> Check {
     let name = "net.ipv4.tcp_fin_timeout";
     match value.as_deref().and_then(|v| v.parse::<u64>().ok()) {
-        Some(v) if v <= 30 => Check::new(name, Level::Ok, format!("{v} s (FIN_WAIT_2 timeout; it does not shorten TIME_WAIT)"), ""),
-        Some(v) => Check::new(name, Level::Warn, format!("{v} s (FIN_WAIT_2 timeout)"), "sysctl -w net.ipv4.tcp_fin_timeout=30"),
+        Some(v) if v <= 30 => Check::new(
+            name,
+            Level::Ok,
+            format!("{v} s (FIN_WAIT_2 timeout; it does not shorten TIME_WAIT)"),
+            "",
+        ),
+        Some(v) => Check::new(
+            name,
+            Level::Warn,
+            format!("{v} s (FIN_WAIT_2 timeout)"),
+            "sysctl -w net.ipv4.tcp_fin_timeout=30",
+        ),
         None => Check::new(name, Level::Warn, "not readable", ""),
     }
 }
 
 fn nofile(n: host::NoFile) -> Check {
     let show = |v: Option<u64>| v.map_or("unlimited".into(), |v| v.to_string());
-    let found = format!("soft {} / hard {} (OSS/J: rlim_fd_cur 4096 / rlim_fd_max 8192)", show(n.soft), show(n.hard));
+    let found = format!(
+        "soft {} / hard {} (OSS/J: rlim_fd_cur 4096 / rlim_fd_max 8192)",
+        show(n.soft),
+        show(n.hard)
+    );
     if n.hard.map_or(true, |h| h >= 8192) {
-        Check::new("RLIMIT_NOFILE", Level::Ok, found + "; runs raise soft to hard", "")
+        Check::new(
+            "RLIMIT_NOFILE",
+            Level::Ok,
+            found + "; runs raise soft to hard",
+            "",
+        )
     } else {
         Check::new("RLIMIT_NOFILE", Level::Warn, found, "raise the hard limit: `ulimit -Hn 65536` as root, /etc/security/limits.conf, or docker --ulimit nofile=65536:65536")
     }
@@ -219,7 +359,10 @@ mod tests {
 
     #[test]
     fn tunable_judgements() {
-        assert_eq!(at_least("x", Some("4096".into()), 2048, "", "").level, Level::Ok);
+        assert_eq!(
+            at_least("x", Some("4096".into()), 2048, "", "").level,
+            Level::Ok
+        );
         let low = at_least("x", Some("128".into()), 2048, "", "sysctl -w x=4096");
         assert_eq!(low.level, Level::Warn);
         assert!(low.fix.contains("sysctl -w x=4096"));
@@ -227,8 +370,22 @@ mod tests {
         assert_eq!(tw_reuse(Some("0".into())).level, Level::Warn);
         assert_eq!(port_range(Some((32768, 60999))).level, Level::Ok);
         assert_eq!(port_range(Some((50000, 50100))).level, Level::Warn);
-        assert_eq!(nofile(host::NoFile { soft: Some(1024), hard: Some(4096) }).level, Level::Warn);
-        assert_eq!(nofile(host::NoFile { soft: Some(1024), hard: Some(1 << 20) }).level, Level::Ok);
+        assert_eq!(
+            nofile(host::NoFile {
+                soft: Some(1024),
+                hard: Some(4096)
+            })
+            .level,
+            Level::Warn
+        );
+        assert_eq!(
+            nofile(host::NoFile {
+                soft: Some(1024),
+                hard: Some(1 << 20)
+            })
+            .level,
+            Level::Ok
+        );
         assert_eq!(fin_timeout(Some("60".into())).level, Level::Warn);
     }
 }

@@ -129,8 +129,9 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         let wt = Worktree::add(sh, rev, &gate_dir.join("base"), args.keep_worktree)?;
         let base_targets = select(build::bench_targets(sh, &wt.path)?, tiers);
         eprintln!("gate: building base ({rev}) in {}", wt.path.display());
-        base_bins =
-            build::build_benches(sh, &wt.path, &gate_dir.join("build"), &base_targets, &[])?;
+        let base_build = gate_dir.join("build");
+        let marker = base_build.join("gate-base-commit");
+        base_bins = wt.build_benches(&base_build, &base_targets, &marker)?;
         eprintln!(
             "gate: building head (working tree){}",
             if args.inject_slowdown {

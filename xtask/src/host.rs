@@ -27,7 +27,10 @@ pub(crate) fn sysctl(name: &str) -> Option<String> {
 }
 
 pub(crate) fn tunables() -> BTreeMap<String, Option<String>> {
-    TUNABLES.iter().map(|&n| (n.to_owned(), sysctl(n))).collect()
+    TUNABLES
+        .iter()
+        .map(|&n| (n.to_owned(), sysctl(n)))
+        .collect()
 }
 
 /// The ephemeral port range (low, high) clients connect from.
@@ -51,7 +54,10 @@ pub(crate) fn cpus_online() -> usize {
     std::fs::read_to_string("/sys/devices/system/cpu/online")
         .ok()
         .and_then(|s| crate::pinning::parse_cpu_list(s.trim()).ok())
-        .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |c| c.len())
+        .map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |c| c.len(),
+        )
 }
 
 /// The CPUs this process may run on (its affinity), the set pinning splits between server and client.
@@ -73,7 +79,9 @@ pub(crate) fn kernel() -> Option<String> {
 }
 
 pub(crate) fn hostname() -> Option<String> {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").ok().map(|s| s.trim().to_owned())
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_owned())
 }
 
 /// RLIMIT_NOFILE (soft, hard); `None` stands for unlimited.
@@ -89,15 +97,22 @@ fn limit(v: u64) -> Option<u64> {
 
 pub(crate) fn nofile() -> Result<NoFile> {
     let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).context("getrlimit(RLIMIT_NOFILE)")?;
-    Ok(NoFile { soft: limit(soft), hard: limit(hard) })
+    Ok(NoFile {
+        soft: limit(soft),
+        hard: limit(hard),
+    })
 }
 
 /// Raises this process's soft RLIMIT_NOFILE to the hard limit (children inherit it); returns (before, after).
 pub(crate) fn raise_nofile() -> Result<(NoFile, NoFile)> {
     let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).context("getrlimit(RLIMIT_NOFILE)")?;
-    let before = NoFile { soft: limit(soft), hard: limit(hard) };
+    let before = NoFile {
+        soft: limit(soft),
+        hard: limit(hard),
+    };
     if soft < hard {
-        setrlimit(Resource::RLIMIT_NOFILE, hard, hard).context("setrlimit(RLIMIT_NOFILE, hard, hard)")?;
+        setrlimit(Resource::RLIMIT_NOFILE, hard, hard)
+            .context("setrlimit(RLIMIT_NOFILE, hard, hard)")?;
     }
     Ok((before, nofile()?))
 }
@@ -137,7 +152,9 @@ fn count_states(table: &str) -> BTreeMap<&'static str, u64> {
     ];
     let mut counts = BTreeMap::new();
     for line in table.lines().skip(1) {
-        let Some(st) = line.split_whitespace().nth(3) else { continue };
+        let Some(st) = line.split_whitespace().nth(3) else {
+            continue;
+        };
         if let Ok(code) = u8::from_str_radix(st, 16) {
             if let Some(name) = (code as usize).checked_sub(1).and_then(|i| NAMES.get(i)) {
                 *counts.entry(*name).or_default() += 1;

@@ -22,17 +22,26 @@ pub(crate) fn run(_sh: &Shell, args: Args) -> Result<()> {
     for name in &names {
         let s = Scenario::load(&root, name)?;
         println!("{name:width$}  {}", s.file.description);
-        println!("{:width$}  reproduces: {} (seed {})", "", s.file.reproduces, s.file.seed);
+        println!(
+            "{:width$}  reproduces: {} (seed {})",
+            "", s.file.reproduces, s.file.seed
+        );
     }
     println!("\nRun one with `cargo xtask run <scenario> [--quick]`; details with `cargo xtask list <scenario>`.");
     Ok(())
 }
 
 fn detail(s: &Scenario) -> Result<()> {
-    println!("{}: {}\nreproduces: {}\nseed: {}", s.name, s.file.description, s.file.reproduces, s.file.seed);
+    println!(
+        "{}: {}\nreproduces: {}\nseed: {}",
+        s.name, s.file.description, s.file.reproduces, s.file.seed
+    );
     for (title, quick) in [("full", false), ("--quick", true)] {
         let plan = s.plan(quick, &[])?;
-        println!("\nsteps ({title}, {:.0} s of load planned):", plan.planned_seconds());
+        println!(
+            "\nsteps ({title}, {:.0} s of load planned):",
+            plan.planned_seconds()
+        );
         for step in plan.steps() {
             let length = match (&step.client.chat, step.client.length) {
                 (Some(c), _) => format!(
@@ -46,13 +55,24 @@ fn detail(s: &Scenario) -> Result<()> {
                 (None, Some(scenario::Length::Requests(n))) => format!("{n} requests"),
                 (None, None) => "as the client decides".to_owned(),
             };
-            println!("  {:<28} {:<20} {length}", step.id, step.client.operation.wire());
+            println!(
+                "  {:<28} {:<20} {length}",
+                step.id,
+                step.client.operation.wire()
+            );
         }
     }
     println!("\npublished:");
     for p in &s.file.published {
         let range = p.max.map_or(String::new(), |m| format!("–{m}"));
-        println!("  {} {}{range} {} ({}) — {}", p.metric.name(), p.value, p.unit, p.label, p.source);
+        println!(
+            "  {} {}{range} {} ({}) — {}",
+            p.metric.name(),
+            p.value,
+            p.unit,
+            p.label,
+            p.source
+        );
     }
     Ok(())
 }

@@ -29,7 +29,11 @@ use clap::{Parser, Subcommand};
 use xshell::Shell;
 
 #[derive(Debug, Parser)]
-#[command(name = "cargo xtask", bin_name = "cargo xtask", about = "wsbench task runner")]
+#[command(
+    name = "cargo xtask",
+    bin_name = "cargo xtask",
+    about = "wsbench task runner"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

@@ -200,6 +200,7 @@ fn read_probe(path: &Path) -> anyhow::Result<Measured> {
         p99_us: doc.latency_us.corrected.p99,
         ok: doc.counts.ok,
         errors: doc.counts.errors_total,
+        warnings: doc.warnings,
     })
 }
 
@@ -250,6 +251,22 @@ fn render(args: &Args, url: &str, out: &Outcome) -> String {
             p.measured.ok,
             p.measured.errors
         );
+    }
+    let notes: Vec<String> = out
+        .probes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| {
+            p.measured
+                .warnings
+                .iter()
+                .map(move |w| format!("- probe {}: {w}", i + 1))
+        })
+        .collect();
+    if !notes.is_empty() {
+        s.push_str("\nbench-client's warnings (a busy or lagging client inflates latency and caps the rate):\n\n");
+        s.push_str(&notes.join("\n"));
+        s.push('\n');
     }
     s
 }

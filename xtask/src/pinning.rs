@@ -73,7 +73,10 @@ pub(crate) fn parse_cpu_list(s: &str) -> Result<Vec<usize>> {
 
 /// Formats CPUs as a list taskset accepts (`0,1,2` — no ranges needed).
 pub(crate) fn format_cpu_list(cpus: &[usize]) -> String {
-    cpus.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+    cpus.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[cfg(test)]
@@ -93,7 +96,10 @@ mod tests {
         let ts = Some("taskset from util-linux 2.38".to_owned());
         let p = Pinning::plan(&[0, 1], true, ts.clone());
         assert!(p.enabled);
-        assert_eq!((p.server_cpus.as_slice(), p.client_cpus.as_slice()), (&[0][..], &[1][..]));
+        assert_eq!(
+            (p.server_cpus.as_slice(), p.client_cpus.as_slice()),
+            (&[0][..], &[1][..])
+        );
         assert_eq!(p.prefix(&p.client_cpus), ["taskset", "-c", "1"]);
         let p = Pinning::plan(&[0, 1, 2, 3, 4], true, ts.clone());
         assert_eq!((p.server_cpus.len(), p.client_cpus.len()), (3, 2));

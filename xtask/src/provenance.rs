@@ -114,17 +114,33 @@ impl Host {
 
 /// The commit and dirty flag, or None outside a git checkout.
 pub(crate) fn git(sh: &Shell) -> Option<Git> {
-    let commit = cmd!(sh, "git rev-parse HEAD").quiet().ignore_stderr().read().ok()?;
-    let status = cmd!(sh, "git status --porcelain").quiet().ignore_stderr().read().ok()?;
-    Some(Git { commit, dirty: !status.trim().is_empty() })
+    let commit = cmd!(sh, "git rev-parse HEAD")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    let status = cmd!(sh, "git status --porcelain")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    Some(Git {
+        commit,
+        dirty: !status.trim().is_empty(),
+    })
 }
 
 /// `rustc -vV`: the version line and the host triple (what `cargo build` without `--target` targets).
 pub(crate) fn rustc(sh: &Shell) -> (Option<String>, Option<String>) {
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let Ok(out) = cmd!(sh, "{rustc} -vV").quiet().read() else { return (None, None) };
+    let Ok(out) = cmd!(sh, "{rustc} -vV").quiet().read() else {
+        return (None, None);
+    };
     let version = out.lines().next().map(str::to_owned);
-    let host = out.lines().find_map(|l| l.strip_prefix("host: ")).map(str::to_owned);
+    let host = out
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(str::to_owned);
     (version, host)
 }
 
@@ -135,8 +151,12 @@ pub(crate) fn cargo_version(sh: &Shell) -> Option<String> {
 
 /// `[profile.<name>]` of the workspace `Cargo.toml`, values as TOML text.
 pub(crate) fn profile_settings(root: &std::path::Path, name: &str) -> BTreeMap<String, String> {
-    let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else { return BTreeMap::new() };
-    let Ok(manifest) = text.parse::<toml::Table>() else { return BTreeMap::new() };
+    let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else {
+        return BTreeMap::new();
+    };
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return BTreeMap::new();
+    };
     manifest
         .get("profile")
         .and_then(|p| p.get(name))

@@ -36,7 +36,7 @@ pub(crate) struct Args {
     /// Override a scenario value, e.g. `duration=28800s`, `clients=1,8,16`, `workers=2`, `server.max_connections=1000`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub(crate) sets: Vec<String>,
-    /// Results root: the run is written to DIR/<scenario>/<UTC timestamp>/.
+    /// Results root: the run is written to `DIR/<scenario>/<UTC timestamp>/`.
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub(crate) out: PathBuf,
     /// Do not pin server and client to separate CPUs.
@@ -89,7 +89,11 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
         containers: args.containers.containers || plan.needs_containers(),
         ..args.containers.clone()
     };
-    let mut bins = if containers.containers { crate::containers::binaries(sh)? } else { build_release(sh)? };
+    let mut bins = if containers.containers {
+        crate::containers::binaries(sh)?
+    } else {
+        build_release(sh)?
+    };
     if plan.needs_chat_client() {
         check_chat_support(sh, &bins, &plan)?;
     }
@@ -97,10 +101,17 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
     // partial results), and the run directory is still completed with what was measured.
     crate::containers::interrupt::install()?;
     let (nofile_before, nofile) = host::raise_nofile()?;
-    let taskset = cmd!(sh, "taskset --version").quiet().ignore_stderr().read().ok();
+    let taskset = cmd!(sh, "taskset --version")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok();
     let pinning = Pinning::plan(&host::cpus_allowed(), !args.no_pin, taskset);
     let started_at = timestamp();
-    let dir = create_run_dir(&sh.current_dir().join(&args.out).join(&plan.scenario.name), &started_at)?;
+    let dir = create_run_dir(
+        &sh.current_dir().join(&args.out).join(&plan.scenario.name),
+        &started_at,
+    )?;
     let (rustc, target) = provenance::rustc(sh);
     let mut prov = Provenance {
         schema: provenance::SCHEMA.to_owned(),
@@ -109,7 +120,13 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
         invocation: std::env::args().skip(1).collect(),
         scenario: provenance::ScenarioRef {
             name: plan.scenario.name.clone(),
-            file: plan.scenario.path.strip_prefix(&root).unwrap_or(&plan.scenario.path).display().to_string(),
+            file: plan
+                .scenario
+                .path
+                .strip_prefix(&root)
+                .unwrap_or(&plan.scenario.path)
+                .display()
+                .to_string(),
             sha256: plan.scenario.sha256.clone(),
             quick: plan.quick,
             sets: plan.sets.clone(),
@@ -127,7 +144,10 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
         },
         host: provenance::Host::read(),
         tunables: host::tunables(),
-        rlimit_nofile: provenance::RlimitNofile { before: nofile_before, in_force: nofile },
+        rlimit_nofile: provenance::RlimitNofile {
+            before: nofile_before,
+            in_force: nofile,
+        },
         pinning,
         commands: provenance::Commands::default(),
         containers: None,
@@ -149,8 +169,13 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
     run.settle();
     write_json(&dir.join("run.json"), &run)?;
     write_json(&dir.join("provenance.json"), &prov)?;
-    let docs: Vec<summary::StepDoc> = run.steps.iter().map(|e| summary::read_doc(&dir.join(&e.result))).collect();
-    let knee = crate::report::knee_lines(&dir).unwrap_or_else(|e| vec![format!("(knee not computed: {e:#})")]);
+    let docs: Vec<summary::StepDoc> = run
+        .steps
+        .iter()
+        .map(|e| summary::read_doc(&dir.join(&e.result)))
+        .collect();
+    let knee = crate::report::knee_lines(&dir)
+        .unwrap_or_else(|e| vec![format!("(knee not computed: {e:#})")]);
     let text = summary::render(&run, &prov, &docs, &knee);
     fs::write(dir.join("summary.md"), &text).context("writing summary.md")?;
     print_headline(&text);
@@ -163,9 +188,19 @@ pub(crate) fn execute(sh: &Shell, args: &Args) -> Result<Outcome> {
 }
 
 /// Starts one server per instance of the plan and runs its steps; problems are recorded in `run`.
-fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, prov: &mut Provenance) -> Result<()> {
+fn execute_steps(
+    plan: &Plan,
+    bins: &Binaries,
+    dir: &Path,
+    run: &mut RunDoc,
+    prov: &mut Provenance,
+) -> Result<()> {
     let log_path = dir.join("server.log");
-    let mut log = OpenOptions::new().create(true).append(true).open(&log_path).context("opening server.log")?;
+    let mut log = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .context("opening server.log")?;
     let pin = prov.pinning.clone();
     let mut index = 0;
     for instance in &plan.instances {
@@ -173,35 +208,53 @@ fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, pro
         index += instance.steps.len();
         let mut argv = pin.prefix(&pin.server_cpus);
         argv.push(bins.server.display().to_string());
-        let http = if plan.server.http() { "127.0.0.1:0" } else { "off" };
+        let http = if plan.server.http() {
+            "127.0.0.1:0"
+        } else {
+            "off"
+        };
         argv.extend(["--http".to_owned(), http.to_owned()]);
         if plan.server.chat() {
             argv.extend(["--chat".to_owned(), "127.0.0.1:0".to_owned()]);
         }
-        let workers = instance.workers.or(pin.enabled.then_some(pin.server_cpus.len() as u32));
+        let workers = instance
+            .workers
+            .or(pin.enabled.then_some(pin.server_cpus.len() as u32));
         if let Some(w) = workers {
             argv.extend(["--workers".to_owned(), w.to_string()]);
         }
         argv.extend(plan.server.extra_args());
         writeln!(log, "==== wsbench {}: {}", timestamp(), argv.join(" "))?;
         prov.commands.server.push(argv.clone());
-        let mut server = match ServerProcess::start(command(&argv)?, log.try_clone()?, READY_TIMEOUT) {
-            Ok(s) => s,
-            Err(e) => {
-                run.problems.push(format!("bench-server `{}` did not start: {e:#}", argv.join(" ")));
-                run.steps[first..index].iter_mut().for_each(|s| s.status = Status::Failed);
-                continue;
-            }
-        };
+        let mut server =
+            match ServerProcess::start(command(&argv)?, log.try_clone()?, READY_TIMEOUT) {
+                Ok(s) => s,
+                Err(e) => {
+                    run.problems.push(format!(
+                        "bench-server `{}` did not start: {e:#}",
+                        argv.join(" ")
+                    ));
+                    run.steps[first..index]
+                        .iter_mut()
+                        .for_each(|s| s.status = Status::Failed);
+                    continue;
+                }
+            };
         let ready = server.ready.clone();
-        println!("bench-server ready: pid {} http {:?} chat {:?} workers {:?}", ready.pid, ready.http, ready.chat, ready.workers);
+        println!(
+            "bench-server ready: pid {} http {:?} chat {:?} workers {:?}",
+            ready.pid, ready.http, ready.chat, ready.workers
+        );
         for (i, step) in (first..index).zip(&instance.steps) {
             let entry = &mut run.steps[i];
             if crate::containers::interrupt::interrupted() {
                 break;
             }
             if let Some(status) = server.exited() {
-                run.problems.push(format!("bench-server exited ({status}) before step {}", step.id));
+                run.problems.push(format!(
+                    "bench-server exited ({status}) before step {}",
+                    step.id
+                ));
                 break;
             }
             entry.workers = ready.workers.or(workers);
@@ -212,7 +265,10 @@ fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, pro
             };
             let Some(target) = target else {
                 entry.status = Status::Failed;
-                run.problems.push(format!("bench-server's READY line has no address for step {}", step.id));
+                run.problems.push(format!(
+                    "bench-server's READY line has no address for step {}",
+                    step.id
+                ));
                 continue;
             };
             let json = dir.join(&entry.result);
@@ -227,22 +283,30 @@ fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, pro
             entry.time_wait_after = Some(host::time_wait());
             entry.client_exit = status.code();
             entry.status = match summary::read_doc(&json) {
-                Ok(doc) if status.success() && doc.counts.errors_total == 0 && !doc.partial => Status::Ok,
+                Ok(doc) if status.success() && doc.counts.errors_total == 0 && !doc.partial => {
+                    Status::Ok
+                }
                 Ok(_) if status.code() == Some(1) || status.success() => Status::Errors,
                 Ok(_) => Status::Failed,
                 Err(e) => {
-                    run.problems.push(format!("step {}: bench-client exited ({status}) without results: {e}", step.id));
+                    run.problems.push(format!(
+                        "step {}: bench-client exited ({status}) without results: {e}",
+                        step.id
+                    ));
                     Status::Failed
                 }
             };
         }
         match server.stop(STOP_GRACE) {
             Ok(status) if status.success() => {}
-            Ok(status) => run.problems.push(format!("bench-server exited with {status} on SIGTERM (see server.log)")),
+            Ok(status) => run.problems.push(format!(
+                "bench-server exited with {status} on SIGTERM (see server.log)"
+            )),
             Err(e) => run.problems.push(format!("stopping bench-server: {e:#}")),
         }
         if crate::containers::interrupt::interrupted() {
-            run.problems.push("interrupted (Ctrl-C): the remaining steps were not run".to_owned());
+            run.problems
+                .push("interrupted (Ctrl-C): the remaining steps were not run".to_owned());
             break;
         }
     }
@@ -252,10 +316,19 @@ fn execute_steps(plan: &Plan, bins: &Binaries, dir: &Path, run: &mut RunDoc, pro
 /// `cargo build --release -p bench-server -p bench-client`, and where cargo put the binaries.
 pub(crate) fn build_release(sh: &Shell) -> Result<Binaries> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    cmd!(sh, "{cargo} build --release -p bench-server -p bench-client").run().context("building release binaries")?;
-    let meta = cmd!(sh, "{cargo} metadata --format-version 1 --no-deps").quiet().read()?;
+    cmd!(
+        sh,
+        "{cargo} build --release -p bench-server -p bench-client"
+    )
+    .run()
+    .context("building release binaries")?;
+    let meta = cmd!(sh, "{cargo} metadata --format-version 1 --no-deps")
+        .quiet()
+        .read()?;
     let meta: serde_json::Value = serde_json::from_str(&meta).context("parsing cargo metadata")?;
-    let target = meta["target_directory"].as_str().context("cargo metadata has no target_directory")?;
+    let target = meta["target_directory"]
+        .as_str()
+        .context("cargo metadata has no target_directory")?;
     let release = Path::new(target).join("release");
     let bins = Binaries {
         server: release.join("bench-server"),
@@ -271,8 +344,17 @@ pub(crate) fn build_release(sh: &Shell) -> Result<Binaries> {
 /// Says plainly, before measuring anything, when this build cannot run a chat scenario.
 fn check_chat_support(sh: &Shell, bins: &Binaries, plan: &Plan) -> Result<()> {
     let (server, client) = (&bins.server, &bins.client);
-    let client_ok = cmd!(sh, "{client} chat --help").quiet().ignore_stdout().ignore_stderr().run().is_ok();
-    let server_help = cmd!(sh, "{server} --help").quiet().ignore_stderr().read().unwrap_or_default();
+    let client_ok = cmd!(sh, "{client} chat --help")
+        .quiet()
+        .ignore_stdout()
+        .ignore_stderr()
+        .run()
+        .is_ok();
+    let server_help = cmd!(sh, "{server} --help")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
     let mut missing = Vec::new();
     if !client_ok {
         missing.push("the VOLANO chat load generator (`bench-client chat`)");
@@ -299,7 +381,10 @@ fn command(argv: &[String]) -> Result<std::process::Command> {
 
 /// `results/<scenario>/<yyyymmddThhmmssZ>/steps`, with a suffix if two runs start in the same second.
 fn create_run_dir(base: &Path, started_at: &str) -> Result<PathBuf> {
-    let stamp: String = started_at.chars().filter(|c| !matches!(c, '-' | ':')).collect();
+    let stamp: String = started_at
+        .chars()
+        .filter(|c| !matches!(c, '-' | ':'))
+        .collect();
     let mut dir = base.join(&stamp);
     let mut n = 1;
     while dir.exists() {

@@ -163,7 +163,12 @@ impl Published {
         self.clients.map_or(true, |c| step.clients == Some(c))
             && self.operation.map_or(true, |o| step.operation == o.wire())
             && self.workers.map_or(true, |w| step.workers == Some(w))
-            && self.step.as_deref().map_or(true, |n| step.name.as_deref() == Some(n))
-            && self.instances.map_or(true, |i| step.servers.unwrap_or(1) == i)
+            && self
+                .step
+                .as_deref()
+                .map_or(true, |n| step.name.as_deref() == Some(n))
+            && self
+                .instances
+                .map_or(true, |i| step.servers.unwrap_or(1) == i)
     }
 }

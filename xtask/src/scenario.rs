@@ -23,9 +23,11 @@ pub(crate) struct Dur(pub(crate) Duration);
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        humantime::parse_duration(&s)
-            .map(Dur)
-            .map_err(|e| serde::de::Error::custom(format!("`{s}` is not a duration like 30s, 500ms or 8h ({e})")))
+        humantime::parse_duration(&s).map(Dur).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "`{s}` is not a duration like 30s, 500ms or 8h ({e})"
+            ))
+        })
     }
 }
 
@@ -61,8 +63,15 @@ impl<'de> Deserialize<'de> for Size {
             Raw::Text(s) => s,
         };
         parse_size(&text)
-            .map(|bytes| Size { text: text.clone(), bytes })
-            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a size like 1K, 100K, 1M or bytes")))
+            .map(|bytes| Size {
+                text: text.clone(),
+                bytes,
+            })
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!(
+                    "`{text}` is not a size like 1K, 100K, 1M or bytes"
+                ))
+            })
     }
 }
 
@@ -421,13 +430,30 @@ impl Scenario {
         };
         let bytes = std::fs::read(&path).with_context(|| {
             let known = names(root).map(|n| n.join(", ")).unwrap_or_default();
-            format!("no scenario `{name}` ({} not readable); scenarios: {known}", path.display())
+            format!(
+                "no scenario `{name}` ({} not readable); scenarios: {known}",
+                path.display()
+            )
         })?;
-        let text = std::str::from_utf8(&bytes).with_context(|| format!("{} is not UTF-8", path.display()))?;
-        let file: ScenarioFile = toml::from_str(text).with_context(|| format!("invalid scenario {}", path.display()))?;
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(name).to_owned();
-        let sha256 = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
-        Ok(Scenario { name, path, sha256, file })
+        let text = std::str::from_utf8(&bytes)
+            .with_context(|| format!("{} is not UTF-8", path.display()))?;
+        let file: ScenarioFile =
+            toml::from_str(text).with_context(|| format!("invalid scenario {}", path.display()))?;
+        let name = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or(name)
+            .to_owned();
+        let sha256 = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(Scenario {
+            name,
+            path,
+            sha256,
+            file,
+        })
     }
 
     /// Applies `--quick` (the file's `[quick]` table) and then every `--set`, and validates the result.
@@ -435,7 +461,10 @@ impl Scenario {
         let f = &self.file;
         ensure!(!f.description.trim().is_empty(), "description is empty");
         ensure!(!f.seed.trim().is_empty(), "seed is empty");
-        ensure!(!f.steps.is_empty(), "a scenario needs at least one [[step]]");
+        ensure!(
+            !f.steps.is_empty(),
+            "a scenario needs at least one [[step]]"
+        );
         let mut draft = Draft {
             server: f.server.clone(),
             steps: f.steps.iter().map(|s| f.defaults.overlay(s)).collect(),
@@ -446,25 +475,43 @@ impl Scenario {
         // The [quick] table is validated on every load, not only under --quick.
         let mut quick_draft = draft.clone();
         for (k, v) in &f.quick {
-            quick_draft.apply(k, v).with_context(|| format!("in [quick]: `{k}`"))?;
+            quick_draft
+                .apply(k, v)
+                .with_context(|| format!("in [quick]: `{k}`"))?;
         }
         if quick {
             draft = quick_draft;
         }
         for set in sets {
             let (k, v) = parse_set(set)?;
-            draft.apply(&k, &v).with_context(|| format!("--set {set}"))?;
+            draft
+                .apply(&k, &v)
+                .with_context(|| format!("--set {set}"))?;
         }
         for p in &f.published {
             ensure!(
-                !p.unit.trim().is_empty() && !p.label.trim().is_empty() && !p.source.trim().is_empty(),
+                !p.unit.trim().is_empty()
+                    && !p.label.trim().is_empty()
+                    && !p.source.trim().is_empty(),
                 "published figure `{}` needs a unit, a label and a source",
                 p.label
             );
-            ensure!(!p.conditions.trim().is_empty(), "published figure `{}` needs its conditions", p.label);
-            ensure!(p.value.is_finite(), "published figure `{}` is not a number", p.label);
+            ensure!(
+                !p.conditions.trim().is_empty(),
+                "published figure `{}` needs its conditions",
+                p.label
+            );
+            ensure!(
+                p.value.is_finite(),
+                "published figure `{}` is not a number",
+                p.label
+            );
             if let Some(max) = p.max {
-                ensure!(max > p.value, "published range `{}` needs max > value", p.label);
+                ensure!(
+                    max > p.value,
+                    "published range `{}` needs max > value",
+                    p.label
+                );
             }
         }
         draft.into_plan(self, quick, sets)
@@ -518,13 +565,22 @@ impl Draft {
     fn into_plan(self, scenario: &Scenario, quick: bool, sets: &[String]) -> Result<Plan> {
         let server = self.server;
         if let Some(w) = &self.matrix {
-            ensure!(!w.is_empty() && w.iter().all(|&n| n > 0), "matrix workers must be a non-empty list of counts ≥ 1");
+            ensure!(
+                !w.is_empty() && w.iter().all(|&n| n > 0),
+                "matrix workers must be a non-empty list of counts ≥ 1"
+            );
         }
         if let Some(c) = &self.sweep {
-            ensure!(!c.is_empty() && c.iter().all(|&n| n > 0), "sweep clients must be a non-empty list of counts ≥ 1");
+            ensure!(
+                !c.is_empty() && c.iter().all(|&n| n > 0),
+                "sweep clients must be a non-empty list of counts ≥ 1"
+            );
         }
         if let Some(s) = &self.servers {
-            ensure!(!s.is_empty() && s.iter().all(|&n| n > 0), "scale_out servers must be a non-empty list of counts ≥ 1");
+            ensure!(
+                !s.is_empty() && s.iter().all(|&n| n > 0),
+                "scale_out servers must be a non-empty list of counts ≥ 1"
+            );
         }
         let workers: Vec<Option<u32>> = match &self.matrix {
             Some(w) => w.iter().map(|&n| Some(n)).collect(),
@@ -536,7 +592,10 @@ impl Draft {
         };
         let mut instances = Vec::new();
         let mut n = 0;
-        for (s, w) in servers.iter().flat_map(|&s| workers.iter().map(move |&w| (s, w))) {
+        for (s, w) in servers
+            .iter()
+            .flat_map(|&s| workers.iter().map(move |&w| (s, w)))
+        {
             let mut steps = Vec::new();
             for spec in &self.steps {
                 let client_counts: Vec<Option<u32>> = match (&self.sweep, spec.operation) {
@@ -548,8 +607,9 @@ impl Draft {
                     n += 1;
                     let mut spec = spec.clone();
                     spec.clients = clients.or(spec.clients);
-                    let client = ClientStep::validate(&spec, &server)
-                        .with_context(|| format!("step {} ({})", n, spec.name.as_deref().unwrap_or("unnamed")))?;
+                    let client = ClientStep::validate(&spec, &server).with_context(|| {
+                        format!("step {} ({})", n, spec.name.as_deref().unwrap_or("unnamed"))
+                    })?;
                     let mut parts: Vec<String> = spec.name.iter().cloned().collect();
                     let mut label = parts.clone();
                     if let Some(s) = s {
@@ -580,9 +640,17 @@ impl Draft {
                     });
                 }
             }
-            instances.push(Instance { workers: w, servers: s.unwrap_or(1), steps });
+            instances.push(Instance {
+                workers: w,
+                servers: s.unwrap_or(1),
+                steps,
+            });
         }
-        if instances.iter().flat_map(|i| &i.steps).any(|s| !s.client.operation.is_chat()) {
+        if instances
+            .iter()
+            .flat_map(|i| &i.steps)
+            .any(|s| !s.client.operation.is_chat())
+        {
             ensure!(server.http(), "HTTP steps need [server] http = true");
         }
         Ok(Plan {
@@ -596,22 +664,36 @@ impl Draft {
 }
 
 fn slug(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
 }
 
 fn int_list(value: &toml::Value) -> Result<Vec<u32>> {
     let parse = |v: &toml::Value| -> Result<u32> {
         match v {
-            toml::Value::Integer(i) => u32::try_from(*i).with_context(|| format!("{i} is out of range")),
-            toml::Value::String(s) => s.trim().parse().with_context(|| format!("`{s}` is not a count")),
+            toml::Value::Integer(i) => {
+                u32::try_from(*i).with_context(|| format!("{i} is out of range"))
+            }
+            toml::Value::String(s) => s
+                .trim()
+                .parse()
+                .with_context(|| format!("`{s}` is not a count")),
             other => bail!("`{other}` is not a count"),
         }
     };
     match value {
         toml::Value::Array(a) => a.iter().map(parse).collect(),
-        toml::Value::String(s) if s.contains(',') => {
-            s.split(',').map(|p| parse(&toml::Value::String(p.to_owned()))).collect()
-        }
+        toml::Value::String(s) if s.contains(',') => s
+            .split(',')
+            .map(|p| parse(&toml::Value::String(p.to_owned())))
+            .collect(),
         v => Ok(vec![parse(v)?]),
     }
 }
@@ -662,11 +744,24 @@ pub(crate) struct ClientStep {
 
 impl ClientStep {
     fn validate(s: &StepSpec, server: &ServerSpec) -> Result<ClientStep> {
-        let Some(operation) = s.operation else { bail!("no operation") };
-        let chat_fields = [s.rooms.is_some(), s.users.is_some(), s.count.is_some(), s.pause.is_some(), s.runs.is_some()];
+        let Some(operation) = s.operation else {
+            bail!("no operation")
+        };
+        let chat_fields = [
+            s.rooms.is_some(),
+            s.users.is_some(),
+            s.count.is_some(),
+            s.pause.is_some(),
+            s.runs.is_some(),
+        ];
         let chat = if operation.is_chat() {
             ensure!(server.chat(), "chat steps need [server] chat = true");
-            let loadgen = [s.rate.is_some(), s.duration.is_some(), s.requests.is_some(), s.keepalive.is_some()];
+            let loadgen = [
+                s.rate.is_some(),
+                s.duration.is_some(),
+                s.requests.is_some(),
+                s.keepalive.is_some(),
+            ];
             ensure!(
                 !loadgen.iter().any(|&b| b) && s.packet_size.is_none() && s.message_size.is_none(),
                 "chat steps take rooms, users, count, pause and runs, not rate/duration/requests/keepalive/sizes"
@@ -674,11 +769,23 @@ impl ClientStep {
             let (Some(rooms), Some(users), Some(count)) = (s.rooms, s.users, s.count) else {
                 bail!("chat steps need rooms, users and count")
             };
-            ensure!(rooms > 0 && users > 0 && count > 0, "rooms, users and count must be ≥ 1");
+            ensure!(
+                rooms > 0 && users > 0 && count > 0,
+                "rooms, users and count must be ≥ 1"
+            );
             ensure!(s.runs.map_or(true, |r| r > 0), "runs must be ≥ 1");
-            Some(ChatStep { rooms, users, count, pause: s.pause, runs: s.runs })
+            Some(ChatStep {
+                rooms,
+                users,
+                count,
+                pause: s.pause,
+                runs: s.runs,
+            })
         } else {
-            ensure!(!chat_fields.iter().any(|&b| b), "rooms/users/count/pause/runs belong to chat steps");
+            ensure!(
+                !chat_fields.iter().any(|&b| b),
+                "rooms/users/count/pause/runs belong to chat steps"
+            );
             None
         };
         let length = match (s.duration, s.requests) {
@@ -699,12 +806,22 @@ impl ClientStep {
             ensure!(length.is_some(), "no duration or requests");
         }
         ensure!(s.threads.map_or(true, |t| t > 0), "threads must be ≥ 1");
-        ensure!(s.rate.map_or(true, |r| r.is_finite() && r > 0.0), "rate must be > 0 requests/s");
+        ensure!(
+            s.rate.map_or(true, |r| r.is_finite() && r > 0.0),
+            "rate must be > 0 requests/s"
+        );
         if s.packet_size.is_some() {
-            ensure!(operation == Operation::EchoComplexTypeDoc, "packet_size belongs to echoComplexTypeDoc");
+            ensure!(
+                operation == Operation::EchoComplexTypeDoc,
+                "packet_size belongs to echoComplexTypeDoc"
+            );
         }
         if s.message_size.is_some() {
-            ensure!(operation.takes_message_size(), "{} takes no message_size", operation.wire());
+            ensure!(
+                operation.takes_message_size(),
+                "{} takes no message_size",
+                operation.wire()
+            );
         }
         Ok(ClientStep {
             operation,
@@ -728,13 +845,21 @@ impl ClientStep {
     /// Seconds this step takes when that is known before running it (warm-up + duration).
     pub(crate) fn planned_seconds(&self) -> Option<f64> {
         match self.length {
-            Some(Length::Duration(d)) => Some(d.0.as_secs_f64() + self.warmup.map_or(0.0, |w| w.0.as_secs_f64())),
+            Some(Length::Duration(d)) => {
+                Some(d.0.as_secs_f64() + self.warmup.map_or(0.0, |w| w.0.as_secs_f64()))
+            }
             _ => None,
         }
     }
 
     /// bench-client's arguments for this step, after the binary (contract: bench-client command line).
-    pub(crate) fn args(&self, target: &str, json: &Path, monitor_pid: u32, label: &str) -> Vec<String> {
+    pub(crate) fn args(
+        &self,
+        target: &str,
+        json: &Path,
+        monitor_pid: u32,
+        label: &str,
+    ) -> Vec<String> {
         let mut a: Vec<String> = Vec::new();
         let mut flag = |name: &str, value: String| {
             a.push(format!("--{name}"));
@@ -855,7 +980,9 @@ impl Plan {
 
     /// Seconds of load the plan asks for, counting only steps whose length is known in advance.
     pub(crate) fn planned_seconds(&self) -> f64 {
-        self.steps().filter_map(|s| s.client.planned_seconds()).fold(0.0, |a, b| a + b)
+        self.steps()
+            .filter_map(|s| s.client.planned_seconds())
+            .fold(0.0, |a, b| a + b)
     }
 }
 
@@ -897,18 +1024,41 @@ mod tests {
     fn every_scenario_file_parses_validates_and_is_quick() {
         let root = crate::project_root();
         let names = names(&root).unwrap();
-        assert!(names.len() >= 6, "expected the seed scenarios, found {names:?}");
+        assert!(
+            names.len() >= 6,
+            "expected the seed scenarios, found {names:?}"
+        );
         for name in names {
             let s = Scenario::load(&root, &name).unwrap_or_else(|e| panic!("{name}: {e:#}"));
-            let full = s.plan(false, &[]).unwrap_or_else(|e| panic!("{name}: {e:#}"));
-            let quick = s.plan(true, &[]).unwrap_or_else(|e| panic!("{name} --quick: {e:#}"));
-            assert!(!s.file.published.is_empty(), "{name} has no published figures");
+            let full = s
+                .plan(false, &[])
+                .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+            let quick = s
+                .plan(true, &[])
+                .unwrap_or_else(|e| panic!("{name} --quick: {e:#}"));
+            assert!(
+                !s.file.published.is_empty(),
+                "{name} has no published figures"
+            );
             assert!(!s.file.quick.is_empty(), "{name} has no [quick] table");
-            assert!(quick.planned_seconds() <= 45.0, "{name} --quick plans {} s", quick.planned_seconds());
-            assert!(quick.planned_seconds() <= full.planned_seconds(), "{name}: quick is longer than full");
+            assert!(
+                quick.planned_seconds() <= 45.0,
+                "{name} --quick plans {} s",
+                quick.planned_seconds()
+            );
+            assert!(
+                quick.planned_seconds() <= full.planned_seconds(),
+                "{name}: quick is longer than full"
+            );
             for p in &s.file.published {
-                let matched = full.steps().any(|st| p.matches(&crate::rundoc::StepEntry::planned(st)));
-                assert!(matched || p.instances.is_some_and(|i| i > 1), "{name}: `{}` matches no step", p.label);
+                let matched = full
+                    .steps()
+                    .any(|st| p.matches(&crate::rundoc::StepEntry::planned(st)));
+                assert!(
+                    matched || p.instances.is_some_and(|i| i > 1),
+                    "{name}: `{}` matches no step",
+                    p.label
+                );
             }
         }
     }
@@ -920,7 +1070,15 @@ mod tests {
         assert_eq!(ids, ["01-clients-4", "02-small-clients-4"]);
         let plan = scenario(BASE).plan(true, &[]).unwrap();
         let ids: Vec<_> = plan.steps().map(|s| s.id.clone()).collect();
-        assert_eq!(ids, ["01-clients-1", "02-clients-2", "03-small-clients-1", "04-small-clients-2"]);
+        assert_eq!(
+            ids,
+            [
+                "01-clients-1",
+                "02-clients-2",
+                "03-small-clients-1",
+                "04-small-clients-2"
+            ]
+        );
         assert_eq!(plan.steps().nth(2).unwrap().label, "small clients=1");
         assert_eq!(plan.planned_seconds(), 4.0 * 3.0);
     }
@@ -928,17 +1086,36 @@ mod tests {
     #[test]
     fn set_overrides_and_validates() {
         let s = scenario(BASE);
-        let plan = s.plan(false, &["duration=28800s".into(), "workers=1,2".into(), "server.max_connections=10".into()]).unwrap();
+        let plan = s
+            .plan(
+                false,
+                &[
+                    "duration=28800s".into(),
+                    "workers=1,2".into(),
+                    "server.max_connections=10".into(),
+                ],
+            )
+            .unwrap();
         assert_eq!(plan.instances.len(), 2);
         assert_eq!(plan.server.max_connections, Some(10));
         let step = &plan.instances[1].steps[0];
         assert_eq!(step.id, "03-workers-2-clients-4");
-        assert_eq!(step.client.length, Some(Length::Duration(Dur(Duration::from_secs(28800)))));
+        assert_eq!(
+            step.client.length,
+            Some(Length::Duration(Dur(Duration::from_secs(28800))))
+        );
         // requests replaces duration rather than clashing with it.
         let plan = s.plan(false, &["requests=5".into()]).unwrap();
-        assert_eq!(plan.steps().next().unwrap().client.length, Some(Length::Requests(5)));
+        assert_eq!(
+            plan.steps().next().unwrap().client.length,
+            Some(Length::Requests(5))
+        );
         let err = |set: &str| format!("{:#}", s.plan(false, &[set.to_owned()]).unwrap_err());
-        assert!(err("colour=red").contains("unknown field"), "{}", err("colour=red"));
+        assert!(
+            err("colour=red").contains("unknown field"),
+            "{}",
+            err("colour=red")
+        );
         assert!(err("duration=soon").contains("not a duration"));
         assert!(err("clients=0").contains("≥ 1"));
         assert!(err("rooms=3").contains("chat steps"));
@@ -954,9 +1131,16 @@ mod tests {
 
     #[test]
     fn client_args_follow_the_contract() {
-        let plan = scenario(BASE).plan(false, &["keepalive=false".into(), "rate=100".into()]).unwrap();
+        let plan = scenario(BASE)
+            .plan(false, &["keepalive=false".into(), "rate=100".into()])
+            .unwrap();
         let step = plan.steps().nth(1).unwrap();
-        let args = step.client.args("http://127.0.0.1:1", Path::new("steps/02.json"), 42, &step.label);
+        let args = step.client.args(
+            "http://127.0.0.1:1",
+            Path::new("steps/02.json"),
+            42,
+            &step.label,
+        );
         assert_eq!(
             args.join(" "),
             "--url http://127.0.0.1:1 --operation echo --clients 4 --rate 100 --duration 10s --warmup 1s \
@@ -983,9 +1167,14 @@ mod tests {
         assert!(plan.needs_chat_client());
         let step = &plan.instances[1].steps[0];
         assert_eq!(step.id, "02-workers-2");
-        let args = step.client.args("127.0.0.1:9", Path::new("s.json"), 7, &step.label).join(" ");
+        let args = step
+            .client
+            .args("127.0.0.1:9", Path::new("s.json"), 7, &step.label)
+            .join(" ");
         assert_eq!(args, "chat --addr 127.0.0.1:9 --rooms 10 --users 20 --count 100 --runs 4 --json s.json --monitor-pid 7");
-        assert!(scenario(&text.replace("chat = true", "chat = false")).plan(false, &[]).is_err());
+        assert!(scenario(&text.replace("chat = true", "chat = false"))
+            .plan(false, &[])
+            .is_err());
     }
 
     #[test]

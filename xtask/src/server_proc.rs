@@ -30,10 +30,17 @@ pub(crate) fn parse_ready(line: &str) -> Result<Ready> {
     if words.next() != Some("READY") {
         bail!("not a READY line: {line:?}");
     }
-    let mut ready = Ready { http: None, chat: None, workers: None, pid: 0 };
+    let mut ready = Ready {
+        http: None,
+        chat: None,
+        workers: None,
+        pid: 0,
+    };
     let mut pid = None;
     for word in words {
-        let Some((k, v)) = word.split_once('=') else { bail!("bad READY field {word:?} in {line:?}") };
+        let Some((k, v)) = word.split_once('=') else {
+            bail!("bad READY field {word:?} in {line:?}")
+        };
         let bad = || format!("bad READY field {word:?}");
         match k {
             "http" => ready.http = Some(v.parse().with_context(bad)?),
@@ -91,12 +98,17 @@ impl ServerProcess {
                 return Err(e);
             }
         };
-        Ok(ServerProcess { child: Some(child), ready })
+        Ok(ServerProcess {
+            child: Some(child),
+            ready,
+        })
     }
 
     /// The process's exit status if it has already exited.
     pub(crate) fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.as_mut().and_then(|c| c.try_wait().ok().flatten())
+        self.child
+            .as_mut()
+            .and_then(|c| c.try_wait().ok().flatten())
     }
 
     /// SIGTERM, then waits up to `grace` for a clean exit; SIGKILL (and an error) after that.
@@ -137,7 +149,8 @@ mod tests {
 
     #[test]
     fn parses_the_contract_ready_line() {
-        let r = parse_ready("READY http=127.0.0.1:43211 chat=127.0.0.1:40001 workers=2 pid=12345").unwrap();
+        let r = parse_ready("READY http=127.0.0.1:43211 chat=127.0.0.1:40001 workers=2 pid=12345")
+            .unwrap();
         assert_eq!(r.http, Some("127.0.0.1:43211".parse().unwrap()));
         assert_eq!(r.chat, Some("127.0.0.1:40001".parse().unwrap()));
         assert_eq!((r.workers, r.pid), (Some(2), 12345));
@@ -152,7 +165,10 @@ mod tests {
     #[test]
     fn starts_on_ready_and_stops_on_sigterm() {
         let mut cmd = Command::new("sh");
-        cmd.args(["-c", "trap 'exit 0' TERM; echo \"READY http=127.0.0.1:1 pid=$$\"; while :; do sleep 1; done"]);
+        cmd.args([
+            "-c",
+            "trap 'exit 0' TERM; echo \"READY http=127.0.0.1:1 pid=$$\"; while :; do sleep 1; done",
+        ]);
         let log = tempfile_in_target("ready.log");
         let server = ServerProcess::start(cmd, log, Duration::from_secs(10)).unwrap();
         assert_eq!(server.ready.http, Some("127.0.0.1:1".parse().unwrap()));
@@ -164,7 +180,9 @@ mod tests {
     fn reports_a_server_that_dies_before_ready() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "echo bad config >&2; exit 3"]);
-        let err = ServerProcess::start(cmd, tempfile_in_target("dead.log"), Duration::from_secs(10)).unwrap_err();
+        let err =
+            ServerProcess::start(cmd, tempfile_in_target("dead.log"), Duration::from_secs(10))
+                .unwrap_err();
         assert!(err.to_string().contains("before printing READY"), "{err}");
     }
 

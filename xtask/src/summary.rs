@@ -17,7 +17,8 @@ pub(crate) type StepDoc = Result<ResultsDoc, String>;
 /// Reads bench-client's results document for one step.
 pub(crate) fn read_doc(path: &Path) -> StepDoc {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_slice(&bytes).map_err(|e| format!("{} is not a results document: {e}", path.display()))
+    serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{} is not a results document: {e}", path.display()))
 }
 
 /// The value of `metric` in a results document, in the units the published figures use.
@@ -42,11 +43,23 @@ pub(crate) fn metric(doc: &ResultsDoc, metric: Metric) -> Option<f64> {
 
 /// How `measured` compares with a published figure or range, in words and numbers.
 pub(crate) fn difference(measured: f64, p: &Published) -> String {
-    let ratio = |x: f64| if x == 0.0 { String::new() } else { format!(" ({}×)", num(measured / x)) };
+    let ratio = |x: f64| {
+        if x == 0.0 {
+            String::new()
+        } else {
+            format!(" ({}×)", num(measured / x))
+        }
+    };
     match p.max {
-        Some(max) if measured >= p.value && measured <= max => "within the published range".to_owned(),
+        Some(max) if measured >= p.value && measured <= max => {
+            "within the published range".to_owned()
+        }
         Some(max) if measured > max => {
-            format!("{} % above the range's top{}", signed_pct(measured, max).trim_start_matches('+'), ratio(max))
+            format!(
+                "{} % above the range's top{}",
+                signed_pct(measured, max).trim_start_matches('+'),
+                ratio(max)
+            )
         }
         Some(_) => format!(
             "{} % below the range's bottom{}",
@@ -84,10 +97,16 @@ pub(crate) fn num(v: f64) -> String {
     } else if a >= 0.01 {
         3
     } else {
-        return if a == 0.0 { "0".into() } else { format!("{v:.2e}") };
+        return if a == 0.0 {
+            "0".into()
+        } else {
+            format!("{v:.2e}")
+        };
     };
     let s = format!("{a:.decimals$}");
-    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
     let mut grouped = String::new();
     for (i, c) in int.chars().enumerate() {
         if i > 0 && (int.len() - i) % 3 == 0 {
@@ -104,7 +123,11 @@ pub(crate) fn num(v: f64) -> String {
 
 /// A count for people: thousands separated.
 pub(crate) fn int(n: u64) -> String {
-    num(n as f64).split('.').next().unwrap_or_default().to_owned()
+    num(n as f64)
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 fn published_value(p: &Published) -> String {
@@ -124,13 +147,22 @@ pub(crate) fn render(run: &RunDoc, prov: &Provenance, docs: &[StepDoc], knee: &[
     let mut out = String::new();
     let o = &mut out;
     let _ = writeln!(o, "# {}: {}\n", run.scenario, run.description);
-    let _ = writeln!(o, "Reproduces: {}. Published figures from `{}`.\n", run.reproduces, run.seed);
+    let _ = writeln!(
+        o,
+        "Reproduces: {}. Published figures from `{}`.\n",
+        run.reproduces, run.seed
+    );
     let length = if run.quick {
         "`--quick` (shortened: a smoke run, not a reproduction of the published durations)"
     } else {
         "full length as configured"
     };
-    let _ = writeln!(o, "- Run: {} → {}, {length}.", run.started_at, run.finished_at.as_deref().unwrap_or("(unfinished)"));
+    let _ = writeln!(
+        o,
+        "- Run: {} → {}, {length}.",
+        run.started_at,
+        run.finished_at.as_deref().unwrap_or("(unfinished)")
+    );
     if !run.sets.is_empty() {
         let _ = writeln!(o, "- Overrides: `--set {}`.", run.sets.join("` `--set "));
     }
@@ -141,7 +173,7 @@ pub(crate) fn render(run: &RunDoc, prov: &Provenance, docs: &[StepDoc], knee: &[
 
     headline(o, run, docs);
     steps_table(o, run, docs);
-    details(o, run, docs);
+    details(o, run, docs, prov);
     if !knee.is_empty() {
         let _ = writeln!(o, "\n## Where throughput stops rising (knee)\n");
         for line in knee {
@@ -179,13 +211,20 @@ fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
         let _ = writeln!(o, "This scenario lists no published figures.");
         return;
     }
-    let _ = writeln!(o, "| published figure | published | measured here | step | difference |");
+    let _ = writeln!(
+        o,
+        "| published figure | published | measured here | step | difference |"
+    );
     let _ = writeln!(o, "|---|---|---|---|---|");
     let mut unmatched = Vec::new();
     for p in &run.published {
         let what = format!("{}: {}", p.metric.name(), p.label);
-        let matching: Vec<(&StepEntry, &StepDoc)> =
-            run.steps.iter().zip(docs).filter(|(e, _)| p.matches(e)).collect();
+        let matching: Vec<(&StepEntry, &StepDoc)> = run
+            .steps
+            .iter()
+            .zip(docs)
+            .filter(|(e, _)| p.matches(e))
+            .collect();
         if matching.is_empty() {
             unmatched.push(p);
             continue;
@@ -193,14 +232,20 @@ fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
         for (entry, doc) in matching {
             let measured = doc.as_ref().ok().and_then(|d| {
                 let v = match p.metric {
-                    Metric::ScalingEfficiency => crate::containers::scaling_efficiency(run, docs, entry),
+                    Metric::ScalingEfficiency => {
+                        crate::containers::scaling_efficiency(run, docs, entry)
+                    }
                     m => metric(d, m),
                 };
                 v.map(|v| (v, d.counts.errors_total))
             });
             match measured {
                 Some((v, errors)) => {
-                    let flag = if errors > 0 { format!(" ⚠ {} errors", int(errors)) } else { String::new() };
+                    let flag = if errors > 0 {
+                        format!(" ⚠ {} errors", int(errors))
+                    } else {
+                        String::new()
+                    };
                     let _ = writeln!(
                         o,
                         "| {what} | {} | {} {}{flag} | {} | {} |",
@@ -216,15 +261,29 @@ fn headline(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
                         Err(e) => format!("no measurement: {e}"),
                         Ok(_) => "not in this step's results".to_owned(),
                     };
-                    let _ = writeln!(o, "| {what} | {} | {why} | {} | |", published_value(p), entry.id);
+                    let _ = writeln!(
+                        o,
+                        "| {what} | {} | {why} | {} | |",
+                        published_value(p),
+                        entry.id
+                    );
                 }
             }
         }
     }
     if !unmatched.is_empty() {
-        let _ = writeln!(o, "\nNot compared, because no step of this run has their conditions:");
+        let _ = writeln!(
+            o,
+            "\nNot compared, because no step of this run has their conditions:"
+        );
         for p in unmatched {
-            let _ = writeln!(o, "- {}: {} ({})", p.label, published_value(p), selectors(p));
+            let _ = writeln!(
+                o,
+                "- {}: {} ({})",
+                p.label,
+                published_value(p),
+                selectors(p)
+            );
         }
     }
     let _ = writeln!(
@@ -280,20 +339,34 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
         };
         let l = &d.latency_us.corrected;
         let latency = if l.count > 0 {
-            format!("{} / {} / {} / {}", ms(l.mean), ms(l.p50 as f64), ms(l.p99 as f64), ms(l.p99_9 as f64))
+            format!(
+                "{} / {} / {} / {}",
+                ms(l.mean),
+                ms(l.p50 as f64),
+                ms(l.p99 as f64),
+                ms(l.p99_9 as f64)
+            )
         } else {
             "–".to_owned()
         };
         let (cpu, rss) = match &d.system {
             Some(s) => (
-                format!("{:.1} / {:.1} / {:.1}", s.mean.user_pct, s.mean.sys_pct, s.mean.idle_pct),
-                s.mean.server_rss_kb_max.map_or("–".to_owned(), |kb| num(kb as f64 / 1024.0)),
+                format!(
+                    "{:.1} / {:.1} / {:.1}",
+                    s.mean.user_pct, s.mean.sys_pct, s.mean.idle_pct
+                ),
+                s.mean
+                    .server_rss_kb_max
+                    .map_or("–".to_owned(), |kb| num(kb as f64 / 1024.0)),
             ),
             None => ("–".to_owned(), "–".to_owned()),
         };
         let (total, per_client) = match &d.chat {
             Some(c) => (format!("{} msg", num(c.score_msg_per_s)), "–".to_owned()),
-            None => (num(d.throughput.total_per_s), num(d.throughput.per_client_per_s)),
+            None => (
+                num(d.throughput.total_per_s),
+                num(d.throughput.per_client_per_s),
+            ),
         };
         let _ = writeln!(
             o,
@@ -313,12 +386,14 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
     );
 }
 
-fn details(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
+fn details(o: &mut String, run: &RunDoc, docs: &[StepDoc], prov: &Provenance) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for (e, doc) in run.steps.iter().zip(docs) {
         match doc {
-            Err(why) if e.status != Status::NotRun => errors.push(format!("{}: no results document: {why}", e.id)),
+            Err(why) if e.status != Status::NotRun => {
+                errors.push(format!("{}: no results document: {why}", e.id))
+            }
             Err(_) => {}
             Ok(d) => {
                 let c = &d.counts;
@@ -331,16 +406,32 @@ fn details(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
                         ("validation", c.errors.validation),
                         ("io", c.errors.io),
                     ];
-                    let kinds: Vec<String> =
-                        kinds.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{k} {}", int(*n))).collect();
-                    errors.push(format!("{}: {} failed calls ({})", e.id, int(c.errors_total), kinds.join(", ")));
+                    let kinds: Vec<String> = kinds
+                        .iter()
+                        .filter(|(_, n)| *n > 0)
+                        .map(|(k, n)| format!("{k} {}", int(*n)))
+                        .collect();
+                    errors.push(format!(
+                        "{}: {} failed calls ({})",
+                        e.id,
+                        int(c.errors_total),
+                        kinds.join(", ")
+                    ));
                 }
                 if d.partial {
-                    errors.push(format!("{}: partial results (the client was interrupted)", e.id));
+                    errors.push(format!(
+                        "{}: partial results (the client was interrupted)",
+                        e.id
+                    ));
                 }
                 if let Some(chat) = &d.chat {
-                    let runs: Vec<String> = chat.runs.iter().map(|r| format!("run {}: {} msg/s", r.run, num(r.msg_per_s))).collect();
-                    let scored: Vec<String> = chat.scored_runs.iter().map(ToString::to_string).collect();
+                    let runs: Vec<String> = chat
+                        .runs
+                        .iter()
+                        .map(|r| format!("run {}: {} msg/s", r.run, num(r.msg_per_s)))
+                        .collect();
+                    let scored: Vec<String> =
+                        chat.scored_runs.iter().map(ToString::to_string).collect();
                     warnings.push(format!(
                         "{}: chat score {} msg/s = mean of runs {}; {}",
                         e.id,
@@ -366,21 +457,56 @@ fn details(o: &mut String, run: &RunDoc, docs: &[StepDoc]) {
         }
     }
     if run.steps.iter().any(|e| !e.keepalive) {
-        let _ = writeln!(o, "\n## Connections (no keep-alive: one TCP connection per call)\n");
-        let _ = writeln!(o, "| step | TCP connections opened | TIME_WAIT before → after | connect errors |");
+        let _ = writeln!(
+            o,
+            "\n## Connections (no keep-alive: one TCP connection per call)\n"
+        );
+        let _ = writeln!(
+            o,
+            "| step | TCP connections opened | TIME_WAIT before → after | connect errors |"
+        );
         let _ = writeln!(o, "|---|---|---|---|");
         for (e, doc) in run.steps.iter().zip(docs).filter(|(e, _)| !e.keepalive) {
             let tw = |v: Option<u64>| v.map_or("?".to_owned(), int);
             let (calls, connect) = match doc {
-                Ok(d) => (int(d.counts.ok + d.counts.errors_total), int(d.counts.errors.connect)),
+                Ok(d) => (
+                    int(d.counts.ok + d.counts.errors_total),
+                    int(d.counts.errors.connect),
+                ),
                 Err(_) => ("?".to_owned(), "?".to_owned()),
             };
-            let _ = writeln!(o, "| {} | ~{calls} | {} → {} | {connect} |", e.id, tw(e.time_wait_before), tw(e.time_wait_after));
+            let _ = writeln!(
+                o,
+                "| {} | ~{calls} | {} → {} | {connect} |",
+                e.id,
+                tw(e.time_wait_before),
+                tw(e.time_wait_after)
+            );
         }
+        let ports = prov
+            .tunables
+            .get("net.ipv4.ip_local_port_range")
+            .and_then(|v| {
+                let mut it = v.as_deref()?.split_whitespace().map(str::parse::<u64>);
+                let (lo, hi) = (it.next()?.ok()?, it.next()?.ok()?);
+                Some(format!(
+                    "{} ephemeral ports ({lo}–{hi})",
+                    int(hi.saturating_sub(lo) + 1)
+                ))
+            })
+            .unwrap_or_else(|| "an unknown number of ephemeral ports".to_owned());
+        let reuse = prov
+            .tunables
+            .get("net.ipv4.tcp_tw_reuse")
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| "?".into());
         let _ = writeln!(
             o,
-            "\nConnect errors are how port exhaustion shows (no free local port): they count as errors, never as \
-             throughput. Compare TIME_WAIT with the ephemeral port range under Conditions."
+            "\nTIME_WAIT counts every TCP socket of the host in that state (Linux holds it 60 s). Each client \
+             address has {ports} per server address; net.ipv4.tcp_tw_reuse = {reuse} (1 or 2 lets loopback clients \
+             reuse TIME_WAIT ports). Port exhaustion shows as connect errors: they count as errors, never as \
+             throughput."
         );
     }
 }
@@ -406,7 +532,9 @@ fn sources(o: &mut String, run: &RunDoc) {
 fn conditions(o: &mut String, run: &RunDoc, prov: &Provenance) {
     let _ = writeln!(o, "\n## Conditions of this run\n");
     let h = &prov.host;
-    let mem = h.memory_total_kb.map_or(String::new(), |kb| format!(", {} GiB RAM", num(kb as f64 / 1048576.0)));
+    let mem = h.memory_total_kb.map_or(String::new(), |kb| {
+        format!(", {} GiB RAM", num(kb as f64 / 1048576.0))
+    });
     let _ = writeln!(
         o,
         "- Machine: {} × {} CPUs online{mem}; {}.",
@@ -421,10 +549,19 @@ fn conditions(o: &mut String, run: &RunDoc, prov: &Provenance) {
         );
     }
     let git = match &prov.git {
-        Some(g) => format!("commit {}{}", &g.commit[..g.commit.len().min(12)], if g.dirty { " (dirty tree)" } else { "" }),
+        Some(g) => format!(
+            "commit {}{}",
+            &g.commit[..g.commit.len().min(12)],
+            if g.dirty { " (dirty tree)" } else { "" }
+        ),
         None => "not a git checkout".to_owned(),
     };
-    let settings: Vec<String> = prov.build.profile_settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let settings: Vec<String> = prov
+        .build
+        .profile_settings
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     let _ = writeln!(
         o,
         "- Build: {git}; {}; `{}` profile ({}); target {}; built by {}.",
@@ -438,12 +575,20 @@ fn conditions(o: &mut String, run: &RunDoc, prov: &Provenance) {
     if p.enabled {
         let _ = writeln!(
             o,
-            "- Pinning: server on CPU {}, client on CPU {} (taskset).",
+            "- Pinning: server on CPU {}, client on CPU {} ({}).",
             crate::pinning::format_cpu_list(&p.server_cpus),
-            crate::pinning::format_cpu_list(&p.client_cpus)
+            crate::pinning::format_cpu_list(&p.client_cpus),
+            p.tool
+                .as_deref()
+                .filter(|t| t.starts_with("docker"))
+                .unwrap_or("taskset")
         );
     } else {
-        let _ = writeln!(o, "- Pinning: off ({}).", p.reason.as_deref().unwrap_or("?"));
+        let _ = writeln!(
+            o,
+            "- Pinning: off ({}).",
+            p.reason.as_deref().unwrap_or("?")
+        );
     }
     let lim = |v: Option<u64>| v.map_or("unlimited".to_owned(), |n| n.to_string());
     let r = &prov.rlimit_nofile;
@@ -478,6 +623,78 @@ mod tests {
         .unwrap()
     }
 
+    /// A real customer-small `--quick` run (bench-client's document, xtask's run.json and provenance.json).
+    fn fixture() -> (RunDoc, Provenance, Vec<StepDoc>) {
+        let dir = crate::project_root().join("xtask/tests/fixtures/summary");
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+        let run: RunDoc = serde_json::from_str(&read("run.json")).unwrap();
+        let prov: Provenance = serde_json::from_str(&read("provenance.json")).unwrap();
+        let docs = run
+            .steps
+            .iter()
+            .map(|e| read_doc(&dir.join(&e.result)))
+            .collect();
+        (run, prov, docs)
+    }
+
+    #[test]
+    fn renders_measured_beside_published() {
+        let (run, prov, docs) = fixture();
+        let md = render(&run, &prov, &docs, &["Throughput keeps rising.".to_owned()]);
+        let row = "| total throughput: Sun T2000, client-bound | ~1,100 tx/s | 6,226 tx/s | 01-clients-16 | +466.0 % (5.66×) |";
+        assert!(md.contains(row), "{md}");
+        assert!(
+            md.contains("Status: **ok: 1 of 1 steps measured without errors**"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 01-clients-16 | ok | 62,263 | 0 | 6,226 | 389.1 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Pinning: server on CPU 0, client on CPU 1 (taskset)"),
+            "{md}"
+        );
+        assert!(md.contains("- Throughput keeps rising."), "{md}");
+        assert!(md.contains("Source: `001_88e04a447e2e01be.txt`"), "{md}");
+        assert!(!md.contains("## Errors"), "{md}");
+    }
+
+    #[test]
+    fn errors_and_missing_results_are_stated() {
+        let (mut run, prov, _) = fixture();
+        let path =
+            crate::project_root().join("xtask/tests/fixtures/summary/steps/01-clients-16.json");
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        v["counts"]["errors"]["timeout"] = 3.into();
+        v["counts"]["errors_total"] = 3.into();
+        run.steps[0].status = Status::Errors;
+        run.settle();
+        let md = render(&run, &prov, &[Ok(serde_json::from_value(v).unwrap())], &[]);
+        assert!(md.contains("NOT OK: 0 ok, 1 with errors"), "{md}");
+        assert!(
+            md.contains("- 01-clients-16: 3 failed calls (timeout 3)"),
+            "{md}"
+        );
+        assert!(md.contains("6,226 tx/s ⚠ 3 errors"), "{md}");
+        run.steps[0].status = Status::Failed;
+        run.problems.push("bench-client crashed".to_owned());
+        run.settle();
+        let md = render(
+            &run,
+            &prov,
+            &[Err("steps/01-clients-16.json: missing".to_owned())],
+            &[],
+        );
+        assert!(
+            md.contains("no measurement: steps/01-clients-16.json: missing"),
+            "{md}"
+        );
+        assert!(md.contains("| 01-clients-16 | FAILED |"), "{md}");
+        assert!(md.contains("- Problem: bench-client crashed"), "{md}");
+    }
+
     #[test]
     fn numbers_for_people() {
         assert_eq!(num(34853.86), "34,854");
@@ -493,10 +710,25 @@ mod tests {
 
     #[test]
     fn differences_are_stated_both_ways() {
-        assert_eq!(difference(2200.0, &published(1100.0, None)), "+100.0 % (2.00×)");
-        assert_eq!(difference(550.0, &published(1100.0, None)), "−50.00 % (0.500×)");
-        assert_eq!(difference(14000.0, &published(13416.0, Some(15740.0))), "within the published range");
-        assert_eq!(difference(31480.0, &published(13416.0, Some(15740.0))), "100.0 % above the range's top (2.00×)");
-        assert_eq!(difference(6708.0, &published(13416.0, Some(15740.0))), "50.00 % below the range's bottom (0.500×)");
+        assert_eq!(
+            difference(2200.0, &published(1100.0, None)),
+            "+100.0 % (2.00×)"
+        );
+        assert_eq!(
+            difference(550.0, &published(1100.0, None)),
+            "−50.00 % (0.500×)"
+        );
+        assert_eq!(
+            difference(14000.0, &published(13416.0, Some(15740.0))),
+            "within the published range"
+        );
+        assert_eq!(
+            difference(31480.0, &published(13416.0, Some(15740.0))),
+            "100.0 % above the range's top (2.00×)"
+        );
+        assert_eq!(
+            difference(6708.0, &published(13416.0, Some(15740.0))),
+            "50.00 % below the range's bottom (0.500×)"
+        );
     }
 }

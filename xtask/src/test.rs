@@ -35,8 +35,14 @@ pub(crate) struct Step {
 }
 
 impl Step {
-    pub(crate) fn new(name: impl Into<String>, run: impl Fn(&Shell) -> Result<()> + 'static) -> Step {
-        Step { name: name.into(), run: Box::new(run) }
+    pub(crate) fn new(
+        name: impl Into<String>,
+        run: impl Fn(&Shell) -> Result<()> + 'static,
+    ) -> Step {
+        Step {
+            name: name.into(),
+            run: Box::new(run),
+        }
     }
 }
 
@@ -44,7 +50,19 @@ impl Step {
 fn steps() -> Result<Vec<Step>> {
     let mut steps = vec![
         Step::new("fmt", |sh| cargo(sh, &["fmt", "--all", "--check"])),
-        Step::new("clippy", |sh| cargo(sh, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])),
+        Step::new("clippy", |sh| {
+            cargo(
+                sh,
+                &[
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ],
+            )
+        }),
         Step::new("test", |sh| cargo(sh, &["test", "--workspace"])),
         Step::new("doc", |sh| {
             let _env = sh.push_env("RUSTDOCFLAGS", "-D warnings");
@@ -52,7 +70,9 @@ fn steps() -> Result<Vec<Step>> {
         }),
     ];
     for name in scenario::names(&crate::project_root())? {
-        steps.push(Step::new(format!("scenario:{name}"), move |sh| quick_scenario(sh, &name)));
+        steps.push(Step::new(format!("scenario:{name}"), move |sh| {
+            quick_scenario(sh, &name)
+        }));
     }
     steps.extend(crate::build::test_steps());
     Ok(steps)
@@ -61,14 +81,19 @@ fn steps() -> Result<Vec<Step>> {
 pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     let selected: Vec<Step> = steps()?
         .into_iter()
-        .filter(|s| args.only.is_empty() || args.only.iter().any(|p| s.name.starts_with(p.as_str())))
+        .filter(|s| {
+            args.only.is_empty() || args.only.iter().any(|p| s.name.starts_with(p.as_str()))
+        })
         .filter(|s| !args.skip.iter().any(|p| s.name.starts_with(p.as_str())))
         .collect();
     if args.list {
         selected.iter().for_each(|s| println!("{}", s.name));
         return Ok(());
     }
-    ensure!(!selected.is_empty(), "no test step matches --only/--skip (see `cargo xtask test --list`)");
+    ensure!(
+        !selected.is_empty(),
+        "no test step matches --only/--skip (see `cargo xtask test --list`)"
+    );
     let mut table = Vec::new();
     for step in &selected {
         println!("\n════ cargo xtask test: {} ════", step.name);
@@ -142,8 +167,17 @@ pub(crate) fn quick_scenario_with(
         ensure!(dir.join(file).is_file(), "{name}: {file} was not written");
     }
     let summary_text = std::fs::read_to_string(dir.join("summary.md"))?;
-    ensure!(summary_text.contains("## Measured here vs published"), "{name}: summary.md has no published comparison");
-    let failed: Vec<_> = outcome.run.steps.iter().filter(|s| s.status != Status::Ok).map(|s| &s.id).collect();
+    ensure!(
+        summary_text.contains("## Measured here vs published"),
+        "{name}: summary.md has no published comparison"
+    );
+    let failed: Vec<_> = outcome
+        .run
+        .steps
+        .iter()
+        .filter(|s| s.status != Status::Ok)
+        .map(|s| &s.id)
+        .collect();
     ensure!(
         outcome.run.status == Status::Ok && failed.is_empty(),
         "{name}: run status {:?}, steps not ok: {failed:?}, problems: {:?}\n{summary_text}",
@@ -152,13 +186,26 @@ pub(crate) fn quick_scenario_with(
     );
     for step in &outcome.run.steps {
         let doc = summary::read_doc(&dir.join(&step.result)).map_err(anyhow::Error::msg)?;
-        ensure!(doc.tool.name == "bench-client", "{}: written by {:?}, not bench-client", step.result, doc.tool.name);
-        ensure!(doc.counts.errors_total == 0 && !doc.partial, "{}: errors or partial", step.result);
-        let measured = doc.counts.ok > 0 || doc.chat.as_ref().is_some_and(|c| c.messages_received > 0);
+        ensure!(
+            doc.tool.name == "bench-client",
+            "{}: written by {:?}, not bench-client",
+            step.result,
+            doc.tool.name
+        );
+        ensure!(
+            doc.counts.errors_total == 0 && !doc.partial,
+            "{}: errors or partial",
+            step.result
+        );
+        let measured =
+            doc.counts.ok > 0 || doc.chat.as_ref().is_some_and(|c| c.messages_received > 0);
         ensure!(measured, "{}: nothing was measured", step.result);
     }
     verify(&outcome)?;
     let secs = start.elapsed().as_secs_f64();
-    println!("{name} --quick: {} steps in {secs:.1} s (including the build check)", outcome.run.steps.len());
+    println!(
+        "{name} --quick: {} steps in {secs:.1} s (including the build check)",
+        outcome.run.steps.len()
+    );
     Ok(())
 }

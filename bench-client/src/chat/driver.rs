@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind};
 use hdrhistogram::Histogram;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, Instant};
 
@@ -65,15 +65,18 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
         stamps,
     });
     let mut tasks: Vec<JoinHandle<UserResult>> = Vec::with_capacity(load.connections() as usize);
+    let mut controls: Vec<mpsc::Sender<Phase>> = Vec::with_capacity(tasks.capacity());
     let mut driver_errors = ErrorCounts::default();
     let mut first_errors = Vec::new();
 
     'rooms: for room in 0..load.rooms as usize {
         for number in 1..=load.users {
             let (entered_tx, entered) = oneshot::channel();
-            tasks.push(tokio::spawn(
-                User::new(shared.clone(), room, number, entered_tx).run(),
-            ));
+            // Room for both messages a user can get: Running, then Abort.
+            let (control, ctl) = mpsc::channel(2);
+            controls.push(control);
+            let user = User::new(shared.clone(), room, number, entered_tx);
+            tasks.push(tokio::spawn(user.run(ctl)));
             let ready = tokio::select! {
                 r = timeout(load.timeout, entered) => r,
                 _ = stop.wait_for(|&s| s) => break 'rooms,
@@ -106,15 +109,26 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
             }
             setup
         });
-    if !started {
-        shared.phase.send_replace(Phase::Abort);
-    }
+    tell(
+        &controls,
+        if started {
+            Phase::Running
+        } else {
+            Phase::Abort
+        },
+    );
 
+    let mut failed = shared.phase.subscribe();
     let mut join = Box::pin(join_all(tasks));
     let results = tokio::select! {
         r = &mut join => r,
         _ = stop.wait_for(|&s| s) => {
             shared.phase.send_replace(Phase::Abort);
+            tell(&controls, Phase::Abort);
+            join.await
+        }
+        _ = failed.wait_for(|&p| p == Phase::Abort) => {
+            tell(&controls, Phase::Abort);
             join.await
         }
     };
@@ -160,6 +174,13 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
         out.elapsed = end.saturating_duration_since(begin);
     }
     out
+}
+
+/// Tells every user (whose channel has room for it: each gets at most two messages).
+fn tell(controls: &[mpsc::Sender<Phase>], phase: Phase) {
+    for c in controls {
+        let _ = c.try_send(phase);
+    }
 }
 
 /// Awaits every task, in order; also returns how many panicked (users that reported nothing).

@@ -19,8 +19,8 @@ use bytes::BytesMut;
 use hdrhistogram::Histogram;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::{oneshot, watch};
-use tokio::time::{sleep_until, timeout, Instant};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::{interval_at, sleep_until, timeout, Instant, MissedTickBehavior};
 
 use super::stamps::Stamps;
 use super::ChatLoad;
@@ -30,7 +30,9 @@ const MAX_PACKET: usize = 1 << 20;
 /// VolanoMark's user name prefix; members whose name starts with it count as test users.
 const USER_PREFIX: &str = "Mark";
 
-/// Where a run is; every user watches it.
+/// Where a run is. The driver tells each user on its own channel (no lock shared by all users on the
+/// message path); a user that fails sets the shared [`RunShared::phase`] to `Abort`, which only the driver
+/// watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Phase {
     /// Users are connecting and entering.
@@ -93,6 +95,8 @@ pub(crate) struct User {
     exit_count: u32,
     /// Chat indications received from each user (index: number - 1).
     received_from: Vec<u64>,
+    /// The clock has started.
+    running: bool,
     leaving: bool,
     done: bool,
     entered: Option<oneshot::Sender<Result<(), String>>>,
@@ -133,6 +137,7 @@ impl User {
             enter_count: 0,
             exit_count: 0,
             received_from: vec![0; users],
+            running: false,
             leaving: false,
             done: false,
             entered: Some(entered),
@@ -151,7 +156,7 @@ impl User {
     }
 
     /// Connects, enters, chats and leaves; returns what happened.
-    pub(crate) async fn run(mut self) -> UserResult {
+    pub(crate) async fn run(mut self, mut ctl: mpsc::Receiver<Phase>) -> UserResult {
         let limit = self.shared.load.timeout;
         let stream = match timeout(limit, TcpStream::connect(self.shared.load.addr)).await {
             Ok(Ok(s)) => Some(s),
@@ -169,7 +174,7 @@ impl User {
         };
         if let Some(stream) = stream {
             let _ = stream.set_nodelay(true);
-            self.converse(stream).await;
+            self.converse(stream, &mut ctl).await;
         }
         self.result.closed_at = Instant::now();
         if self.done {
@@ -180,19 +185,25 @@ impl User {
         self.result
     }
 
-    async fn converse(&mut self, mut stream: TcpStream) {
+    async fn converse(&mut self, mut stream: TcpStream, ctl: &mut mpsc::Receiver<Phase>) {
         let bytes = access_request(&self.room_name);
         if !self.write(&mut stream, &bytes).await {
             return;
         }
         let paced = self.shared.load.paced();
         let limit = self.shared.load.timeout;
-        let mut phase = self.shared.phase.subscribe();
-        let mut running = false;
-        // Pause mode: when this user sends next.
-        let mut next_send: Option<Instant> = None;
+        let count = u64::from(self.shared.load.count);
         let mut buf = BytesMut::with_capacity(8192);
-        let mut deadline = Instant::now() + limit;
+        // Stall detector: a tick every `limit`; one that finds nothing received since the previous tick,
+        // while entering or running, fails the user. (One timer for the whole conversation: nothing is
+        // registered or reset per message.)
+        let mut stall = interval_at(Instant::now() + limit, limit);
+        stall.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut active = false;
+        // Pause mode: when this user sends next.
+        let send_timer = sleep_until(Instant::now());
+        tokio::pin!(send_timer);
+        let mut send_armed = false;
         loop {
             let mut used = 0;
             loop {
@@ -207,47 +218,47 @@ impl User {
                         format!("bad packet from the server: {e}"),
                     ),
                 };
-                if !self.act(action, &mut stream).await {
+                if !self.act(action, &mut stream, ctl).await {
                     return;
                 }
             }
             let _ = buf.split_to(used);
             buf.reserve(4096);
-            if !paced
-                && running
-                && next_send.is_none()
-                && self.sent == u64::from(self.shared.load.count)
-            {
+            if !paced && self.running && !send_armed && self.sent == count {
                 self.maybe_leave_paused(&mut stream).await;
             }
             tokio::select! {
                 biased;
-                changed = phase.changed() => {
-                    let now = *phase.borrow_and_update();
-                    if changed.is_err() || now == Phase::Abort {
-                        return;
-                    }
-                    if now == Phase::Running && !running {
-                        running = true;
-                        deadline = Instant::now() + limit;
+                phase = ctl.recv() => match phase {
+                    Some(Phase::Running) => {
+                        self.running = true;
+                        active = true;
                         if !paced {
                             let first = self.shared.load.pause.mul_f64(self.random_fraction());
-                            next_send = Some(Instant::now() + first);
+                            send_timer.as_mut().reset(Instant::now() + first);
+                            send_armed = true;
                         }
                     }
-                }
-                () = sleep_until(next_send.unwrap_or(deadline)), if next_send.is_some() => {
+                    Some(Phase::Setup) => {}
+                    Some(Phase::Abort) | None => return,
+                },
+                () = &mut send_timer, if send_armed => {
                     self.sent += 1;
                     if !self.send_chat(&mut stream).await {
                         return;
                     }
-                    next_send = (self.sent < u64::from(self.shared.load.count))
-                        .then(|| Instant::now() + self.shared.load.pause);
+                    send_armed = self.sent < count;
+                    if send_armed {
+                        send_timer.as_mut().reset(Instant::now() + self.shared.load.pause);
+                    }
                 }
-                () = sleep_until(deadline), if running || self.entered.is_some() => {
-                    let what = if self.entered.is_some() { "entering the room" } else { "the next packet" };
-                    self.fail(ErrorKind::Timeout, format!("waited more than {limit:?} for {what}"));
-                    return;
+                _ = stall.tick() => {
+                    if !active && (self.running || self.entered.is_some()) {
+                        let what = if self.entered.is_some() { "entering the room" } else { "the next packet" };
+                        self.fail(ErrorKind::Timeout, format!("waited more than {limit:?} for {what}"));
+                        return;
+                    }
+                    active = false;
                 }
                 read = stream.read_buf(&mut buf) => match read {
                     Ok(0) => {
@@ -258,7 +269,7 @@ impl User {
                     }
                     Ok(n) => {
                         self.result.bytes_received += n as u64;
-                        deadline = Instant::now() + limit;
+                        active = true;
                     }
                     Err(e) => {
                         self.fail(ErrorKind::Io, format!("reading: {e}"));
@@ -411,7 +422,12 @@ impl User {
     }
 
     /// Performs an action; false when the conversation is over.
-    async fn act(&mut self, action: Action, stream: &mut TcpStream) -> bool {
+    async fn act(
+        &mut self,
+        action: Action,
+        stream: &mut TcpStream,
+        ctl: &mut mpsc::Receiver<Phase>,
+    ) -> bool {
         match action {
             Action::Nothing => true,
             Action::Enter => {
@@ -432,13 +448,18 @@ impl User {
                 self.write(stream, &bytes).await
             }
             Action::Chat => self.send_chat(stream).await,
-            Action::StartThenChat => {
-                let mut phase = self.shared.phase.subscribe();
-                match phase.wait_for(|p| *p != Phase::Setup).await.map(|p| *p) {
-                    Ok(Phase::Running) => self.send_chat(stream).await,
-                    _ => false,
+            // The clock may have started before the last entry reached user 1.
+            Action::StartThenChat if self.running => self.send_chat(stream).await,
+            Action::StartThenChat => loop {
+                match ctl.recv().await {
+                    Some(Phase::Running) => {
+                        self.running = true;
+                        break self.send_chat(stream).await;
+                    }
+                    Some(Phase::Setup) => {}
+                    Some(Phase::Abort) | None => break false,
                 }
-            }
+            },
             Action::Leave => self.leave(stream).await,
             Action::Pong => {
                 let mut bytes = Vec::new();

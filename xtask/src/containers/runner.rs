@@ -140,6 +140,7 @@ fn steps(
                     Status::Failed
                 }
             };
+            super::interrupt::check()?;
         }
         if let Err(e) = session.stop_servers(&log) {
             run.problems.push(format!("{e:#}"));

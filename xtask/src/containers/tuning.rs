@@ -11,12 +11,12 @@ pub(crate) const SERVER_SYSCTLS: [(&str, &str); 2] = [
 /// Server: the seed's `rlim_fd_cur=4096`, `rlim_fd_max=8192`.
 pub(crate) const SERVER_NOFILE: &str = "4096:8192";
 
-/// Clients open (and, without keep-alive, churn) many connections.
+/// Clients open (and, without keep-alive, churn) many connections. Their RLIMIT_NOFILE is the Docker daemon's
+/// default: a limit above the daemon's own hard limit would make `docker run` fail.
 pub(crate) const CLIENT_SYSCTLS: [(&str, &str); 2] = [
     ("net.ipv4.tcp_tw_reuse", "1"),
     ("net.ipv4.ip_local_port_range", "1024 65535"),
 ];
-pub(crate) const CLIENT_NOFILE: &str = "65536:65536";
 
 /// Which host CPUs (`--cpuset-cpus`) each server instance and the clients get.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -118,7 +118,6 @@ mod tests {
         let mut outputs = Vec::new();
         for (name, client) in clients {
             assert_eq!(image(client), super::super::images::CLIENT, "{name:?}");
-            assert_eq!(nofile(client), CLIENT_NOFILE, "{name:?}");
             for (k, v) in CLIENT_SYSCTLS {
                 assert_eq!(
                     client["sysctls"][k].as_str(),

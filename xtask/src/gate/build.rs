@@ -19,6 +19,7 @@ pub(crate) const SELFCHECK_CFG: &str = "wsbench_gate_selfcheck";
 pub(crate) struct Worktree<'a> {
     sh: &'a Shell,
     pub(crate) path: PathBuf,
+    pub(crate) commit: String,
     keep: bool,
 }
 
@@ -46,9 +47,59 @@ impl<'a> Worktree<'a> {
         Ok(Worktree {
             sh,
             path: path.to_owned(),
+            commit,
             keep,
         })
     }
+
+    /// Builds the base like [`build_benches`], without recompiling it when the gate's last successful base build
+    /// (noted in `marker`) was of this same commit. A fresh checkout's files are newer than that build, so cargo
+    /// would rebuild (fat LTO: minutes); dating them back to the commit makes cargo reuse it. Only then: for
+    /// another commit, back-dated files could look older than a build of different sources.
+    pub(crate) fn build_benches(
+        &self,
+        target_dir: &Path,
+        targets: &BTreeMap<Target, PathBuf>,
+        marker: &Path,
+    ) -> anyhow::Result<BTreeMap<Target, BenchBin>> {
+        let built = std::fs::read_to_string(marker).unwrap_or_default();
+        if built.trim() == self.commit {
+            let sh = self.sh;
+            let commit = &self.commit;
+            let secs: u64 = cmd!(sh, "git show -s --format=%ct {commit}")
+                .quiet()
+                .read()?
+                .trim()
+                .parse()?;
+            let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+            set_mtimes(&self.path, time)?;
+        }
+        let _ = std::fs::remove_file(marker);
+        let bins = build_benches(self.sh, &self.path, target_dir, targets, &[])?;
+        std::fs::write(marker, &self.commit)
+            .with_context(|| format!("writing {}", marker.display()))?;
+        Ok(bins)
+    }
+}
+
+/// Sets the modification time of every file under `dir` (but `.git`) to `time`.
+fn set_mtimes(dir: &Path, time: std::time::SystemTime) -> anyhow::Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if entry.file_name() == ".git" || kind.is_symlink() {
+            continue;
+        }
+        if kind.is_dir() {
+            set_mtimes(&path, time)?;
+        } else {
+            std::fs::File::open(&path)
+                .and_then(|f| f.set_modified(time))
+                .with_context(|| format!("dating {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 impl Drop for Worktree<'_> {

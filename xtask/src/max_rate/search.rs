@@ -32,6 +32,8 @@ pub(crate) struct Measured {
     pub(crate) p99_us: u64,
     pub(crate) ok: u64,
     pub(crate) errors: u64,
+    /// bench-client's own warnings (schedule lag, client CPU): evidence, not part of the verdict.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// One probe with its verdict.
@@ -249,6 +251,7 @@ mod tests {
                 p99_us,
                 ok: (achieved * 10.0) as u64,
                 errors: 0,
+                warnings: vec![],
             })
         }
     }
@@ -299,6 +302,7 @@ mod tests {
                     p99_us: 2_000,
                     ok: 1000,
                     errors: 0,
+                    warnings: vec![],
                 });
             }
             inner(rate, phase)
@@ -322,6 +326,7 @@ mod tests {
                 p99_us: 100,
                 ok: 9990,
                 errors: 10,
+                warnings: vec![],
             },
         );
         assert!(!pass && why.contains("10 failed calls"), "{why}");
@@ -332,6 +337,7 @@ mod tests {
                 p99_us: 100,
                 ok: 9000,
                 errors: 0,
+                warnings: vec![],
             },
         );
         assert!(!pass && why.contains("achieved 900/s"), "{why}");
@@ -342,7 +348,8 @@ mod tests {
                     achieved: 990.0,
                     p99_us: 100,
                     ok: 9900,
-                    errors: 0
+                    errors: 0,
+                    warnings: vec![],
                 }
             )
             .0

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use bench_proto::results::{LatencySummary, Mode, ResultsDoc, SystemSample};
+use bench_proto::results::{LatencySummary, Mode, ResultsDoc, SystemSample, SCHEMA};
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 
@@ -283,12 +283,8 @@ impl Step {
     }
 
     pub(crate) fn samples(&self) -> &[SystemSample] {
-        match &self.doc {
-            Ok(ResultsDoc {
-                system: Some(s), ..
-            }) => &s.samples,
-            _ => &[],
-        }
+        let system = self.doc.as_ref().ok().and_then(|d| d.system.as_ref());
+        system.map_or(&[], |s| s.samples.as_slice())
     }
 
     /// Mean of a system CPU field over the step's samples.
@@ -339,7 +335,7 @@ fn load_doc(path: &Path) -> Result<ResultsDoc, String> {
         return Err(format!("no results document ({} missing)", path.display()));
     }
     let doc: ResultsDoc = read_json(path).map_err(|e| format!("{e:#}"))?;
-    if doc.schema != bench_proto::results::SCHEMA {
+    if doc.schema != SCHEMA {
         return Err(format!(
             "{}: unknown schema {:?}",
             path.display(),
