@@ -45,8 +45,9 @@ pub enum Format {
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Server base URL; SOAP operations post to their service's path unless the URL has its own path.
-    #[arg(long, value_name = "URL")]
+    /// Server base URL (bench-server's default address unless given); SOAP operations post to their
+    /// service's path unless the URL has its own path.
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
     pub url: String,
     /// echoComplexTypeDoc, echoStringDoc, echoBase64Doc, add, addAsync, get, echo, http-get.
     #[arg(long, value_name = "OP")]
@@ -177,7 +178,8 @@ mod tests {
 
     #[test]
     fn run_is_the_default_subcommand() {
-        let a = parse(&["--url", "http://x", "--operation", "echo", "--clients", "4"]).unwrap();
+        let a = parse(&["--operation", "echo", "--clients", "4"]).unwrap();
+        assert_eq!(a.run.as_ref().unwrap().url, "http://127.0.0.1:8080");
         assert!(a.command.is_none());
         let r = a.run.unwrap();
         assert_eq!(r.operation, Operation::Echo);
@@ -209,7 +211,7 @@ mod tests {
 
     #[test]
     fn usage_errors() {
-        assert!(parse(&["--url", "http://x"]).is_err());
+        assert!(parse(&["--url", "http://x"]).is_err(), "--operation is required");
         assert!(parse(&["--url", "http://x", "--operation", "nope"]).is_err());
         let both = [
             "--url",

@@ -28,7 +28,15 @@ const WALL: &[(&str, &str, &[&str])] = &[
         "soap",
         &["cxf_echoComplexTypeDoc_1_item/", "customer_echo_100KB/"],
     ),
-    ("bench-proto", "chat", &["chat"]),
+    (
+        "bench-proto",
+        "chat",
+        &[
+            "chat_codec/decode_chat_request",
+            "chat_codec/encode_chat_indication",
+        ],
+    ),
+    ("bench-server", "chat", &["chat_fan_out/room_of_20/queue"]),
     ("bench-server", "server", &["server/roundtrip/"]),
 ];
 
@@ -234,6 +242,21 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     }
     println!("gate: passed");
     Ok(())
+}
+
+/// The gate's step in `cargo xtask test` (its unit tests run with `cargo test`): the quick self-check, the
+/// instruction-count tier of the working tree against itself, which proves valgrind, the `icount` binary and the
+/// counting work here and are deterministic.
+pub(crate) fn test_steps() -> Vec<crate::test::Step> {
+    vec![crate::test::Step::new("gate:self-check", |sh| {
+        #[derive(clap::Parser)]
+        struct Gate {
+            #[command(flatten)]
+            args: Args,
+        }
+        let gate = <Gate as clap::Parser>::try_parse_from(["gate", "--self-check"])?;
+        run(sh, gate.args)
+    })]
 }
 
 /// The gate's bench targets among those a tree has.

@@ -34,7 +34,7 @@ pub struct ChatArgs {
     /// mean of all but the first (VolanoMark's methodology: 4 runs, mean of the last 3).
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub runs: u32,
-    /// Number of the first room (VolanoMark's -start): rooms are named Room<start>, Room<start+1>, …
+    /// Number of the first room (VolanoMark's -start): rooms are named `Room<start>`, `Room<start+1>`, …
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub start: u32,
     /// Worker threads of the client (default: available cores).

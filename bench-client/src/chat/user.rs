@@ -15,7 +15,7 @@ use bench_proto::chat::{
     RoomList, APPLET_VERSION, MARK_TEXT, MARK_TEXT_TRIMMED,
 };
 use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind};
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
 use hdrhistogram::Histogram;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -222,7 +222,7 @@ impl User {
                     return;
                 }
             }
-            let _ = buf.split_to(used);
+            buf.advance(used);
             buf.reserve(4096);
             if !paced && self.running && !send_armed && self.sent == count {
                 self.maybe_leave_paused(&mut stream).await;

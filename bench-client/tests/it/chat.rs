@@ -27,10 +27,20 @@ async fn server() -> Server {
     let addr = listener.local_addr().expect("addr");
     let stats = Arc::new(ChatStats::default());
     let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(bench_server::chat::serve(listener, ChatConfig::default(), stats.clone(), async {
-        let _ = stopped.await;
-    }));
-    Server { addr, stats, stop, task }
+    let task = tokio::spawn(bench_server::chat::serve(
+        listener,
+        ChatConfig::default(),
+        stats.clone(),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    Server {
+        addr,
+        stats,
+        stop,
+        task,
+    }
 }
 
 impl Server {
@@ -42,7 +52,9 @@ impl Server {
 
 async fn bench(load: &ChatLoad) -> ChatReport {
     let (_stop_tx, stop) = watch::channel(false);
-    tokio::time::timeout(BOUND, bench_client::chat::run(load, 2, None, stop)).await.expect("the benchmark finished")
+    tokio::time::timeout(BOUND, bench_client::chat::run(load, 2, None, stop))
+        .await
+        .expect("the benchmark finished")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -101,9 +113,13 @@ async fn several_runs_are_scored_as_volanomark_does_and_the_document_is_valid() 
     assert_eq!(doc.params.chat.as_ref().map(|c| c.runs), Some(3));
     let json = serde_json::to_value(&doc).expect("serialise");
     let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../../schemas/results.v1.schema.json")).expect("schema");
+        serde_json::from_str(include_str!("../../../schemas/results.v1.schema.json"))
+            .expect("schema");
     let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let problems: Vec<String> = validator.iter_errors(&json).map(|e| e.to_string()).collect();
+    let problems: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| e.to_string())
+        .collect();
     assert!(problems.is_empty(), "{problems:?}");
     assert!(report.human(&doc).contains("Average throughput = "));
     server.stop().await;
@@ -130,9 +146,19 @@ async fn the_binary_runs_the_benchmark_and_writes_the_results() {
     let server = server().await;
     let json = std::env::temp_dir().join(format!("wsbench-chat-{}.json", std::process::id()));
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bench-client"));
-    cmd.args(["chat", "--addr", &server.addr.to_string(), "--rooms", "2", "--users", "3", "--count", "4"])
-        .args(["--runs", "2", "--threads", "1", "--json"])
-        .arg(&json);
+    cmd.args([
+        "chat",
+        "--addr",
+        &server.addr.to_string(),
+        "--rooms",
+        "2",
+        "--users",
+        "3",
+        "--count",
+        "4",
+    ])
+    .args(["--runs", "2", "--threads", "1", "--json"])
+    .arg(&json);
     // The server runs on this runtime, so wait for the child on a blocking thread.
     let out = tokio::task::spawn_blocking(move || cmd.output());
     let out = tokio::time::timeout(BOUND, out)
@@ -141,9 +167,14 @@ async fn the_binary_runs_the_benchmark_and_writes_the_results() {
         .expect("join")
         .expect("bench-client ran");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("Average throughput = "), "{stdout}");
-    let doc: ResultsDoc = serde_json::from_slice(&std::fs::read(&json).expect("json written")).expect("a results doc");
+    let doc: ResultsDoc = serde_json::from_slice(&std::fs::read(&json).expect("json written"))
+        .expect("a results doc");
     let _ = std::fs::remove_file(&json);
     assert_eq!(doc.mode, Mode::Chat);
     let chat = doc.chat.expect("chat block");

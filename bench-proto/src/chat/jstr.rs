@@ -11,9 +11,9 @@ use std::fmt;
 use super::ChatError;
 
 /// The most bytes `writeUTF` can write (its length prefix is a `u16`).
-pub const MAX_UTF_BYTES: usize = u16::MAX as usize;
+const MAX_UTF_BYTES: usize = u16::MAX as usize;
 
-/// A borrowed, validated modified-UTF-8 string of at most [`MAX_UTF_BYTES`] bytes.
+/// A borrowed, validated modified-UTF-8 string of at most 65 535 bytes (what `writeUTF` can write).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct JStr<'a>(&'a [u8]);
 

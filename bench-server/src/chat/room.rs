@@ -256,3 +256,96 @@ fn evict(peer: &Peer, stats: &ChatStats) {
         bump(&stats.slow_disconnects);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bench_proto::chat::{decode, Packet};
+    use tokio::sync::mpsc;
+
+    use super::*;
+
+    fn js(s: &'static str) -> JStr<'static> {
+        JStr::new(s.as_bytes()).unwrap()
+    }
+
+    fn member(
+        registry: &Registry,
+        id: u64,
+        name: &'static str,
+        queue: usize,
+        arena: &mut Arena,
+        stats: &ChatStats,
+    ) -> (Arc<Peer>, mpsc::Receiver<Bytes>, Arc<Room>) {
+        let (peer, rx) = Peer::new(id, queue);
+        let peer = Arc::new(peer);
+        let room = registry
+            .enter(js("Room1"), &peer, js(name), js(""), 10, arena, stats)
+            .unwrap();
+        (peer, rx, room)
+    }
+
+    /// The kinds and user names of the packets waiting in a queue.
+    fn drain(rx: &mut mpsc::Receiver<Bytes>) -> Vec<(u16, String)> {
+        let mut out = Vec::new();
+        while let Ok(bytes) = rx.try_recv() {
+            let (p, _) = decode(&bytes, 1 << 16).unwrap().unwrap();
+            let id = p.id();
+            let who = match p {
+                Packet::EnterRoom(e) => e.user_name.to_string(),
+                Packet::ExitRoom(x) => x.user_name.to_string(),
+                Packet::Chat(c) => c.user_name.to_string(),
+                other => format!("{other:?}"),
+            };
+            out.push((id, who));
+        }
+        out
+    }
+
+    #[test]
+    fn a_full_queue_evicts_its_member_and_the_room_is_told() {
+        let (registry, stats, mut arena) =
+            (Registry::default(), ChatStats::default(), Arena::default());
+        let (a, mut a_rx, room) = member(&registry, 1, "Ann", 8, &mut arena, &stats);
+        // Bob's queue holds two packets: his enter confirm and Cy's entry fill it.
+        let (b, _b_rx, _) = member(&registry, 2, "Bob", 2, &mut arena, &stats);
+        let (_c, mut c_rx, _) = member(&registry, 3, "Cy", 8, &mut arena, &stats);
+        drain(&mut a_rx);
+        drain(&mut c_rx);
+        let chat = Bytes::from_static(b"not decoded by the room");
+        room.broadcast(a.id, &chat, &mut arena, &stats);
+        assert!(b.kill.is_killed());
+        assert_eq!(stats.snapshot().slow_disconnects, 1);
+        // Cy gets the message, then Bob's exit; Ann only Bob's exit.
+        assert_eq!(c_rx.try_recv().unwrap(), chat);
+        assert_eq!(
+            drain(&mut c_rx),
+            [(bench_proto::chat::id::EXIT_ROOM, "Bob".to_owned())]
+        );
+        assert_eq!(
+            drain(&mut a_rx),
+            [(bench_proto::chat::id::EXIT_ROOM, "Bob".to_owned())]
+        );
+        // Bob's own leaving later finds him gone: no second exit.
+        registry.leave(&room, b.id, &mut arena, &stats);
+        assert!(drain(&mut a_rx).is_empty());
+    }
+
+    #[test]
+    fn rooms_exist_while_they_have_members() {
+        let (registry, stats, mut arena) =
+            (Registry::default(), ChatStats::default(), Arena::default());
+        let (a, _a_rx, room) = member(&registry, 1, "Ann", 8, &mut arena, &stats);
+        let (b, _b_rx, _) = member(&registry, 2, "Bob", 8, &mut arena, &stats);
+        assert_eq!(registry.names(JStr::EMPTY), [Bytes::from_static(b"Room1")]);
+        assert_eq!(registry.names(js("ROOM")).len(), 1);
+        assert!(registry.names(js("x")).is_empty());
+        registry.leave(&room, a.id, &mut arena, &stats);
+        assert_eq!(registry.names(JStr::EMPTY).len(), 1);
+        registry.leave(&room, b.id, &mut arena, &stats);
+        assert!(registry.names(JStr::EMPTY).is_empty());
+        // A new entrant creates a new room of the same name.
+        let (_c, _c_rx, again) = member(&registry, 3, "Cy", 8, &mut arena, &stats);
+        assert!(!Arc::ptr_eq(&room, &again));
+        assert_eq!(stats.snapshot().rooms_created, 2);
+    }
+}

@@ -56,7 +56,9 @@ pub(super) fn wall_tier(
                 ));
                 continue;
             };
-            let home = dir.join(bench).join(format!("{i:03}"));
+            let home = dir
+                .join(format!("{package}-{bench}"))
+                .join(format!("{i:03}"));
             let first = measure_pair(sh, b, h, id, &home, false, timing, args.statistic)?;
             let change = first
                 .change
@@ -66,7 +68,9 @@ pub(super) fn wall_tier(
             let mut confirm = None;
             if needs_confirmation(change, args.threshold) {
                 remeasured += 1;
-                let home = dir.join(format!("{bench}-confirm")).join(format!("{i:03}"));
+                let home = dir
+                    .join(format!("{package}-{bench}-confirm"))
+                    .join(format!("{i:03}"));
                 let second = measure_pair(sh, b, h, id, &home, true, timing, args.statistic)?;
                 confirm = Some(
                     second

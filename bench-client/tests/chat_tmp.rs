@@ -1,2 +1,0 @@
-#[path = "it/chat.rs"]
-mod chat;
