@@ -211,7 +211,10 @@ mod tests {
 
     #[test]
     fn usage_errors() {
-        assert!(parse(&["--url", "http://x"]).is_err(), "--operation is required");
+        assert!(
+            parse(&["--url", "http://x"]).is_err(),
+            "--operation is required"
+        );
         assert!(parse(&["--url", "http://x", "--operation", "nope"]).is_err());
         let both = [
             "--url",

@@ -34,24 +34,46 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     if cmd!(sh, "which wrk").quiet().ignore_stdout().run().is_err() {
         bail!("wrk is not installed (apt-get install wrk)");
     }
-    cmd!(sh, "taskset --version").quiet().ignore_stdout().run().context("taskset (util-linux) is needed to pin")?;
+    cmd!(sh, "taskset --version")
+        .quiet()
+        .ignore_stdout()
+        .run()
+        .context("taskset (util-linux) is needed to pin")?;
     let allowed = crate::host::cpus_allowed();
     let (default_server, default_client) = match allowed.split_last() {
         Some((last, rest)) if !rest.is_empty() => (format_cpu_list(rest), last.to_string()),
-        _ => bail!("calibration needs at least two CPUs (one for the server, one for the load generators)"),
+        _ => bail!(
+            "calibration needs at least two CPUs (one for the server, one for the load generators)"
+        ),
     };
     let client_cpus = args.client_cpus.clone().unwrap_or(default_client);
     let server_cpus = args.server_cpus.clone().unwrap_or(default_server);
-    let client_threads = crate::pinning::parse_cpu_list(&client_cpus)?.len().max(1).to_string();
-    let server_workers = crate::pinning::parse_cpu_list(&server_cpus)?.len().max(1).to_string();
+    let client_threads = crate::pinning::parse_cpu_list(&client_cpus)?
+        .len()
+        .max(1)
+        .to_string();
+    let server_workers = crate::pinning::parse_cpu_list(&server_cpus)?
+        .len()
+        .max(1)
+        .to_string();
 
     let bins = crate::run::build_release(sh)?;
     let mut server_cmd = std::process::Command::new("taskset");
-    server_cmd.args(["-c", &server_cpus]).arg(&bins.server).args(["--http", "127.0.0.1:0", "--workers", &server_workers]);
-    let log_path = std::env::temp_dir().join(format!("wsbench-calibrate-server-{}.log", std::process::id()));
-    let log = std::fs::File::create(&log_path).with_context(|| format!("creating {}", log_path.display()))?;
+    server_cmd
+        .args(["-c", &server_cpus])
+        .arg(&bins.server)
+        .args(["--http", "127.0.0.1:0", "--workers", &server_workers]);
+    let log_path = std::env::temp_dir().join(format!(
+        "wsbench-calibrate-server-{}.log",
+        std::process::id()
+    ));
+    let log = std::fs::File::create(&log_path)
+        .with_context(|| format!("creating {}", log_path.display()))?;
     let server = ServerProcess::start(server_cmd, log, Duration::from_secs(30))?;
-    let addr = server.ready.http.context("bench-server's READY line has no http address")?;
+    let addr = server
+        .ready
+        .http
+        .context("bench-server's READY line has no http address")?;
     let url = format!("http://{addr}/");
 
     let conns = args.connections.to_string();
@@ -65,17 +87,27 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
 
     let wrk = || -> Result<Measured> {
         let cpu0 = children_cpu_s();
-        let out = cmd!(sh, "taskset -c {client_cpus} wrk -t {client_threads} -c {conns} -d {secs} {url}")
-            .quiet()
-            .read()
-            .context("running wrk")?;
+        let out = cmd!(
+            sh,
+            "taskset -c {client_cpus} wrk -t {client_threads} -c {conns} -d {secs} {url}"
+        )
+        .quiet()
+        .read()
+        .context("running wrk")?;
         let cpu_s = children_cpu_s() - cpu0;
-        if let Some(line) = out.lines().find(|l| l.contains("Non-2xx") || l.contains("Socket errors")) {
+        if let Some(line) = out
+            .lines()
+            .find(|l| l.contains("Non-2xx") || l.contains("Socket errors"))
+        {
             eprintln!("  wrk: {}", line.trim());
         }
-        let rate = parse_wrk_rate(&out).with_context(|| format!("no Requests/sec in wrk's output:\n{out}"))?;
+        let rate = parse_wrk_rate(&out)
+            .with_context(|| format!("no Requests/sec in wrk's output:\n{out}"))?;
         let requests = parse_wrk_requests(&out).unwrap_or(rate * args.duration.as_secs_f64());
-        Ok(Measured { rate, cpu_us_per_request: 1e6 * cpu_s / requests.max(1.0) })
+        Ok(Measured {
+            rate,
+            cpu_us_per_request: 1e6 * cpu_s / requests.max(1.0),
+        })
     };
     let bench = || -> Result<Measured> {
         let cpu0 = children_cpu_s();
@@ -90,9 +122,15 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         .context("running bench-client")?;
         let cpu_s = children_cpu_s() - cpu0;
         let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json)?)?;
-        let rate = doc["throughput"]["total_per_s"].as_f64().context("results document without total_per_s")?;
-        let calls = doc["counts"]["ok"].as_f64().unwrap_or(0.0) + doc["counts"]["errors_total"].as_f64().unwrap_or(0.0);
-        Ok(Measured { rate, cpu_us_per_request: 1e6 * cpu_s / calls.max(1.0) })
+        let rate = doc["throughput"]["total_per_s"]
+            .as_f64()
+            .context("results document without total_per_s")?;
+        let calls = doc["counts"]["ok"].as_f64().unwrap_or(0.0)
+            + doc["counts"]["errors_total"].as_f64().unwrap_or(0.0);
+        Ok(Measured {
+            rate,
+            cpu_us_per_request: 1e6 * cpu_s / calls.max(1.0),
+        })
     };
 
     let mut ratios = Vec::new();
@@ -119,8 +157,15 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
 
     ratios.sort_by(f64::total_cmp);
     let median = ratios[ratios.len() / 2];
-    let verdict = if median >= 1.0 { "goal met" } else { "below the goal of 1.0" };
-    println!("bench-client / wrk = {median:.3} (median of {} round(s)): {verdict}", ratios.len());
+    let verdict = if median >= 1.0 {
+        "goal met"
+    } else {
+        "below the goal of 1.0"
+    };
+    println!(
+        "bench-client / wrk = {median:.3} (median of {} round(s)): {verdict}",
+        ratios.len()
+    );
     Ok(())
 }
 
@@ -140,12 +185,16 @@ fn children_cpu_s() -> f64 {
 
 /// `52000 requests in 10.00s, …` from wrk's summary.
 fn parse_wrk_requests(out: &str) -> Option<f64> {
-    out.lines().find_map(|l| l.trim().split_once(" requests in ")).and_then(|(n, _)| n.trim().parse().ok())
+    out.lines()
+        .find_map(|l| l.trim().split_once(" requests in "))
+        .and_then(|(n, _)| n.trim().parse().ok())
 }
 
 /// `Requests/sec:  12345.67` from wrk's summary.
 fn parse_wrk_rate(out: &str) -> Option<f64> {
-    out.lines().find_map(|l| l.trim().strip_prefix("Requests/sec:")).and_then(|v| v.trim().parse().ok())
+    out.lines()
+        .find_map(|l| l.trim().strip_prefix("Requests/sec:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ mod instructions;
 mod wall;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
@@ -118,11 +118,13 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     } else {
         &[]
     };
-    // The injected cfg changes RUSTFLAGS, which would rebuild every dependency in a shared target directory.
+    // One target directory per side: cargo names and fingerprints a workspace's artifacts by their path relative
+    // to the workspace root, so the base worktree and the working tree would overwrite (or reuse!) each other's
+    // binaries in a shared one. The injected cfg changes RUSTFLAGS, so it gets its own too.
     let head_build = gate_dir.join(if args.inject_slowdown {
-        "build-selfcheck"
+        "build-head-selfcheck"
     } else {
-        "build"
+        "build-head"
     });
 
     let head_targets = select(build::bench_targets(sh, &root)?, tiers);
@@ -137,7 +139,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         let wt = Worktree::add(sh, rev, &gate_dir.join("base"), args.keep_worktree)?;
         let base_targets = select(build::bench_targets(sh, &wt.path)?, tiers);
         eprintln!("gate: building base ({rev}) in {}", wt.path.display());
-        let base_build = gate_dir.join("build");
+        let base_build = gate_dir.join("build-base");
         let marker = base_build.join("gate-base-commit");
         base_bins = wt.build_benches(&base_build, &base_targets, &marker)?;
         eprintln!(
@@ -150,6 +152,17 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         );
         head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
         worktree = Some(wt);
+        for (t, b) in &base_bins {
+            if head_bins
+                .get(t)
+                .is_some_and(|h| same_file_contents(&b.exe, &h.exe))
+            {
+                eprintln!(
+                    "gate: {}/{}: base and head executables are identical",
+                    t.package, t.bench
+                );
+            }
+        }
     }
     let built = started.elapsed();
 
@@ -288,6 +301,14 @@ fn union(base: &[String], head: &[String]) -> Vec<String> {
     let mut ids = head.to_vec();
     ids.extend(base.iter().filter(|b| !head.contains(b)).cloned());
     ids
+}
+
+/// Whether two files hold the same bytes (a reproducible build of unchanged sources).
+fn same_file_contents(a: &Path, b: &Path) -> bool {
+    match (std::fs::read(a), std::fs::read(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 fn secs(d: Duration) -> String {

@@ -26,7 +26,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long bench-server may take to drain and exit after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_secs(20);
 
-#[derive(Debug, Clone, Default, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {
     /// Scenario name (see `cargo xtask list`) or the path of a scenario .toml file.
     pub(crate) scenario: String,
@@ -46,7 +46,7 @@ pub(crate) struct Args {
     pub(crate) containers: crate::containers::ContainerArgs,
     /// Run bench-client built for ARCH; `ppc64le` runs under qemu-ppc64le against the native server (the CXF
     /// seed's IBM client → Intel server pairing); emulated figures are labelled so and compared with nothing.
-    #[arg(long, value_enum, value_name = "ARCH")]
+    #[arg(long, value_enum, value_name = "ARCH", conflicts_with = "containers")]
     pub(crate) client_arch: Option<crate::build::Arch>,
 }
 

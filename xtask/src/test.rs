@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use anyhow::{ensure, Result};
+use clap::Parser as _;
 use xshell::{cmd, Shell};
 
 use crate::{rundoc::Status, scenario, summary};
@@ -44,6 +45,13 @@ impl Step {
             run: Box::new(run),
         }
     }
+}
+
+/// `cargo xtask run`'s flags, to build its arguments as a user's command line would.
+#[derive(Debug, clap::Parser)]
+struct RunCommandLine {
+    #[command(flatten)]
+    args: crate::run::Args,
 }
 
 /// Every step, in order.
@@ -151,15 +159,15 @@ pub(crate) fn quick_scenario_with(
     verify: impl FnOnce(&crate::run::Outcome) -> Result<()>,
 ) -> Result<()> {
     let tmp = sh.create_temp_dir()?;
-    let mut args = crate::run::Args {
-        scenario: name.to_owned(),
-        quick: true,
-        sets: Vec::new(),
-        out: tmp.path().to_path_buf(),
-        no_pin: false,
-        containers: Default::default(),
-        client_arch: None,
-    };
+    // Parsed like a command line, so every flag has the default a user gets.
+    let argv = [
+        "run".into(),
+        name.into(),
+        "--quick".into(),
+        "--out".into(),
+        tmp.path().as_os_str().to_owned(),
+    ];
+    let mut args = RunCommandLine::try_parse_from::<[std::ffi::OsString; 5], _>(argv)?.args;
     adjust(&mut args);
     let start = Instant::now();
     let outcome = crate::run::execute(sh, &args)?;

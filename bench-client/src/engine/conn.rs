@@ -29,11 +29,11 @@ pub(super) struct Shared {
     pub progress: Arc<Progress>,
     pub worker: usize,
     pub start: watch::Receiver<Option<Start>>,
-    pub stop: watch::Receiver<bool>,
 }
 
-/// Connects (before the clock starts), reports ready, waits for the start, then runs until the deadline,
-/// the request count, or a stop.
+/// Connects (before the clock starts), reports ready, waits for the start, then calls until its request
+/// count is done. The worker aborts this task at the deadline or a stop, so that a wake-up polls only the
+/// call in progress (not the stop signal and the deadline too).
 pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
     let link = if sh.cfg.keepalive {
         connect(sh.cfg.target.addr, sh.cfg.connect_timeout)
@@ -48,14 +48,7 @@ pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<
         Ok(s) => s.expect("waited for Some"),
         Err(_) => return, // the run was abandoned before it started
     };
-    let mut stop_rx = sh.stop.clone();
-    let deadline = start.deadline;
-    tokio::select! {
-        biased;
-        _ = stop_rx.wait_for(|s| *s) => {}
-        _ = async { sleep_until(deadline.expect("guarded")).await }, if deadline.is_some() => {}
-        _ = calls(&sh, conn, start, link) => {}
-    }
+    calls(&sh, conn, start, link).await;
 }
 
 async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {

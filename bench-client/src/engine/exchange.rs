@@ -1,34 +1,37 @@
 //! One HTTP/1.1 connection (hyper's `client::conn::http1`, no pool) and one request/response on it.
 //!
-//! The connection future is polled in the same task as the request (no task hop per call); the response
-//! body is read into a buffer the caller reuses.
+//! The connection future runs as a local task of its own, as hyper intends: polling it inside the call's
+//! task instead was measured (callgrind, 20 000 calls) at 314 M instructions against 307 M this way. The
+//! response body is read into a buffer the caller reuses.
 
 use std::io;
 use std::net::SocketAddr;
-use std::pin::{pin, Pin};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt as _, Full};
-use hyper::client::conn::http1::{self, Connection, SendRequest};
+use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
-
-type Io = TokioIo<TcpStream>;
 
 /// A connected HTTP/1.1 client connection.
 pub(super) struct Link {
     sender: SendRequest<Full<Bytes>>,
-    conn: Pin<Box<Connection<Io, Full<Bytes>>>>,
-    /// False once the connection future has finished (server closed, or a protocol error).
-    alive: bool,
+    /// The connection's own task (it moves the bytes; the call only waits for them).
+    conn: tokio::task::JoinHandle<Result<(), hyper::Error>>,
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.conn.abort();
+    }
 }
 
 impl std::fmt::Debug for Link {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Link")
-            .field("alive", &self.alive)
+            .field("open", &!self.conn.is_finished())
             .finish_non_exhaustive()
     }
 }
@@ -36,7 +39,7 @@ impl std::fmt::Debug for Link {
 impl Link {
     /// Whether another request may be sent on this connection.
     pub(super) fn reusable(&self) -> bool {
-        self.alive && !self.sender.is_closed()
+        !self.conn.is_finished() && !self.sender.is_closed()
     }
 }
 
@@ -94,8 +97,7 @@ pub(super) async fn connect(addr: SocketAddr, timeout: Duration) -> Result<Link,
         .map_err(|e| Broken::Connect(io::Error::other(e)))?;
     Ok(Link {
         sender,
-        conn: Box::pin(conn),
-        alive: true,
+        conn: tokio::task::spawn_local(conn),
     })
 }
 
@@ -106,12 +108,8 @@ pub(super) async fn exchange(
     buf: &mut Vec<u8>,
 ) -> Result<StatusCode, Broken> {
     buf.clear();
-    let Link {
-        sender,
-        conn,
-        alive,
-    } = link;
-    let mut call = pin!(async {
+    let sender = &mut link.sender;
+    let result = async {
         sender.ready().await?;
         let resp = sender.send_request(req).await?;
         let status = resp.status();
@@ -122,19 +120,15 @@ pub(super) async fn exchange(
             }
         }
         Ok::<_, hyper::Error>(status)
-    });
-    let result = tokio::select! {
-        biased;
-        r = &mut call => r,
-        // The connection finished first (closed by the server, or bytes that are not HTTP): let the
-        // call finish from what was received, or fail.
-        done = conn.as_mut(), if *alive => {
-            *alive = false;
-            match done {
-                Ok(()) => call.await,
-                Err(e) => Err(e),
-            }
-        }
-    };
-    result.map_err(Broken::Io)
+    }
+    .await;
+    match result {
+        Ok(status) => Ok(status),
+        // The connection's own error (e.g. bytes that are not HTTP) says more than the call's "closed".
+        Err(e) if link.conn.is_finished() => match (&mut link.conn).await {
+            Ok(Err(conn_err)) => Err(Broken::Io(conn_err)),
+            _ => Err(Broken::Io(e)),
+        },
+        Err(e) => Err(Broken::Io(e)),
+    }
 }

@@ -61,19 +61,46 @@ pub(super) fn main(ctx: Ctx) {
         stats: RefCell::new(stats),
         progress,
         worker,
-        start,
-        stop,
+        start: start.clone(),
     });
+    let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
     local.block_on(&rt, async {
-        let tasks: Vec<_> = conns
+        let mut tasks: Vec<_> = conns
             .into_iter()
             .map(|c| tokio::task::spawn_local(conn::run(shared.clone(), c, ready.clone())))
             .collect();
         drop(ready);
-        for t in tasks {
-            if let Err(e) = t.await {
-                tracing::error!("worker {worker}: a connection task failed: {e}");
+        let all_done = async {
+            for t in tasks.iter_mut() {
+                if let Err(e) = t.await {
+                    tracing::error!("worker {worker}: a connection task failed: {e}");
+                }
+            }
+        };
+        let deadline = async {
+            let start = start_rx
+                .wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|s| *s);
+            match start.and_then(|s| s.deadline) {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        let ended_early = tokio::select! {
+            _ = all_done => false,
+            _ = stop_rx.wait_for(|s| *s) => true,
+            _ = deadline => true,
+        };
+        if ended_early {
+            // Calls in flight are abandoned: neither counted nor recorded.
+            for t in &tasks {
+                t.abort();
+            }
+            for t in tasks {
+                let _ = t.await;
             }
         }
     });

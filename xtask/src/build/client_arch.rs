@@ -29,12 +29,6 @@ pub(crate) fn apply_client_arch(
     let Some(arch) = args.client_arch else {
         return Ok(());
     };
-    if args.containers.containers {
-        bail!(
-            "--client-arch with --containers is not supported: a foreign-architecture image needs qemu-user-static \
-             registered with binfmt_misc in the Docker host; run the emulated client as a process instead"
-        );
-    }
     let emulated = Arch::host() != Some(arch);
     let (runner, runner_version) = if emulated {
         let q = qemu(arch);
