@@ -10,7 +10,7 @@ mod instructions;
 mod wall;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _};
@@ -152,17 +152,6 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         );
         head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
         worktree = Some(wt);
-        for (t, b) in &base_bins {
-            if head_bins
-                .get(t)
-                .is_some_and(|h| same_file_contents(&b.exe, &h.exe))
-            {
-                eprintln!(
-                    "gate: {}/{}: base and head executables are identical",
-                    t.package, t.bench
-                );
-            }
-        }
     }
     let built = started.elapsed();
 
@@ -301,14 +290,6 @@ fn union(base: &[String], head: &[String]) -> Vec<String> {
     let mut ids = head.to_vec();
     ids.extend(base.iter().filter(|b| !head.contains(b)).cloned());
     ids
-}
-
-/// Whether two files hold the same bytes (a reproducible build of unchanged sources).
-fn same_file_contents(a: &Path, b: &Path) -> bool {
-    match (std::fs::read(a), std::fs::read(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
 }
 
 fn secs(d: Duration) -> String {

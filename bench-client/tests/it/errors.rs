@@ -185,6 +185,11 @@ fn garbage_instead_of_http_is_an_io_error() {
         ),
         (0, 10, 10)
     );
+    assert!(
+        out.first_errors[0].1.contains("invalid HTTP"),
+        "{:?}",
+        out.first_errors
+    );
 }
 
 #[test]
