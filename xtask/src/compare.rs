@@ -23,6 +23,11 @@ pub(crate) struct Args {
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let a = load_side(sh, &args.a)?;
     let b = load_side(sh, &args.b)?;
+    let emulated = |side: &[Run]| side.iter().any(|r| r.manifest.emulated);
+    let native = |side: &[Run]| side.iter().any(|r| !r.manifest.emulated);
+    if (emulated(&a) || emulated(&b)) && (native(&a) || native(&b)) {
+        anyhow::bail!("one side ran its client under emulation (--client-arch): emulated figures are never compared with native ones");
+    }
     print!("{}", compare(&a, &b));
     Ok(())
 }

@@ -45,7 +45,7 @@ pub(crate) struct Args {
     #[command(flatten)]
     pub(crate) containers: crate::containers::ContainerArgs,
     /// Run bench-client built for ARCH; `ppc64le` runs under qemu-ppc64le against the native server (the CXF
-    /// seed's IBM client → Intel server pairing); emulated figures are labelled so and compared with nothing.
+    /// seed's IBM client → Intel server pairing); emulated figures are labelled so and never compared with native ones.
     #[arg(long, value_enum, value_name = "ARCH", conflicts_with = "containers")]
     pub(crate) client_arch: Option<crate::build::Arch>,
 }

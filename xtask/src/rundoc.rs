@@ -32,7 +32,7 @@ pub(crate) struct RunDoc {
     /// `--client-arch`: the architecture bench-client was built for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) client_arch: Option<String>,
-    /// The client ran under an emulator (qemu-user): its figures are compared with nothing.
+    /// The client ran under an emulator (qemu-user): its figures are never compared with native or published ones.
     #[serde(default)]
     pub(crate) emulated: bool,
 }

@@ -71,7 +71,13 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         }
         let intended = match &schedule {
             Some(s) => {
-                let t = s.at(k);
+                let mut t = s.at(k);
+                // A backlog left by the warm-up (a slow start, a stall) is dropped, not replayed into the
+                // measured interval, where it would add calls that were never offered in it.
+                if t < start.measure_start && Instant::now() >= start.measure_start {
+                    k = s.first_at_or_after(start.measure_start);
+                    t = s.at(k);
+                }
                 if Instant::now() < t {
                     sleep_until(t).await;
                 }
@@ -91,7 +97,9 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         if start.deadline.is_some_and(|d| end > d) {
             return; // completed after the measured interval: neither counted nor recorded
         }
-        let measuring = end >= start.measure_start;
+        // Open loop: a call belongs to the interval its intended send time falls in, so the measured
+        // calls are at most rate × duration; closed loop: calls completed in the interval.
+        let measuring = intended.unwrap_or(end) >= start.measure_start;
         if outcome.is_none() || !cfg.keepalive || !link.as_ref().is_some_and(Link::reusable) {
             link = None;
         }

@@ -28,6 +28,20 @@ impl Schedule {
     pub fn at(&self, k: u64) -> Instant {
         self.first + Duration::from_nanos((k as f64 * self.interval_ns) as u64)
     }
+
+    /// The index of the first request meant to go out at or after `t`.
+    pub fn first_at_or_after(&self, t: Instant) -> u64 {
+        let since = t.saturating_duration_since(self.first).as_nanos() as f64;
+        let mut k = (since / self.interval_ns).floor() as u64;
+        // The float estimate may be one off either way: settle it on `at`, the one definition of the times.
+        while k > 0 && self.at(k - 1) >= t {
+            k -= 1;
+        }
+        while self.at(k) < t {
+            k += 1;
+        }
+        k
+    }
 }
 
 #[cfg(test)]
@@ -46,6 +60,18 @@ mod tests {
         times.sort();
         let expected: Vec<Duration> = (0..20).map(Duration::from_millis).collect();
         assert_eq!(times, expected);
+    }
+
+    #[test]
+    fn first_at_or_after_finds_the_boundary() {
+        let t0 = Instant::now();
+        let s = Schedule::new(t0, 3.0, 2, 1);
+        for ms in [0u64, 1, 333, 334, 500, 666, 667, 1000, 1001, 2500] {
+            let t = t0 + Duration::from_millis(ms);
+            let k = s.first_at_or_after(t);
+            assert!(s.at(k) >= t, "{ms} ms: {k}");
+            assert!(k == 0 || s.at(k - 1) < t, "{ms} ms: {k}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A worker thread: a current-thread tokio runtime running its connections as local tasks that share the
 //! worker's measurements without locks.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -71,11 +71,15 @@ pub(super) fn main(ctx: Ctx) {
             .map(|c| tokio::task::spawn_local(conn::run(shared.clone(), c, ready.clone())))
             .collect();
         drop(ready);
+        // How many handles `all_done` has consumed: awaiting one of those again would panic (a connection
+        // task may end, e.g. on a call completing past the deadline, before the worker's deadline fires).
+        let awaited = Cell::new(0);
         let all_done = async {
             for t in tasks.iter_mut() {
                 if let Err(e) = t.await {
                     tracing::error!("worker {worker}: a connection task failed: {e}");
                 }
+                awaited.set(awaited.get() + 1);
             }
         };
         let deadline = async {
@@ -96,10 +100,11 @@ pub(super) fn main(ctx: Ctx) {
         };
         if ended_early {
             // Calls in flight are abandoned: neither counted nor recorded.
-            for t in &tasks {
+            let rest = tasks.split_off(awaited.get());
+            for t in &rest {
                 t.abort();
             }
-            for t in tasks {
+            for t in rest {
                 let _ = t.await;
             }
         }

@@ -217,3 +217,48 @@ fn think_time_spaces_the_calls_of_a_client() {
     assert!(out.doc.elapsed_s >= 0.06, "{}", out.doc.elapsed_s);
     assert_eq!(out.doc.params.think_time_s, 0.02);
 }
+
+/// Open loop records the calls offered in the measured interval, no more: at most rate × duration (plus one
+/// per connection for the boundary), even when the warm-up left a backlog that the schedule must not replay.
+#[test]
+fn open_loop_records_at_most_the_offered_calls() {
+    let open_loop = |url: &str| {
+        let out = client(&[
+            "--url",
+            url,
+            "--operation",
+            "http-get",
+            "--rate",
+            "200",
+            "--warmup",
+            "500ms",
+            "--duration",
+            "1s",
+        ]);
+        let c = &out.doc.counts;
+        assert_eq!(c.errors_total, 0, "{:?}", out.first_errors);
+        c.ok
+    };
+    let server = Server::bench_server();
+    let ok = open_loop(&server.url());
+    assert!(
+        (160..=201).contains(&ok),
+        "{ok} calls recorded at 200/s for 1 s"
+    );
+
+    // A server that stalls 400 ms in the middle of the warm-up (call 40 is due at 200 ms): the calls due
+    // from then until the measured interval starts are late, and must neither be sent into it nor counted.
+    let stats = Counts::new();
+    let stalling = Server::http(stats.clone(), |n, _| {
+        if n == 40 {
+            std::thread::sleep(std::time::Duration::from_millis(400));
+        }
+        respond(StatusCode::OK, "ok")
+    });
+    let ok = open_loop(&stalling.url());
+    assert!(
+        (160..=201).contains(&ok),
+        "{ok} calls recorded at 200/s for 1 s"
+    );
+    assert!(stats.requests() < 260, "{} calls sent", stats.requests());
+}

@@ -1,6 +1,6 @@
 //! `cargo xtask run --client-arch ARCH`: bench-client built for another architecture, run under qemu-user against
 //! the native server (the CXF seed's "IBM client → Intel server" pairing). The run is labelled emulated in run.json
-//! and provenance.json, and its figures are compared with nothing.
+//! and provenance.json, and its figures are never compared with native or published ones.
 
 use anyhow::bail;
 use xshell::{cmd, Shell};
@@ -54,8 +54,8 @@ pub(crate) fn apply_client_arch(
     if emulated {
         run.notes.push(format!(
             "EMULATED: bench-client ran as {} under {} (user-mode emulation) against the native server; its figures \
-             measure the emulator, are labelled emulated in run.json and provenance.json, and are compared with \
-             nothing.",
+             measure the emulator, are labelled emulated in run.json and provenance.json, and are never \
+             compared with native or published figures.",
             arch.name(),
             runner.join(" ")
         ));

@@ -27,6 +27,8 @@ pub(crate) struct Manifest {
     pub(crate) problems: Vec<String>,
     pub(crate) steps: Vec<StepMeta>,
     pub(crate) published: Vec<Published>,
+    /// The client ran under an emulator (`--client-arch`): never compared with native runs.
+    pub(crate) emulated: bool,
 }
 
 /// One step of `run.json`.
