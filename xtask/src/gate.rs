@@ -73,7 +73,7 @@ pub(crate) struct Args {
     #[arg(long, value_enum, default_value_t = Statistic::Median)]
     statistic: Statistic,
     /// Build the head with `--cfg wsbench_gate_selfcheck`: an extra pass over the buffer in the SOAP parse path
-    /// (~10 % slower), to prove the gate catches a known slowdown.
+    /// (the parse benchmarks ~10–25 % slower), to prove the gate catches a known slowdown.
     #[arg(long)]
     inject_slowdown: bool,
     /// Quick self-check without a base: the instruction-count tier of the working tree against itself (must pass).
@@ -224,10 +224,13 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         load_at_start,
         loadavg(),
     );
-    let failed: Vec<&str> = rows
+    let failed: Vec<String> = rows
         .iter()
         .filter(|r| r.verdict.fails())
-        .map(|r| r.id.as_str())
+        .map(|r| match r.tier {
+            decide::Tier::Wall => format!("{} (time)", r.id),
+            decide::Tier::Instructions => format!("{} (instructions)", r.id),
+        })
         .collect();
     if !failed.is_empty() {
         bail!(
