@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::operation::Operation;
-use crate::units::{parse_duration, parse_rate, parse_size};
+use bench_proto::units::{parse_duration, parse_rate, parse_size};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -50,7 +50,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
     pub url: String,
     /// echoComplexTypeDoc, echoStringDoc, echoBase64Doc, add, addAsync, get, echo, http-get.
-    #[arg(long, value_name = "OP")]
+    #[arg(long, value_name = "OP", value_parser = crate::operation::parse_request_operation)]
     pub operation: Operation,
     /// Virtual users, each on its own HTTP/1.1 connection.
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

@@ -178,7 +178,7 @@ fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
         (Some(p), _) => p.clone(),
         (None, Service::Cxf) => PathAndQuery::from_static(bench_proto::cxf::PATH),
         (None, Service::Customer) => PathAndQuery::from_static(bench_proto::customer::PATH),
-        (None, Service::Plain) => PathAndQuery::from_static("/"),
+        (None, Service::Plain | Service::Chat) => PathAndQuery::from_static("/"),
     };
     Ok(Target {
         url: url.to_owned(),

@@ -1,42 +1,7 @@
-//! Parsing and printing of the units on the command line and in the summary: sizes, rates, durations,
-//! thousands separators, and Java's `Double.toString` (for the CXF-format block).
+//! Printing of figures in the summary: thousands separators, seconds, and Java's `Double.toString` (for the
+//! CXF-format block). Their parsing is bench-proto's `units`, shared with xtask.
 
 use std::time::Duration;
-
-/// SIZE: `1K`, `100K`, `1M`, `512` (bytes). K and M are binary (1024, 1024²), as message sizes usually are.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1024),
-        Some((i, 'm' | 'M')) => (&t[..i], 1024 * 1024),
-        Some((i, 'b' | 'B')) => (&t[..i], 1),
-        _ => (t, 1),
-    };
-    let n: u64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size (examples: 1K, 100K, 1M, 4096)"))?;
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("{s:?} is too large"))
-}
-
-/// RATE: requests per second in total, `5000` or `5000/s`.
-pub fn parse_rate(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let t = t.strip_suffix("/s").unwrap_or(t);
-    match t.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!(
-            "{s:?} is not a positive rate (examples: 5000, 5000/s)"
-        )),
-    }
-}
-
-/// DUR: `30s`, `500ms`, `8h`, `28800s` (humantime).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    humantime::parse_duration(s.trim())
-        .map_err(|e| format!("{s:?} is not a duration ({e}); examples: 30s, 500ms, 8h"))
-}
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -105,33 +70,6 @@ pub fn secs(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("1K"), Ok(1024));
-        assert_eq!(parse_size("100k"), Ok(102_400));
-        assert_eq!(parse_size("1M"), Ok(1_048_576));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("").is_err());
-    }
-
-    #[test]
-    fn rates() {
-        assert_eq!(parse_rate("5000/s"), Ok(5000.0));
-        assert_eq!(parse_rate("2.5"), Ok(2.5));
-        assert!(parse_rate("0").is_err());
-        assert!(parse_rate("-1/s").is_err());
-        assert!(parse_rate("fast").is_err());
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("8h"), Ok(Duration::from_secs(28_800)));
-        assert!(parse_duration("soon").is_err());
-    }
 
     #[test]
     fn separators() {

@@ -4,6 +4,8 @@
 pub mod chat;
 pub mod customer;
 pub mod cxf;
+pub mod operation;
 pub mod results;
 pub mod soap;
+pub mod units;
 pub mod xsd;

@@ -58,7 +58,7 @@ fn detail(s: &Scenario) -> Result<()> {
             println!(
                 "  {:<28} {:<20} {length}",
                 step.id,
-                step.client.operation.wire()
+                step.client.operation.name()
             );
         }
     }

@@ -85,7 +85,7 @@ impl StepEntry {
             id: step.id.clone(),
             label: step.label.clone(),
             name: step.name.clone(),
-            operation: c.operation.wire().to_owned(),
+            operation: c.operation.name().to_owned(),
             clients: c.clients,
             rate: c.rate,
             workers: step.workers,
@@ -161,7 +161,7 @@ impl Published {
     /// Whether the figure is compared with this step: every selector it gives must match.
     pub(crate) fn matches(&self, step: &StepEntry) -> bool {
         self.clients.map_or(true, |c| step.clients == Some(c))
-            && self.operation.map_or(true, |o| step.operation == o.wire())
+            && self.operation.map_or(true, |o| step.operation == o.name())
             && self.workers.map_or(true, |w| step.workers == Some(w))
             && self
                 .step

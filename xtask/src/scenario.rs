@@ -10,6 +10,7 @@ use std::{
 };
 
 use anyhow::{bail, ensure, Context as _, Result};
+use bench_proto::units;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
@@ -23,23 +24,16 @@ pub(crate) struct Dur(pub(crate) Duration);
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        humantime::parse_duration(&s).map(Dur).map_err(|e| {
-            serde::de::Error::custom(format!(
-                "`{s}` is not a duration like 30s, 500ms or 8h ({e})"
-            ))
-        })
+        units::parse_duration(&s)
+            .map(Dur)
+            .map_err(serde::de::Error::custom)
     }
 }
 
 impl fmt::Display for Dur {
     /// Formatted the way bench-client parses it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let ms = self.0.as_millis();
-        if ms % 1000 == 0 {
-            write!(f, "{}s", ms / 1000)
-        } else {
-            write!(f, "{ms}ms")
-        }
+        units::DurationArg(self.0).fmt(f)
     }
 }
 
@@ -62,86 +56,17 @@ impl<'de> Deserialize<'de> for Size {
             Raw::Bytes(n) => n.to_string(),
             Raw::Text(s) => s,
         };
-        parse_size(&text)
+        units::parse_size(&text)
             .map(|bytes| Size {
                 text: text.clone(),
                 bytes,
             })
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!(
-                    "`{text}` is not a size like 1K, 100K, 1M or bytes"
-                ))
-            })
+            .map_err(serde::de::Error::custom)
     }
 }
 
-fn parse_size(s: &str) -> Option<u64> {
-    let (digits, unit) = match s.strip_suffix(['K', 'k']) {
-        Some(d) => (d, 1024),
-        None => match s.strip_suffix(['M', 'm']) {
-            Some(d) => (d, 1024 * 1024),
-            None => (s, 1),
-        },
-    };
-    let n: u64 = digits.parse().ok()?;
-    (n > 0).then(|| n * unit)
-}
-
-/// What bench-client is asked to do; the wire names of the contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-pub(crate) enum Operation {
-    #[serde(rename = "echoComplexTypeDoc")]
-    EchoComplexTypeDoc,
-    #[serde(rename = "echoStringDoc")]
-    EchoStringDoc,
-    #[serde(rename = "echoBase64Doc")]
-    EchoBase64Doc,
-    #[serde(rename = "add")]
-    Add,
-    #[serde(rename = "addAsync")]
-    AddAsync,
-    #[serde(rename = "get")]
-    Get,
-    #[serde(rename = "echo")]
-    Echo,
-    #[serde(rename = "http-get")]
-    HttpGet,
-    /// The VOLANO chat load (`bench-client chat`).
-    #[serde(rename = "chat")]
-    Chat,
-}
-
-impl Operation {
-    pub(crate) fn wire(self) -> &'static str {
-        match self {
-            Operation::EchoComplexTypeDoc => "echoComplexTypeDoc",
-            Operation::EchoStringDoc => "echoStringDoc",
-            Operation::EchoBase64Doc => "echoBase64Doc",
-            Operation::Add => "add",
-            Operation::AddAsync => "addAsync",
-            Operation::Get => "get",
-            Operation::Echo => "echo",
-            Operation::HttpGet => "http-get",
-            Operation::Chat => "chat",
-        }
-    }
-
-    pub(crate) fn is_chat(self) -> bool {
-        self == Operation::Chat
-    }
-
-    fn takes_message_size(self) -> bool {
-        matches!(
-            self,
-            Operation::EchoStringDoc
-                | Operation::EchoBase64Doc
-                | Operation::Add
-                | Operation::AddAsync
-                | Operation::Get
-                | Operation::Echo
-        )
-    }
-}
+/// What bench-client is asked to do: the one catalogue of operation names, bench-proto's.
+pub(crate) use bench_proto::operation::Operation;
 
 /// The figures a published number can be compared on (contract: `metric` names in run.json).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -627,8 +552,8 @@ impl Draft {
                         label.push(format!("clients={c}"));
                     }
                     if parts.is_empty() {
-                        parts.push(client.operation.wire().to_owned());
-                        label.push(client.operation.wire().to_owned());
+                        parts.push(client.operation.name().to_owned());
+                        label.push(client.operation.name().to_owned());
                     }
                     steps.push(Step {
                         id: format!("{n:02}-{}", slug(&parts.join("-"))),
@@ -820,7 +745,7 @@ impl ClientStep {
             ensure!(
                 operation.takes_message_size(),
                 "{} takes no message_size",
-                operation.wire()
+                operation.name()
             );
         }
         Ok(ClientStep {
@@ -882,7 +807,7 @@ impl ClientStep {
             return a;
         }
         flag("url", target.to_owned());
-        flag("operation", self.operation.wire().to_owned());
+        flag("operation", self.operation.name().to_owned());
         if let Some(c) = self.clients {
             flag("clients", c.to_string());
         }
@@ -1179,11 +1104,17 @@ mod tests {
 
     #[test]
     fn sizes_and_durations() {
-        assert_eq!(parse_size("100K"), Some(102_400));
-        assert_eq!(parse_size("1M"), Some(1_048_576));
-        assert_eq!(parse_size("512"), Some(512));
-        assert_eq!(parse_size("0"), None);
-        assert_eq!(parse_size("1G"), None);
+        let size = |t: &str| toml::from_str::<Sized>(&format!("size = {t}")).map(|s| s.size.bytes);
+        #[derive(Deserialize)]
+        struct Sized {
+            size: Size,
+        }
+        assert_eq!(size("\"100K\"").unwrap(), 102_400);
+        assert_eq!(size("\"1M\"").unwrap(), 1_048_576);
+        assert_eq!(size("512").unwrap(), 512);
+        assert_eq!(size("\"512B\"").unwrap(), 512);
+        assert!(size("0").is_err());
+        assert!(size("\"1G\"").is_err());
         assert_eq!(Dur(Duration::from_millis(1500)).to_string(), "1500ms");
         assert_eq!(Dur(Duration::from_secs(28800)).to_string(), "28800s");
     }

@@ -301,7 +301,7 @@ fn selectors(p: &Published) -> String {
         parts.push(format!("clients = {c}"));
     }
     if let Some(op) = p.operation {
-        parts.push(format!("operation {}", op.wire()));
+        parts.push(format!("operation {}", op.name()));
     }
     if let Some(w) = p.workers {
         parts.push(format!("workers = {w}"));

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::cli::UsageError;
-use crate::units::parse_duration;
+use bench_proto::units::parse_duration;
 
 /// `bench-client chat`: VolanoMark's workload (one TCP connection per user, rooms of users, every message
 /// relayed to the rest of the room) against a VOLANO-protocol chat server.

@@ -63,6 +63,9 @@ impl Workload {
                 .map(|id| cxf::variant(op, cfg.packet_size, cfg.message_size, id as i32))
                 .collect(),
             Service::Customer => vec![customer::variant(op, cfg.message_size)?],
+            Service::Chat => {
+                anyhow::bail!("the chat load is `bench-client chat`, not a request load")
+            }
         };
         let mut headers = HeaderMap::new();
         headers.insert(HOST, cfg.target.host.clone());

@@ -1,7 +1,7 @@
 //! Every operation against the in-process bench-server, closed and open loop, with exact counts; and the
 //! load-model flags (duration, warm-up, think time, no keep-alive) doing what they say.
 
-use bench_client::operation::Operation;
+use bench_client::operation::{request_operations, Operation};
 use http::StatusCode;
 
 use crate::support::{client, respond, Counts, Server};
@@ -10,7 +10,7 @@ use crate::support::{client, respond, Counts, Server};
 fn every_operation_closed_loop() {
     let server = Server::bench_server();
     let url = server.url();
-    for op in Operation::ALL {
+    for op in request_operations() {
         let out = client(&[
             "--url",
             &url,
@@ -50,7 +50,7 @@ fn every_operation_closed_loop() {
 fn every_operation_open_loop() {
     let server = Server::bench_server();
     let url = server.url();
-    for op in Operation::ALL {
+    for op in request_operations() {
         let args = [
             "--url",
             &url,
