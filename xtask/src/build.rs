@@ -1,26 +1,16 @@
 //! `cargo xtask build`: release binaries of bench-server and bench-client for x86_64 and/or ppc64le in
 //! `target/dist/<arch>/`, statically linked by default, checked by their ELF headers, with the builder in `build.json`.
 
-mod client_arch;
-mod elf;
 mod test_steps;
-mod toolchain;
 #[cfg(test)]
 mod workflows;
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
-
 use anyhow::Context as _;
-use serde::Serialize;
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
-pub(crate) use client_arch::apply_client_arch;
+use crate::harness::artifacts::{self, images, toolchain, Arch, BuilderSel};
+
 pub(crate) use test_steps::steps as test_steps;
-pub(crate) use toolchain::{docker_answers, Builder};
-
-/// The binaries every dist directory holds.
-pub(crate) const BINARIES: [&str; 2] = ["bench-server", "bench-client"];
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -49,134 +39,6 @@ enum TargetSel {
     All,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum BuilderSel {
-    Auto,
-    Cross,
-    Cargo,
-}
-
-/// A CPU architecture wsbench ships binaries for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
-pub(crate) enum Arch {
-    #[value(name = "x86_64")]
-    #[serde(rename = "x86_64")]
-    X86_64,
-    #[serde(rename = "ppc64le")]
-    Ppc64le,
-}
-
-impl Arch {
-    pub(crate) const ALL: [Arch; 2] = [Arch::X86_64, Arch::Ppc64le];
-
-    /// The name of its `target/dist/` directory.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "x86_64",
-            Arch::Ppc64le => "ppc64le",
-        }
-    }
-
-    pub(crate) fn triple(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "x86_64-unknown-linux-gnu",
-            Arch::Ppc64le => "powerpc64le-unknown-linux-gnu",
-        }
-    }
-
-    /// Docker's `TARGETARCH` for it.
-    pub(crate) fn docker_arch(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "amd64",
-            Arch::Ppc64le => "ppc64le",
-        }
-    }
-
-    /// The GNU tool prefix of its cross toolchain (`<prefix>-gcc`).
-    pub(crate) fn gnu_prefix(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "x86_64-linux-gnu",
-            Arch::Ppc64le => "powerpc64le-linux-gnu",
-        }
-    }
-
-    /// Debian's name for it, as in `gcc-<prefix>` / `libc6-dev-<deb>-cross`.
-    pub(crate) fn debian_arch(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "amd64",
-            Arch::Ppc64le => "ppc64el",
-        }
-    }
-
-    fn elf_machine(self) -> u16 {
-        match self {
-            Arch::X86_64 => object::elf::EM_X86_64,
-            Arch::Ppc64le => object::elf::EM_PPC64,
-        }
-    }
-
-    /// The architecture this xtask runs on, if it is one of ours.
-    pub(crate) fn host() -> Option<Arch> {
-        if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-            Some(Arch::X86_64)
-        } else if cfg!(all(
-            target_arch = "powerpc64",
-            target_endian = "little",
-            target_os = "linux"
-        )) {
-            Some(Arch::Ppc64le)
-        } else {
-            None
-        }
-    }
-}
-
-/// The binaries of one architecture in `target/dist/<arch>/`.
-#[derive(Debug, Clone)]
-pub(crate) struct Dist {
-    pub(crate) arch: Arch,
-    pub(crate) dir: PathBuf,
-    pub(crate) info: BuildInfo,
-}
-
-impl Dist {
-    pub(crate) fn server(&self) -> PathBuf {
-        self.dir.join("bench-server")
-    }
-    pub(crate) fn client(&self) -> PathBuf {
-        self.dir.join("bench-client")
-    }
-}
-
-/// `target/dist/<arch>/build.json`: how the binaries beside it were made (provenance copies it).
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct BuildInfo {
-    pub(crate) schema: &'static str,
-    pub(crate) arch: Arch,
-    pub(crate) target: &'static str,
-    pub(crate) profile: &'static str,
-    #[serde(rename = "static")]
-    pub(crate) static_link: bool,
-    /// `cargo` or `cross`.
-    pub(crate) builder: &'static str,
-    /// The builder's `--version` line.
-    pub(crate) builder_version: String,
-    pub(crate) rustc: String,
-    /// The linker's `--version` line (cargo builder; cross uses the one in its image).
-    pub(crate) linker: Option<String>,
-    pub(crate) rustflags: String,
-    pub(crate) binaries: Vec<BinaryInfo>,
-    pub(crate) built_at_unix_s: u64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct BinaryInfo {
-    pub(crate) name: &'static str,
-    pub(crate) bytes: u64,
-    pub(crate) elf_machine: String,
-    pub(crate) elf_static: bool,
-}
-
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let arches: Vec<Arch> = match args.target {
         Some(TargetSel::X86_64) => vec![Arch::X86_64],
@@ -188,7 +50,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let static_link = !args.dynamic;
     let builder = toolchain::choose(sh, args.builder)?;
     for arch in arches {
-        let dist = build(sh, &builder, arch, static_link)?;
+        let dist = artifacts::build(sh, &builder, arch, static_link)?;
         eprintln!(
             "built {} ({} via {}): {}",
             arch.name(),
@@ -198,96 +60,11 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         );
     }
     if args.images {
-        let dist = ensure(sh, Arch::X86_64)?;
-        let tags = crate::containers::images::build(sh, &dist)?;
+        let dist = artifacts::ensure(sh, Arch::X86_64)?;
+        let tags = images::build(sh, &dist)?;
         eprintln!("images: {}", tags.join(", "));
     }
     Ok(())
-}
-
-/// Static release binaries for `arch` with the automatically chosen builder (used by `run`), built once per
-/// process: a run (or a test command running several) does not rebuild for every use.
-pub(crate) fn ensure(sh: &Shell, arch: Arch) -> anyhow::Result<Dist> {
-    static BUILT: Mutex<Vec<Dist>> = Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(dist) = built.iter().find(|d| d.arch == arch) {
-        return Ok(dist.clone());
-    }
-    let builder = toolchain::choose(sh, BuilderSel::Auto)?;
-    let dist = build(sh, &builder, arch, true)?;
-    built.push(dist.clone());
-    Ok(dist)
-}
-
-/// `target/dist/<arch>` under the project root (whatever CARGO_TARGET_DIR says: dist is a fixed place).
-pub(crate) fn dist_dir(arch: Arch) -> PathBuf {
-    crate::project_root().join("target/dist").join(arch.name())
-}
-
-fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> anyhow::Result<Dist> {
-    let plan = builder.prepare(sh, arch, static_link)?;
-    plan.command(sh).run().with_context(|| {
-        format!(
-            "building {} for {} with {}",
-            BINARIES.join(" and "),
-            arch.triple(),
-            builder.name()
-        )
-    })?;
-    let out = cargo_target_dir(sh)?.join(arch.triple()).join("release");
-    let dir = dist_dir(arch);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut binaries = Vec::new();
-    for name in BINARIES {
-        let from = out.join(name);
-        let to = dir.join(name);
-        // Copy to a temporary name then rename, so a running container or qemu never sees half a file.
-        let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::copy(&from, &tmp)
-            .with_context(|| format!("copying {} to {}", from.display(), tmp.display()))?;
-        std::fs::rename(&tmp, &to)?;
-        let facts = elf::check(&to, arch.elf_machine(), static_link)?;
-        binaries.push(BinaryInfo {
-            name,
-            bytes: std::fs::metadata(&to)?.len(),
-            elf_machine: facts.machine_name(),
-            elf_static: facts.is_static(),
-        });
-    }
-    let info = BuildInfo {
-        schema: "wsbench.build/v1",
-        arch,
-        target: arch.triple(),
-        profile: "release",
-        static_link,
-        builder: builder.name(),
-        builder_version: builder.version().to_owned(),
-        rustc: cmd!(sh, "rustc --version").read().unwrap_or_default(),
-        linker: plan.linker_version,
-        rustflags: plan.rustflags,
-        binaries,
-        built_at_unix_s: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-    };
-    std::fs::write(
-        dir.join("build.json"),
-        serde_json::to_string_pretty(&info)? + "\n",
-    )?;
-    Ok(Dist { arch, dir, info })
-}
-
-/// Cargo's target directory as cargo itself resolves it (CARGO_TARGET_DIR, config, or `target/`).
-fn cargo_target_dir(sh: &Shell) -> anyhow::Result<PathBuf> {
-    let meta = cmd!(sh, "cargo metadata --format-version 1 --no-deps")
-        .quiet()
-        .read()?;
-    let meta: serde_json::Value = serde_json::from_str(&meta).context("parsing cargo metadata")?;
-    let dir = meta["target_directory"]
-        .as_str()
-        .context("cargo metadata has no target_directory")?;
-    Ok(Path::new(dir).to_path_buf())
 }
 
 #[cfg(test)]
@@ -309,14 +86,5 @@ mod tests {
         assert!(Cli::try_parse_from(["build", "--static", "--dynamic"]).is_err());
         assert!(Cli::try_parse_from(["build", "--target", "ppc64le", "--static"]).is_ok());
         assert!(Cli::try_parse_from(["build", "--target", "arm"]).is_err());
-    }
-
-    #[test]
-    fn arch_names_line_up() {
-        assert_eq!(Arch::X86_64.docker_arch(), "amd64");
-        assert_eq!(Arch::Ppc64le.triple(), "powerpc64le-unknown-linux-gnu");
-        assert_eq!(Arch::Ppc64le.gnu_prefix(), "powerpc64le-linux-gnu");
-        assert!(dist_dir(Arch::Ppc64le).ends_with("target/dist/ppc64le"));
-        assert_eq!(serde_json::to_string(&Arch::X86_64).unwrap(), "\"x86_64\"");
     }
 }

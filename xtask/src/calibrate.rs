@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::{bail, Context as _, Result};
 use xshell::{cmd, Shell};
 
-use crate::pinning::format_cpu_list;
-use crate::server_proc::ServerProcess;
+use crate::harness::local::process::ServerProcess;
+use crate::harness::pinning::format_cpu_list;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -17,7 +17,7 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 50, value_name = "N")]
     connections: u32,
     /// How long each tool runs per round.
-    #[arg(long, default_value = "10s", value_name = "DUR", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "10s", value_name = "DUR", value_parser = bench_proto::units::parse_duration)]
     duration: Duration,
     /// Rounds; the order of the tools alternates between rounds, and the median ratio is reported.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -39,7 +39,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         .ignore_stdout()
         .run()
         .context("taskset (util-linux) is needed to pin")?;
-    let allowed = crate::host::cpus_allowed();
+    let allowed = crate::harness::host::cpus_allowed();
     let (default_server, default_client) = match allowed.split_last() {
         Some((last, rest)) if !rest.is_empty() => (format_cpu_list(rest), last.to_string()),
         _ => bail!(
@@ -48,16 +48,16 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     };
     let client_cpus = args.client_cpus.clone().unwrap_or(default_client);
     let server_cpus = args.server_cpus.clone().unwrap_or(default_server);
-    let client_threads = crate::pinning::parse_cpu_list(&client_cpus)?
+    let client_threads = crate::harness::pinning::parse_cpu_list(&client_cpus)?
         .len()
         .max(1)
         .to_string();
-    let server_workers = crate::pinning::parse_cpu_list(&server_cpus)?
+    let server_workers = crate::harness::pinning::parse_cpu_list(&server_cpus)?
         .len()
         .max(1)
         .to_string();
 
-    let bins = crate::run::build_release(sh)?;
+    let bins = crate::harness::artifacts::build_release(sh)?;
     let mut server_cmd = std::process::Command::new("taskset");
     server_cmd
         .args(["-c", &server_cpus])

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use xshell::Shell;
 
-use crate::report::load::{run_dirs, Run, Step};
+use crate::harness::results::{run_dirs, Run, Step};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use xshell::{cmd, Shell};
 
-use crate::host;
+use crate::harness::host;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -4,25 +4,16 @@ mod bench;
 mod build;
 mod calibrate;
 mod compare;
-mod containers;
 mod doctor;
 mod gate;
-mod host;
+mod harness;
 mod list;
 mod max_rate;
-mod pinning;
-mod provenance;
 mod report;
 mod run;
-mod rundoc;
-mod scenario;
-mod server_proc;
-mod summary;
 mod test;
 #[cfg(test)]
 mod tidy;
-
-use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
@@ -68,7 +59,7 @@ enum Cmd {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let sh = Shell::new()?;
-    sh.change_dir(project_root());
+    sh.change_dir(harness::paths::project_root());
     match cli.cmd {
         Cmd::List(args) => list::run(&sh, args),
         Cmd::Run(args) => run::run(&sh, args),
@@ -83,12 +74,4 @@ fn main() -> anyhow::Result<()> {
         Cmd::MaxRate(args) => max_rate::run(&sh, args),
     }
     .with_context(|| "cargo xtask failed")
-}
-
-/// The workspace root: xtask's manifest lives one level below it.
-pub(crate) fn project_root() -> PathBuf {
-    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
-    dir.parent().map(PathBuf::from).unwrap_or(dir)
 }

@@ -10,15 +10,17 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use bench_proto::results::ResultsDoc;
+use bench_proto::units::DurationArg;
 use xshell::{cmd, Shell};
 
-use crate::{host, pinning::Pinning, server_proc::ServerProcess};
+use crate::harness::local::process::ServerProcess;
+use crate::harness::{clock, host, pinning::Pinning};
 use search::{Config, Measured, Outcome};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The p99 latency (corrected for coordinated omission) a rate must stay under: `10ms`, `500us`, `1s`.
-    #[arg(long, default_value = "10ms", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "10ms", value_parser = bench_proto::units::parse_duration)]
     slo: Duration,
     /// Operation to drive (as `bench-client --operation`).
     #[arg(long, default_value = "echoComplexTypeDoc")]
@@ -33,10 +35,10 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 1_000_000.0)]
     max: f64,
     /// Measured length of each probe.
-    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "10s", value_parser = bench_proto::units::parse_duration)]
     duration: Duration,
     /// Warm-up before each probe's measurement.
-    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "2s", value_parser = bench_proto::units::parse_duration)]
     warmup: Duration,
     /// Stop bisecting when the bracket is narrower than this fraction.
     #[arg(long, default_value_t = 0.05)]
@@ -80,8 +82,8 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         min_achieved: 0.97,
         max_error_ratio: args.max_error_ratio,
     };
-    let bins = crate::run::build_release(sh)?;
-    let stamp: String = crate::run::timestamp()
+    let bins = crate::harness::artifacts::build_release(sh)?;
+    let stamp: String = clock::timestamp()
         .chars()
         .filter(|c| !matches!(c, '-' | ':'))
         .collect();
@@ -142,14 +144,8 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             ("--operation", args.operation.clone()),
             ("--clients", args.clients.to_string()),
             ("--rate", format!("{rate:.0}")),
-            (
-                "--duration",
-                humantime::format_duration(args.duration).to_string(),
-            ),
-            (
-                "--warmup",
-                humantime::format_duration(args.warmup).to_string(),
-            ),
+            ("--duration", DurationArg(args.duration).to_string()),
+            ("--warmup", DurationArg(args.warmup).to_string()),
             ("--label", format!("rate={rate:.0}")),
             ("--json", json.display().to_string()),
         ] {

@@ -1,9 +1,13 @@
 //! Tidy tests: the architecture invariants of ARCHITECTURE.md, checked over the workspace's sources and manifests.
 
+mod imports;
+
 use std::path::{Path, PathBuf};
 
+use imports::{Graph, Source};
+
 fn root() -> PathBuf {
-    crate::project_root()
+    crate::harness::paths::project_root()
 }
 
 /// Every `.rs` file under `dir`, recursively.
@@ -203,19 +207,21 @@ fn bench_proto_does_no_io() {
 /// The checks above must be able to fail: they find what they look for.
 #[test]
 fn the_checks_find_what_they_look_for() {
-    let hits = find(&[root().join("xtask/src/scenario.rs")], &["toml::"]);
+    let hits = find(&[root().join("xtask/src/harness/scenario.rs")], &["toml::"]);
     assert!(!hits.is_empty());
     let main = root().join("xtask/src/main.rs");
     assert!(test_only_modules(&[main]).contains(&root().join("xtask/src/tidy.rs")));
-    let summary = [root().join("xtask/src/summary.rs")];
+    let summary = [root().join("xtask/src/harness/summary.rs")];
     assert!(
         find_in(&summary, &["fn fixture()"], true).is_empty()
             && !find(&summary, &["fn fixture()"]).is_empty()
     );
-    // The writer check's two halves: summary.rs handles documents but does not serialise; run.rs the reverse.
-    assert!(!find_in(&summary, &["ResultsDoc"], true).is_empty());
+    // The writer check's two halves: results.rs handles documents but does not serialise; pipeline.rs the reverse.
+    let results = [root().join("xtask/src/harness/results.rs")];
+    assert!(!find_in(&results, &["ResultsDoc"], true).is_empty());
+    assert!(find_in(&results, &["serde_json::to_"], true).is_empty());
     assert!(!find_in(
-        &[root().join("xtask/src/run.rs")],
+        &[root().join("xtask/src/harness/pipeline.rs")],
         &["serde_json::to_"],
         true
     )
@@ -223,4 +229,142 @@ fn the_checks_find_what_they_look_for() {
     assert!(dependencies("xtask", &["dependencies"])
         .iter()
         .any(|d| d == "toml"));
+}
+
+/// The crates whose module graphs must be free of cycles.
+const LAYERED_CRATES: [&str; 1] = ["xtask"];
+
+/// xtask's top-level modules that subcommands build on; every other top-level module is a subcommand.
+const XTASK_SHARED: [&str; 2] = ["harness", "tidy"];
+
+/// Layers point one way: no module imports (directly or through others) a module that imports it.
+#[test]
+fn no_import_cycles_between_modules() {
+    let mut cycles = Vec::new();
+    for krate in LAYERED_CRATES {
+        let graph = Graph::build(&imports::read_crate(&imports::src_dir(&root(), krate)));
+        cycles.extend(graph.cycles().into_iter().map(|c| format!("{krate}: {c}")));
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// Subcommands build on the harness and never on each other; only the test command gathers their test steps.
+#[test]
+fn subcommands_import_only_the_harness() {
+    let graph = Graph::build(&imports::read_crate(&imports::src_dir(&root(), "xtask")));
+    let bad = imports::cross_subcommand_imports(&graph, &XTASK_SHARED, &[("test", "*")]);
+    assert!(
+        bad.is_empty(),
+        "subcommands importing each other:\n{}",
+        bad.join("\n")
+    );
+    let harness_up: Vec<String> = graph
+        .edges
+        .iter()
+        .filter(|(from, _)| from.first().is_some_and(|f| f == "harness"))
+        .flat_map(|(from, to)| to.iter().map(move |(t, site)| (from, t, site)))
+        .filter(|(_, to, _)| imports::subcommand(to, &XTASK_SHARED).is_some() || to.is_empty())
+        .map(|(from, to, site)| {
+            format!(
+                "{} imports {} ({site})",
+                imports::name(from),
+                imports::name(to)
+            )
+        })
+        .collect();
+    assert!(
+        harness_up.is_empty(),
+        "the harness imports a subcommand:\n{}",
+        harness_up.join("\n")
+    );
+}
+
+fn source(module: &str, text: &str) -> Source {
+    let module: Vec<String> = module
+        .split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Source {
+        file: format!(
+            "{}.rs",
+            if module.is_empty() {
+                "lib".to_owned()
+            } else {
+                module.join("/")
+            }
+        ),
+        module,
+        text: text.to_owned(),
+    }
+}
+
+/// The cycle check finds cycles through `use` trees, inline paths, `super::`, re-exports and parent/child
+/// pairs, and ignores what only looks like a path (strings, comments, other crates).
+#[test]
+fn planted_cycles_are_found() {
+    let g = Graph::build(&[
+        source("", "mod a; mod b; mod c; mod d; mod e;"),
+        source("a", "use crate::{b::{Thing, other}, c};\nfn f() { c::g(); }"),
+        source("b", "pub struct Thing; pub fn other() { super::a::f2(); }"),
+        source("c", "// crate::d::x is only a comment\nconst S: &str = \"crate::d::y\"; fn g() { std::mem::drop(1); }"),
+        source("d", "mod inner; pub use inner::Item; fn z() { let _ = e::Sub; }"),
+        source("d::inner", "pub struct Item; fn q() { let _ = crate::e::h(); }"),
+        source("e", "pub fn h() {} pub fn i() { let _ = crate::d::Item; }"),
+    ]);
+    let cycles = g.cycles();
+    assert_eq!(cycles.len(), 2, "{cycles:#?}");
+    assert!(
+        cycles[0].contains("crate::a → crate::b (a.rs:1)")
+            && cycles[0].contains("crate::b → crate::a (b.rs:1)"),
+        "{}",
+        cycles[0]
+    );
+    // e → d::Item is followed through d's re-export to d::inner, which imports e: a cycle that skips d.
+    assert!(
+        cycles[1].starts_with("cycle among {crate::d::inner, crate::e}"),
+        "{}",
+        cycles[1]
+    );
+    let none = Graph::build(&[
+        source("", "mod a; mod b;"),
+        source("a", "use crate::b; fn f() { b::g() }"),
+        source("b", "pub fn g() {}"),
+    ]);
+    assert!(none.cycles().is_empty());
+}
+
+/// The same check fails on the real tree once one import is planted against the layers, and the subcommand
+/// check fails on a planted import between subcommands.
+#[test]
+fn planted_cycles_in_the_real_tree_fail_the_checks() {
+    let mut sources = imports::read_crate(&imports::src_dir(&root(), "xtask"));
+    let harness_file = sources
+        .iter_mut()
+        .find(|s| s.module == ["harness", "rundoc"])
+        .expect("harness/rundoc.rs exists");
+    harness_file
+        .text
+        .push_str("\nfn planted() { let _ = crate::run::run; }\n");
+    let g = Graph::build(&sources);
+    assert!(
+        g.cycles()
+            .iter()
+            .any(|c| c.contains("crate::harness::rundoc → crate::run")),
+        "{:#?}",
+        g.cycles()
+    );
+    let mut sources = imports::read_crate(&imports::src_dir(&root(), "xtask"));
+    let list = sources
+        .iter_mut()
+        .find(|s| s.module == ["list"])
+        .expect("list.rs exists");
+    list.text
+        .push_str("\nfn planted() { let _ = crate::report::run; }\n");
+    let bad = imports::cross_subcommand_imports(&Graph::build(&sources), &XTASK_SHARED, &[]);
+    assert!(
+        bad.iter()
+            .any(|b| b.starts_with("crate::list imports crate::report")),
+        "{bad:#?}"
+    );
 }

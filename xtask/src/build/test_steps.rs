@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use anyhow::{bail, ensure, Context as _};
 use xshell::{cmd, Shell};
 
-use super::{elf, Arch};
-use crate::test::Step;
+use crate::harness::artifacts::{self, elf, images, toolchain, Arch};
+use crate::harness::pipeline::Engine;
+use crate::harness::testing::{quick_scenario_with, Step};
 
 pub(crate) fn steps() -> Vec<Step> {
     vec![
@@ -134,8 +135,8 @@ fn cross_build(sh: &Shell) -> anyhow::Result<()> {
     };
     super::run(sh, all).context("cargo xtask build --target all")?;
     for arch in Arch::ALL {
-        for name in super::BINARIES {
-            let path = super::dist_dir(arch).join(name);
+        for name in artifacts::BINARIES {
+            let path = artifacts::dist_dir(arch).join(name);
             let facts = elf::check(&path, arch.elf_machine(), true)?;
             println!(
                 "{}: {} little-endian static ELF",
@@ -143,7 +144,7 @@ fn cross_build(sh: &Shell) -> anyhow::Result<()> {
                 facts.machine_name()
             );
         }
-        let info = std::fs::read_to_string(super::dist_dir(arch).join("build.json"))?;
+        let info = std::fs::read_to_string(artifacts::dist_dir(arch).join("build.json"))?;
         let info: serde_json::Value = serde_json::from_str(&info)?;
         ensure!(
             info["static"] == true && info["builder"].is_string(),
@@ -158,10 +159,10 @@ fn cross_build(sh: &Shell) -> anyhow::Result<()> {
 fn ppc64le_client(sh: &Shell) -> anyhow::Result<()> {
     require(sh, &[PPC64LE_GCC, PPC64LE_LIBC, QEMU_PPC64LE])?;
     rustup_target(sh, Arch::Ppc64le)?;
-    crate::test::quick_scenario_with(
+    quick_scenario_with(
         sh,
         "customer-small",
-        |args| args.client_arch = Some(Arch::Ppc64le),
+        |opts| opts.client_arch = Some(Arch::Ppc64le),
         |outcome| {
             ensure!(
                 outcome.run.emulated && outcome.run.client_arch.as_deref() == Some("ppc64le"),
@@ -219,16 +220,16 @@ fn docker_state(sh: &Shell) -> anyhow::Result<DockerState> {
 /// `cargo xtask run customer-small --quick --containers`: results as a bare run writes them, and afterwards no
 /// container, network or image tag left but the two images.
 fn containers_customer_small(sh: &Shell) -> anyhow::Result<()> {
-    if !super::docker_answers(sh) {
+    if !toolchain::docker_answers(sh) {
         bail!("the Docker daemon does not answer (`docker info`): install docker.io and start dockerd");
     }
     require(sh, &[HOST_LIBC])?;
     let before = docker_state(sh)?;
     let mut shape = None;
-    crate::test::quick_scenario_with(
+    quick_scenario_with(
         sh,
         "customer-small",
-        |args| args.containers.containers = true,
+        |opts| opts.engine = Engine::Docker(Default::default()),
         |outcome| {
             ensure!(
                 outcome.run.containers,
@@ -261,15 +262,14 @@ fn containers_customer_small(sh: &Shell) -> anyhow::Result<()> {
     let new: Vec<&String> = after.images.difference(&before.images).collect();
     let ours = |line: &str| {
         let tag = line.split(' ').next().unwrap_or_default();
-        tag == crate::containers::images::tag(crate::containers::images::SERVER)
-            || tag == crate::containers::images::tag(crate::containers::images::CLIENT)
+        tag == images::tag(images::SERVER) || tag == images::tag(images::CLIENT)
     };
     ensure!(
         new.iter().all(|l| ours(l)),
         "image tags left behind besides the built images: {new:?}"
     );
     let mut bare = None;
-    crate::test::quick_scenario_with(
+    quick_scenario_with(
         sh,
         "customer-small",
         |_| {},

@@ -4,10 +4,12 @@
 
 use serde_yaml_ng::Value;
 
-use super::toolchain::CROSS_VERSION;
+use crate::harness::artifacts::toolchain::CROSS_VERSION;
 
 fn load(name: &str) -> Value {
-    let path = crate::project_root().join(".github/workflows").join(name);
+    let path = crate::harness::paths::project_root()
+        .join(".github/workflows")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{name} is not valid YAML: {e}"))
 }
@@ -187,9 +189,10 @@ fn bench_gates_pull_requests_against_their_base_with_full_history() {
 
 #[test]
 fn cross_toml_pins_the_images_of_the_pinned_cross() {
-    let text = std::fs::read_to_string(crate::project_root().join("Cross.toml")).unwrap();
+    let text =
+        std::fs::read_to_string(crate::harness::paths::project_root().join("Cross.toml")).unwrap();
     let config: toml::Table = toml::from_str(&text).unwrap();
-    for arch in super::Arch::ALL {
+    for arch in crate::harness::artifacts::Arch::ALL {
         let image = config["target"][arch.triple()]["image"]
             .as_str()
             .unwrap_or_else(|| panic!("no image for {arch:?}"));

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::report::load::{flatten, Run};
+use crate::harness::results::{flatten, Run};
 
 /// Groups of provenance keys people think of as one thing, in the order differences are told.
 const CATEGORIES: &[(&str, &[&str])] = &[
@@ -72,15 +72,15 @@ fn ignored(key: &str) -> bool {
 /// Every comparable fact of a run: provenance.json flattened, plus run.json's scenario fields.
 fn facts(run: &Run) -> BTreeMap<String, String> {
     let mut rows = vec![];
-    if let Some(p) = &run.provenance {
+    if let Some(p) = &run.provenance_json {
         flatten("", p, &mut rows);
     }
     let m = &run.manifest;
     rows.push(("run.scenario".into(), m.scenario.clone()));
     rows.push(("run.quick".into(), m.quick.to_string()));
     rows.push(("run.sets".into(), m.sets.join("\n")));
-    if let Some(sha) = &m.scenario_sha256 {
-        rows.push(("run.scenario_sha256".into(), sha.clone()));
+    if !m.scenario_sha256.is_empty() {
+        rows.push(("run.scenario_sha256".into(), m.scenario_sha256.clone()));
     }
     rows.into_iter().filter(|(k, _)| !ignored(k)).collect()
 }

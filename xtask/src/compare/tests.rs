@@ -1,7 +1,7 @@
 //! `compare` on the fixture runs: provenance first, intervals from repeats, noise told apart from change.
 
-use crate::report::fixtures::{self, SWEEP_A_ALL, SWEEP_B_ALL};
-use crate::report::load::Run;
+use crate::harness::report::fixtures::{self, SWEEP_A_ALL, SWEEP_B_ALL};
+use crate::harness::results::Run;
 
 fn sweep_runs(stamps: &[&str]) -> Vec<Run> {
     stamps

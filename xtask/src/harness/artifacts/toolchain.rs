@@ -1,0 +1,291 @@
+//! Chooses the builder (`cross`, or cargo with the system cross linker) and checks that what it needs is
+//! installed, naming the missing piece and how to get it.
+
+use std::path::Path;
+
+use anyhow::bail;
+use xshell::{cmd, Shell};
+
+use super::{Arch, BuilderSel};
+
+/// The `cross` release CI installs (`cargo install cross --locked --version …`); keep ci.yml in step.
+pub(crate) const CROSS_VERSION: &str = "0.2.5";
+
+const CRT_STATIC: &str = "-C target-feature=+crt-static";
+
+/// The tool that compiles the dist binaries, with its `--version` line.
+#[derive(Debug, Clone)]
+pub(crate) enum Builder {
+    Cross { version: String },
+    Cargo { version: String },
+}
+
+/// One `… build` invocation, ready to run.
+#[derive(Debug)]
+pub(super) struct Plan {
+    program: &'static str,
+    triple: &'static str,
+    env: Vec<(String, String)>,
+    pub(super) rustflags: String,
+    pub(super) linker_version: Option<String>,
+}
+
+impl Plan {
+    pub(super) fn command<'a>(&self, sh: &'a Shell) -> xshell::Cmd<'a> {
+        let (program, triple) = (self.program, self.triple);
+        let mut c = cmd!(
+            sh,
+            "{program} build --release --target {triple} -p bench-server -p bench-client"
+        );
+        for (k, v) in &self.env {
+            c = c.env(k, v);
+        }
+        c
+    }
+}
+
+/// `auto`: `cross` when it is installed and the container engine answers (it runs the build in a container
+/// image it pulls); otherwise cargo on the host.
+pub(crate) fn choose(sh: &Shell, sel: BuilderSel) -> anyhow::Result<Builder> {
+    let cross = first_line(sh, "cross", &["--version"]);
+    let engine = docker_answers(sh);
+    match sel {
+        BuilderSel::Auto => Ok(match (cross, engine) {
+            (Some(version), true) => Builder::Cross { version },
+            _ => cargo(sh)?,
+        }),
+        BuilderSel::Cross => match (cross, engine) {
+            (Some(version), true) => Ok(Builder::Cross { version }),
+            (None, _) => bail!(
+                "`cross` is not installed: `cargo install cross --locked --version {CROSS_VERSION}` (or use --builder cargo)"
+            ),
+            (Some(_), false) => bail!(
+                "`cross` needs a running container engine, and `docker info` failed: start the Docker daemon \
+                 (or use --builder cargo)"
+            ),
+        },
+        BuilderSel::Cargo => cargo(sh),
+    }
+}
+
+fn cargo(sh: &Shell) -> anyhow::Result<Builder> {
+    match first_line(sh, "cargo", &["--version"]) {
+        Some(version) => Ok(Builder::Cargo { version }),
+        None => bail!("`cargo --version` failed: install Rust with rustup (https://rustup.rs)"),
+    }
+}
+
+/// True when the Docker daemon answers (not just when the client is installed).
+pub(crate) fn docker_answers(sh: &Shell) -> bool {
+    let format = "{{.ServerVersion}}";
+    cmd!(sh, "docker info --format {format}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .is_ok_and(|v| !v.trim().is_empty())
+}
+
+impl Builder {
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Builder::Cross { .. } => "cross",
+            Builder::Cargo { .. } => "cargo",
+        }
+    }
+
+    pub(crate) fn version(&self) -> &str {
+        match self {
+            Builder::Cross { version } | Builder::Cargo { version } => version,
+        }
+    }
+
+    /// Checks the toolchain for `arch` and returns the build invocation.
+    pub(super) fn prepare(
+        &self,
+        sh: &Shell,
+        arch: Arch,
+        static_link: bool,
+    ) -> anyhow::Result<Plan> {
+        let triple = arch.triple();
+        let mut env = Vec::new();
+        let rustflags = if static_link {
+            rustflags_env(triple, &mut env)
+        } else {
+            String::new()
+        };
+        match self {
+            // cross brings linker and C library in its image and passes CARGO_* and RUSTFLAGS variables in.
+            Builder::Cross { .. } => Ok(Plan {
+                program: "cross",
+                triple,
+                env,
+                rustflags,
+                linker_version: None,
+            }),
+            Builder::Cargo { .. } => {
+                check_std(sh, arch)?;
+                let native = Arch::host() == Some(arch);
+                let linker = if native {
+                    "cc".to_owned()
+                } else {
+                    format!("{}-gcc", arch.gnu_prefix())
+                };
+                let linker_version = first_line(sh, &linker, &["--version"]);
+                if linker_version.is_none() {
+                    bail!("{}", missing_linker(arch, native, &linker));
+                }
+                if static_link {
+                    check_static_libc(sh, arch, native, &linker)?;
+                }
+                if !native {
+                    env.push((
+                        format!("CARGO_TARGET_{}_LINKER", env_triple(triple)),
+                        linker,
+                    ));
+                }
+                Ok(Plan {
+                    program: "cargo",
+                    triple,
+                    env,
+                    rustflags,
+                    linker_version,
+                })
+            }
+        }
+    }
+}
+
+/// Adds `+crt-static` where cargo will honour it: RUSTFLAGS and CARGO_ENCODED_RUSTFLAGS, when the caller set
+/// them, override the per-target variable, so extend those instead (with an explicit `--target` they reach only
+/// the target's crates, not build scripts or proc-macros).
+fn rustflags_env(triple: &str, env: &mut Vec<(String, String)>) -> String {
+    if let Ok(encoded) = std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        let flags = CRT_STATIC.replace(' ', "\u{1f}");
+        let value = if encoded.is_empty() {
+            flags
+        } else {
+            format!("{encoded}\u{1f}{flags}")
+        };
+        env.push(("CARGO_ENCODED_RUSTFLAGS".to_owned(), value.clone()));
+        value.replace('\u{1f}', " ")
+    } else if let Ok(flags) = std::env::var("RUSTFLAGS") {
+        let value = format!("{flags} {CRT_STATIC}").trim().to_owned();
+        env.push(("RUSTFLAGS".to_owned(), value.clone()));
+        value
+    } else {
+        env.push((
+            format!("CARGO_TARGET_{}_RUSTFLAGS", env_triple(triple)),
+            CRT_STATIC.to_owned(),
+        ));
+        CRT_STATIC.to_owned()
+    }
+}
+
+fn env_triple(triple: &str) -> String {
+    triple.to_uppercase().replace(['-', '.'], "_")
+}
+
+fn check_std(sh: &Shell, arch: Arch) -> anyhow::Result<()> {
+    let triple = arch.triple();
+    let libdir = cmd!(sh, "rustc --print target-libdir --target {triple}")
+        .quiet()
+        .ignore_stderr()
+        .read();
+    let has_std = libdir.is_ok_and(|dir| {
+        std::fs::read_dir(dir.trim()).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
+        })
+    });
+    if !has_std {
+        bail!("the Rust standard library for {triple} is not installed: run `rustup target add {triple}`");
+    }
+    Ok(())
+}
+
+fn missing_linker(arch: Arch, native: bool, linker: &str) -> String {
+    if native {
+        format!("no C toolchain to link with (`{linker} --version` failed): `apt-get install gcc libc6-dev`")
+    } else {
+        format!(
+            "the cross linker `{linker}` is missing: `apt-get install gcc-{prefix} libc6-dev-{deb}-cross` \
+             (Debian/Ubuntu), or install cross: `cargo install cross --locked --version {CROSS_VERSION}`",
+            prefix = arch.gnu_prefix(),
+            deb = arch.debian_arch(),
+        )
+    }
+}
+
+/// Static glibc means `libc.a` must be where the linker looks.
+fn check_static_libc(sh: &Shell, arch: Arch, native: bool, linker: &str) -> anyhow::Result<()> {
+    let found = cmd!(sh, "{linker} -print-file-name=libc.a")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
+    // gcc echoes the bare name back when it cannot find the file.
+    if Path::new(found.trim()).is_absolute() && Path::new(found.trim()).exists() {
+        return Ok(());
+    }
+    let package = if native {
+        "libc6-dev".to_owned()
+    } else {
+        format!("libc6-dev-{}-cross", arch.debian_arch())
+    };
+    bail!(
+        "static linking for {} needs glibc's libc.a, which `{linker}` cannot find: `apt-get install {package}` \
+         (or build with --dynamic)",
+        arch.name()
+    )
+}
+
+/// The first line of `program args…` on success, None if it is missing or fails.
+fn first_line(sh: &Shell, program: &str, args: &[&str]) -> Option<String> {
+    let out = cmd!(sh, "{program} {args...}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    out.lines()
+        .next()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_names_follow_cargo() {
+        assert_eq!(
+            env_triple("powerpc64le-unknown-linux-gnu"),
+            "POWERPC64LE_UNKNOWN_LINUX_GNU"
+        );
+    }
+
+    #[test]
+    fn missing_pieces_name_their_package_and_command() {
+        let msg = missing_linker(Arch::Ppc64le, false, "powerpc64le-linux-gnu-gcc");
+        assert!(
+            msg.contains("apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
+            "{msg}"
+        );
+        assert!(msg.contains(&format!("--version {CROSS_VERSION}")), "{msg}");
+        let sh = Shell::new().unwrap();
+        let err = check_static_libc(&sh, Arch::Ppc64le, false, "wsbench-no-such-gcc")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("libc6-dev-ppc64el-cross"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_program_gives_none() {
+        let sh = Shell::new().unwrap();
+        assert_eq!(
+            first_line(&sh, "wsbench-no-such-program", &["--version"]),
+            None
+        );
+    }
+}

@@ -1,0 +1,476 @@
+//! One container run: images, a private network, server containers (pinned, tuned, waited for until READY),
+//! client containers per step with their results merged exactly. Dropping the session removes every container
+//! and network it created, also when the run failed or was interrupted.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{bail, ensure, Context as _};
+use xshell::{cmd, Shell};
+
+use super::record::{ClientRunRecord, ContainersRecord, History, Limits, Network, ServerEndpoint};
+use super::{clients, engine as docker, shaping, tuning, DockerOptions};
+use crate::harness::argv::{self, Listen};
+use crate::harness::artifacts::images::{self, Image};
+use crate::harness::artifacts::{self, Arch, Dist};
+use crate::harness::interrupt;
+use crate::harness::pinning::{self, CpuSets};
+use crate::harness::ready::{self, NotReady};
+use crate::harness::scenario::{ServerSpec, Step};
+
+const HTTP_PORT: u16 = 8080;
+const CHAT_PORT: u16 = 8081;
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Where client containers write their results (a host directory is mounted there).
+const OUT: &str = "/out";
+
+/// Everything created for one `cargo xtask run … --containers`; Drop removes it.
+#[derive(Debug)]
+pub(crate) struct Session {
+    sh: Shell,
+    id: String,
+    network: String,
+    out_dir: PathBuf,
+    dist: Dist,
+    images: Vec<Image>,
+    ncpu: usize,
+    clients_containers: usize,
+    link: Option<shaping::Rate>,
+    pinning: Option<CpuSets>,
+    servers: Vec<ServerEndpoint>,
+    started: usize,
+    history: Vec<History>,
+}
+
+impl Session {
+    /// Builds the static binaries and images, creates the private network.
+    pub(crate) fn start(sh: &Shell, args: &DockerOptions) -> anyhow::Result<Session> {
+        interrupt::install()?;
+        ensure!(
+            args.clients_containers >= 1,
+            "--clients-containers must be ≥ 1"
+        );
+        if !artifacts::toolchain::docker_answers(sh) {
+            bail!(
+                "--containers needs a running Docker daemon and `docker info` failed: install Docker \
+                 (`apt-get install docker.io`) and start it"
+            );
+        }
+        let link = args.link.as_deref().map(shaping::parse_rate).transpose()?;
+        if link.is_some() {
+            shaping::preflight(sh)?;
+        }
+        let arch =
+            Arch::host().context("container runs need an x86_64 or ppc64le Linux Docker host")?;
+        let dist = artifacts::ensure(sh, arch)?;
+        let images = images::build_all(sh, &dist)?;
+        interrupt::check()?;
+        let id = session_id();
+        let out_dir = std::env::temp_dir().join(format!("wsbench-{id}"));
+        let session = Session {
+            sh: Shell::new()?,
+            network: format!("wsbench-{id}"),
+            id,
+            out_dir,
+            dist,
+            images,
+            ncpu: docker::ncpu(sh)?,
+            clients_containers: args.clients_containers,
+            link,
+            pinning: None,
+            servers: Vec::new(),
+            started: 0,
+            history: Vec::new(),
+        };
+        create_out_dir(&session.out_dir)?;
+        docker::create_network(sh, &session.network, &session.id)?;
+        Ok(session)
+    }
+
+    /// Starts `instances` server containers and waits for each one's READY line.
+    pub(crate) fn start_servers(
+        &mut self,
+        spec: &ServerSpec,
+        workers: Option<u32>,
+        instances: usize,
+    ) -> anyhow::Result<&[ServerEndpoint]> {
+        ensure!(
+            self.servers.is_empty(),
+            "servers are already running: stop them first"
+        );
+        ensure!(instances >= 1, "at least one server instance is needed");
+        let pinning = pinning::for_containers(self.ncpu, instances);
+        for cpuset in pinning.servers.clone() {
+            interrupt::check()?;
+            self.started += 1;
+            let name = format!("wsbench-{}-server-{}", self.id, self.started);
+            let command = argv::server(
+                spec,
+                workers,
+                &Listen::on(spec, "0.0.0.0", HTTP_PORT, CHAT_PORT),
+            );
+            let mut args = vec![
+                "--name".to_owned(),
+                name.clone(),
+                "--label".into(),
+                docker::label(&self.id),
+            ];
+            args.extend(["--network".into(), self.network.clone()]);
+            if let Some(cpus) = &cpuset {
+                args.extend(["--cpuset-cpus".into(), cpus.clone()]);
+            }
+            args.extend([
+                "--ulimit".into(),
+                format!("nofile={}", tuning::SERVER_NOFILE),
+            ]);
+            for (k, v) in tuning::SERVER_SYSCTLS {
+                args.extend(["--sysctl".into(), format!("{k}={v}")]);
+            }
+            args.push(self.images[0].tag.clone());
+            args.extend(command.iter().cloned());
+            docker::run_detached(&self.sh, &args)?;
+            let ready = wait_ready(&self.sh, &name)?;
+            let ip = docker::ip(&self.sh, &name, &self.network)?;
+            let host_pid = docker::pid(&self.sh, &name)?;
+            let shaped = match &self.link {
+                Some(rate) => Some(shaping::apply(&self.sh, host_pid, rate)?),
+                None => None,
+            };
+            eprintln!("server container {name} at {ip}");
+            self.servers.push(ServerEndpoint {
+                http_url: spec.http().then(|| format!("http://{ip}:{HTTP_PORT}")),
+                chat_addr: spec.chat().then(|| format!("{ip}:{CHAT_PORT}")),
+                name,
+                ip,
+                host_pid,
+                ready,
+                cpuset,
+                command: std::iter::once("docker run -d".to_owned())
+                    .chain(args)
+                    .collect(),
+                shaped,
+            });
+        }
+        self.pinning = Some(pinning);
+        Ok(&self.servers)
+    }
+
+    /// Runs one step in client containers (at least one per server, spreading the load across them), writes
+    /// the step's results document to `json_out` (merged exactly when there are several).
+    pub(crate) fn run_step(
+        &mut self,
+        step: &Step,
+        json_out: &Path,
+    ) -> anyhow::Result<ClientRunRecord> {
+        ensure!(!self.servers.is_empty(), "no server container is running");
+        let k = self.clients_containers.max(self.servers.len());
+        let shares =
+            clients::split(&step.client, k).with_context(|| format!("step {}", step.id))?;
+        let client_cpus = self.pinning.as_ref().and_then(|p| p.clients.clone());
+        let mut children = Vec::new();
+        let mut commands = Vec::new();
+        let mut files = Vec::new();
+        for (i, share) in shares.iter().enumerate() {
+            interrupt::check()?;
+            let server = &self.servers[i % self.servers.len()];
+            let target = if share.chat.is_some() {
+                server.chat_addr.clone()
+            } else {
+                server.http_url.clone()
+            }
+            .with_context(|| {
+                format!(
+                    "step {} needs a listener the server does not serve",
+                    step.id
+                )
+            })?;
+            let file = format!("{}.{}.json", step.id, i + 1);
+            let name = format!("wsbench-{}-{}-client-{}", self.id, step.id, i + 1);
+            let mut args = vec![
+                "--name".to_owned(),
+                name,
+                "--label".into(),
+                docker::label(&self.id),
+            ];
+            args.extend(["--network".into(), self.network.clone()]);
+            if let Some(cpus) = &client_cpus {
+                args.extend(["--cpuset-cpus".into(), cpus.clone()]);
+            }
+            for (k, v) in tuning::CLIENT_SYSCTLS {
+                args.extend(["--sysctl".into(), format!("{k}={v}")]);
+            }
+            // Joining the server's PID namespace makes the server PID 1 for --monitor-pid (RSS sampling).
+            args.extend(["--pid".into(), format!("container:{}", server.name)]);
+            args.extend([
+                "--volume".into(),
+                format!("{}:{OUT}", self.out_dir.display()),
+            ]);
+            args.push(self.images[1].tag.clone());
+            args.extend(argv::client(
+                share,
+                &target,
+                &Path::new(OUT).join(&file),
+                1,
+                &step.label,
+            ));
+            let child = Command::new("docker")
+                .arg("run")
+                .args(&args)
+                .stdin(Stdio::null())
+                .spawn()
+                .context("starting a client container")?;
+            children.push(child);
+            commands.push(
+                std::iter::once("docker run".to_owned())
+                    .chain(args)
+                    .collect(),
+            );
+            files.push(self.out_dir.join(file));
+        }
+        let mut exit_codes = Vec::new();
+        for mut child in children {
+            let status = child.wait().context("waiting for a client container")?;
+            exit_codes.push(status.code());
+        }
+        // Interrupted clients still write what they measured (marked partial): keep it, the caller stops after.
+        self.remove_containers_matching(&format!("{}-client-", step.id));
+        let missing: Vec<_> = files.iter().filter(|f| !f.exists()).collect();
+        if !missing.is_empty() {
+            bail!(
+                "step {}: client containers exited {exit_codes:?} without writing {missing:?}",
+                step.id
+            );
+        }
+        if let Some(dir) = json_out.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if files.len() == 1 {
+            std::fs::copy(&files[0], json_out)
+                .with_context(|| format!("copying results to {}", json_out.display()))?;
+        } else {
+            let (client, parts) = (self.dist.client(), &files);
+            cmd!(self.sh, "{client} merge {parts...} --json {json_out}")
+                .quiet()
+                .run()
+                .with_context(|| format!("merging the results of step {}", step.id))?;
+        }
+        for f in &files {
+            let _ = std::fs::remove_file(f);
+        }
+        let run = ClientRunRecord {
+            containers: files.len(),
+            exit_codes,
+            commands,
+        };
+        self.history.push(History::Step {
+            step: step.id.clone(),
+            clients: run.clone(),
+        });
+        Ok(run)
+    }
+
+    /// Stops the servers gracefully (SIGTERM), appends their stderr (and shaping statistics) to `log`, removes
+    /// them; fails if one did not exit cleanly.
+    pub(crate) fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
+        let mut text = String::new();
+        let mut failures = Vec::new();
+        for server in std::mem::take(&mut self.servers) {
+            if let Some(shaped) = &server.shaped {
+                text.push_str(&format!("== {}: link shaping ==\n", server.name));
+                text.push_str(&shaping::stats(&self.sh, server.host_pid, shaped));
+            }
+            let stopped = docker::stop(&self.sh, &server.name, 10);
+            let code = docker::exit_code(&self.sh, &server.name);
+            let (_, stderr) = docker::logs(&server.name).unwrap_or_default();
+            text.push_str(&format!(
+                "== {} ({}) ==\n{stderr}",
+                server.name, server.ready
+            ));
+            match (stopped, code) {
+                (Ok(()), Ok(0)) => {}
+                (Err(e), _) => failures.push(format!("{}: {e:#}", server.name)),
+                (_, Ok(c)) => failures.push(format!(
+                    "{} exited with status {c}, not a clean shutdown",
+                    server.name
+                )),
+                (_, Err(e)) => failures.push(format!("{}: {e:#}", server.name)),
+            }
+            let name = &server.name;
+            let _ = cmd!(self.sh, "docker rm -f {name}")
+                .quiet()
+                .ignore_stdout()
+                .ignore_stderr()
+                .run();
+            self.history.push(History::Server { server });
+        }
+        append(log, &text)?;
+        if !failures.is_empty() {
+            bail!("server containers: {}", failures.join("; "));
+        }
+        Ok(())
+    }
+
+    /// How the binaries in the images were built.
+    pub(crate) fn build_info(&self) -> &artifacts::BuildInfo {
+        &self.dist.info
+    }
+
+    /// The last placement of servers and clients on CPUs, in provenance's terms.
+    pub(crate) fn pinning(&self) -> Option<pinning::Pinning> {
+        self.pinning.as_ref().map(|p| p.as_pinning(self.ncpu))
+    }
+
+    /// Why a server container is no longer running, if one is not.
+    pub(crate) fn gone(&self) -> Option<String> {
+        self.servers
+            .iter()
+            .find(|s| !docker::running(&self.sh, &s.name))
+            .map(|s| format!("server container {} stopped", s.name))
+    }
+
+    /// How the containers were built, placed and tuned, for provenance.json.
+    pub(crate) fn record(&self) -> ContainersRecord {
+        ContainersRecord {
+            engine: "docker".to_owned(),
+            engine_version: docker::server_version(&self.sh),
+            network: Network {
+                name: self.network.clone(),
+                driver: "bridge".to_owned(),
+                internal: true,
+            },
+            images: self.images.clone(),
+            build: self.dist.info.clone(),
+            host_cpus: self.ncpu,
+            pinning: self.pinning.clone(),
+            server: Limits {
+                containers_per_step: None,
+                ulimit_nofile: tuning::SERVER_NOFILE.to_owned(),
+                sysctls: tuning::SERVER_SYSCTLS
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
+            },
+            client: Limits {
+                containers_per_step: Some(self.clients_containers),
+                ulimit_nofile: "the Docker daemon's default".to_owned(),
+                sysctls: tuning::CLIENT_SYSCTLS
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
+            },
+            link: self.link.clone(),
+            history: self.history.clone(),
+        }
+    }
+
+    fn remove_containers_matching(&self, part: &str) {
+        let filter = format!("name=wsbench-{}-{part}", self.id);
+        let ids = cmd!(self.sh, "docker ps -aq --filter {filter}")
+            .quiet()
+            .ignore_stderr()
+            .read()
+            .unwrap_or_default();
+        let ids: Vec<&str> = ids.split_whitespace().collect();
+        if !ids.is_empty() {
+            let _ = cmd!(self.sh, "docker rm -f {ids...}")
+                .quiet()
+                .ignore_stdout()
+                .ignore_stderr()
+                .run();
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let failures = docker::remove_session(&self.sh, &self.id);
+        let _ = std::fs::remove_dir_all(&self.out_dir);
+        if !failures.is_empty() {
+            eprintln!(
+                "could not remove {}; by hand: docker rm -f $(docker ps -aq --filter label={}) && \
+                 docker network rm {}",
+                failures.join(", "),
+                docker::label(&self.id),
+                self.network
+            );
+        }
+    }
+}
+
+/// Follows the container's stdout until its READY line (contract: exactly one line, flushed).
+fn wait_ready(sh: &Shell, name: &str) -> anyhow::Result<String> {
+    let mut logs = Command::new("docker")
+        .args(["logs", "--follow", name])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("docker logs --follow")?;
+    let stdout = logs.stdout.take().context("docker logs has no stdout")?;
+    let outcome = match ready::wait(&ready::lines(stdout), READY_TIMEOUT) {
+        Ok(ready) => Ok(ready.line()),
+        Err(NotReady::Ended) => {
+            let code =
+                docker::exit_code(sh, name).map_or_else(|e| e.to_string(), |c| c.to_string());
+            let (_, stderr) = docker::logs(name).unwrap_or_default();
+            Err(anyhow::anyhow!(
+                "{name} exited (status {code}) before READY:\n{}",
+                tail(&stderr, 20)
+            ))
+        }
+        Err(why) => Err(anyhow::anyhow!("{name} {why}")),
+    };
+    let _ = logs.kill();
+    let _ = logs.wait();
+    if outcome.is_ok() && !docker::running(sh, name) {
+        bail!("{name} stopped right after READY");
+    }
+    outcome
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// The mounted results directory: client containers run as a non-root user of their own, so anyone may write.
+fn create_out_dir(dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777))?;
+    Ok(())
+}
+
+fn append(path: &Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    f.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// Unique enough on one host: the process id and the sub-second clock.
+fn session_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{:x}{:04x}", std::process::id(), nanos & 0xffff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_docker_name_safe() {
+        let id = session_id();
+        assert!(
+            !id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit()),
+            "{id}"
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! `provenance.json`: everything needed to tell whether two runs are comparable and to repeat one —
+//! git state, toolchain, build profile, machine, tunables, limits, pinning, exact command lines.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use xshell::{cmd, Shell};
+
+use super::artifacts::{Binaries, BuildInfo};
+use super::docker::record::ContainersRecord;
+use super::host;
+use super::pinning::Pinning;
+use super::scenario::Plan;
+
+pub(crate) const SCHEMA: &str = "wsbench.provenance/v1";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Provenance {
+    pub(crate) schema: String,
+    pub(crate) started_at: String,
+    pub(crate) finished_at: Option<String>,
+    /// The xtask command line, as typed (after `cargo xtask`).
+    pub(crate) invocation: Vec<String>,
+    pub(crate) scenario: ScenarioRef,
+    pub(crate) git: Option<Git>,
+    pub(crate) build: Build,
+    pub(crate) host: Host,
+    /// sysctl name → value (None: not readable here).
+    pub(crate) tunables: BTreeMap<String, Option<String>>,
+    pub(crate) rlimit_nofile: RlimitNofile,
+    pub(crate) pinning: Pinning,
+    pub(crate) commands: Commands,
+    /// `--containers`: images, network, pinning, limits, sysctls, link shaping, per-step containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) containers: Option<ContainersRecord>,
+    /// `--client-arch`: the client's architecture, build (build.json) and emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_arch: Option<ClientArch>,
+}
+
+/// `--client-arch`: which client ran, how it was built, and the emulator that ran it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ClientArch {
+    pub(crate) arch: String,
+    pub(crate) emulated: bool,
+    pub(crate) runner: Vec<String>,
+    pub(crate) runner_version: Option<String>,
+    pub(crate) build: BuildInfo,
+}
+
+impl Provenance {
+    /// The record of a run about to start: everything known before its first step.
+    pub(crate) fn begin(
+        sh: &Shell,
+        root: &std::path::Path,
+        plan: &Plan,
+        started_at: &str,
+        bins: &Binaries,
+        pinning: Pinning,
+        rlimit_nofile: RlimitNofile,
+    ) -> Provenance {
+        let (rustc, target) = rustc(sh);
+        Provenance {
+            schema: SCHEMA.to_owned(),
+            started_at: started_at.to_owned(),
+            finished_at: None,
+            invocation: std::env::args().skip(1).collect(),
+            scenario: ScenarioRef {
+                name: plan.scenario.name.clone(),
+                file: plan
+                    .scenario
+                    .path
+                    .strip_prefix(root)
+                    .unwrap_or(&plan.scenario.path)
+                    .display()
+                    .to_string(),
+                sha256: plan.scenario.sha256.clone(),
+                quick: plan.quick,
+                sets: plan.sets.clone(),
+            },
+            git: git(sh),
+            build: Build {
+                builder: "cargo".to_owned(),
+                profile: "release".to_owned(),
+                profile_settings: profile_settings(root, "release"),
+                target,
+                rustc,
+                cargo: cargo_version(sh),
+                server_binary: bins.server.display().to_string(),
+                client_binary: bins.client.display().to_string(),
+            },
+            host: Host::read(),
+            tunables: host::tunables(),
+            rlimit_nofile,
+            pinning,
+            commands: Commands::default(),
+            containers: None,
+            client_arch: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ScenarioRef {
+    pub(crate) name: String,
+    pub(crate) file: String,
+    pub(crate) sha256: String,
+    pub(crate) quick: bool,
+    pub(crate) sets: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Git {
+    pub(crate) commit: String,
+    /// Uncommitted changes to tracked or untracked (not ignored) files.
+    pub(crate) dirty: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Build {
+    /// `cargo` (bare processes); other builders (cross, containers) name themselves.
+    pub(crate) builder: String,
+    pub(crate) profile: String,
+    /// `[profile.<profile>]` of the workspace manifest.
+    pub(crate) profile_settings: BTreeMap<String, String>,
+    pub(crate) target: Option<String>,
+    pub(crate) rustc: Option<String>,
+    pub(crate) cargo: Option<String>,
+    pub(crate) server_binary: String,
+    pub(crate) client_binary: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Host {
+    pub(crate) hostname: Option<String>,
+    pub(crate) cpu_model: Option<String>,
+    pub(crate) cpus_online: usize,
+    pub(crate) cpus_allowed: Vec<usize>,
+    pub(crate) kernel: Option<String>,
+    pub(crate) memory_total_kb: Option<u64>,
+    /// /proc/loadavg when the run started: other work on the machine skews every figure.
+    pub(crate) load_average: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct RlimitNofile {
+    /// Before xtask raised the soft limit to the hard one.
+    pub(crate) before: host::NoFile,
+    /// In force for the server and client (inherited from xtask).
+    pub(crate) in_force: host::NoFile,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Commands {
+    /// One argv per server instance started, in order.
+    pub(crate) server: Vec<Vec<String>>,
+    /// Step id → the bench-client argv.
+    pub(crate) client: BTreeMap<String, Vec<String>>,
+}
+
+impl Host {
+    pub(crate) fn read() -> Host {
+        Host {
+            hostname: host::hostname(),
+            cpu_model: host::cpu_model(),
+            cpus_online: host::cpus_online(),
+            cpus_allowed: host::cpus_allowed(),
+            kernel: host::kernel(),
+            memory_total_kb: std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+                m.lines()
+                    .find_map(|l| l.strip_prefix("MemTotal:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            }),
+            load_average: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")),
+        }
+    }
+}
+
+/// The commit and dirty flag, or None outside a git checkout.
+pub(crate) fn git(sh: &Shell) -> Option<Git> {
+    let commit = cmd!(sh, "git rev-parse HEAD")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    let status = cmd!(sh, "git status --porcelain")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    Some(Git {
+        commit,
+        dirty: !status.trim().is_empty(),
+    })
+}
+
+/// `rustc -vV`: the version line and the host triple (what `cargo build` without `--target` targets).
+pub(crate) fn rustc(sh: &Shell) -> (Option<String>, Option<String>) {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let Ok(out) = cmd!(sh, "{rustc} -vV").quiet().read() else {
+        return (None, None);
+    };
+    let version = out.lines().next().map(str::to_owned);
+    let host = out
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(str::to_owned);
+    (version, host)
+}
+
+pub(crate) fn cargo_version(sh: &Shell) -> Option<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    cmd!(sh, "{cargo} --version").quiet().read().ok()
+}
+
+/// `[profile.<name>]` of the workspace `Cargo.toml`, values as TOML text.
+pub(crate) fn profile_settings(root: &std::path::Path, name: &str) -> BTreeMap<String, String> {
+    let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else {
+        return BTreeMap::new();
+    };
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return BTreeMap::new();
+    };
+    manifest
+        .get("profile")
+        .and_then(|p| p.get(name))
+        .and_then(|p| p.as_table())
+        .map(|t| t.iter().map(|(k, v)| (k.clone(), v.to_string())).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_release_profile() {
+        let s = profile_settings(&crate::harness::paths::project_root(), "release");
+        assert_eq!(s.get("codegen-units").map(String::as_str), Some("1"));
+    }
+}

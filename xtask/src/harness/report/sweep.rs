@@ -1,0 +1,87 @@
+//! A run seen as a sweep: per series (operation), throughput and latency against the swept variable, and the knee.
+
+use super::knee::{find_knee, fmt_x, Knee};
+use crate::harness::results::{Axis, Run};
+
+/// One curve of the sweep.
+#[derive(Debug, Clone)]
+pub(crate) struct Curve {
+    pub(crate) name: String,
+    /// Indices into `run.steps`, sorted by x, only steps with a results document.
+    pub(crate) steps: Vec<usize>,
+    /// `(x, total throughput /s, mean corrected latency ms)`, sorted by x.
+    pub(crate) points: Vec<(f64, f64, f64)>,
+    pub(crate) knee: Option<Knee>,
+}
+
+/// The run's axis and curves; knees only when something numeric is swept over at least three points.
+pub(crate) fn curves(run: &Run, min_gain: f64) -> (Axis, Vec<Curve>) {
+    let axis = run.axis();
+    let curves = run
+        .series()
+        .into_iter()
+        .map(|(name, idx)| {
+            let mut rows: Vec<(usize, (f64, f64, f64))> = idx
+                .into_iter()
+                .filter_map(|i| {
+                    let s = &run.steps[i];
+                    let x = axis.value(i, &s.meta)?;
+                    let t = s.throughput()?;
+                    let l = s.latency().map(|l| l.mean / 1000.0).unwrap_or(f64::NAN);
+                    Some((i, (x, t, l)))
+                })
+                .collect();
+            rows.sort_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+            let points: Vec<_> = rows.iter().map(|r| r.1).collect();
+            let knee = (axis != Axis::Step && points.len() >= 3)
+                .then(|| find_knee(&points, min_gain))
+                .flatten();
+            Curve {
+                name,
+                steps: rows.iter().map(|r| r.0).collect(),
+                points,
+                knee,
+            }
+        })
+        .collect();
+    (axis, curves)
+}
+
+/// Summary sentences for the knees (or their absence) of every curve.
+pub(crate) fn knee_sentences(axis: Axis, curves: &[Curve], min_gain: f64) -> Vec<String> {
+    if axis == Axis::Step {
+        return vec![];
+    }
+    curves
+        .iter()
+        .filter(|c| c.points.len() >= 3)
+        .map(|c| {
+            let prefix = if curves.len() > 1 { format!("{}: ", c.name) } else { String::new() };
+            match &c.knee {
+                Some(k) => format!("{prefix}{}", k.sentence(axis.name(), min_gain, "ms")),
+                None => {
+                    let n = c.points.len();
+                    let ((xa, ta, _), (xb, tb, _)) = (c.points[n - 2], c.points[n - 1]);
+                    let gain = if ta > 0.0 { tb / ta - 1.0 } else { f64::INFINITY };
+                    if gain > min_gain {
+                        format!(
+                            "{prefix}No knee yet: total throughput still rises {:.0} % from {} to {} {} \
+                             (more than the {:.0} % threshold), so the sweep ends before the server saturates.",
+                            gain * 100.0,
+                            fmt_x(xa),
+                            fmt_x(xb),
+                            axis.name(),
+                            min_gain * 100.0
+                        )
+                    } else {
+                        format!(
+                            "{prefix}No knee: where total throughput levels off, latency does not keep \
+                             rising (by more than {:.0} %) — the load did not saturate the server.",
+                            min_gain * 100.0
+                        )
+                    }
+                }
+            }
+        })
+        .collect()
+}

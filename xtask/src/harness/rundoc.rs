@@ -1,0 +1,275 @@
+//! `run.json`: what one `cargo xtask run` asked for, step by step, and the published figures it is compared
+//! with (contract: "Results directory"). Written by xtask; step results are bench-client's `steps/*.json`.
+
+use bench_proto::results::ResultsDoc;
+use serde::{Deserialize, Serialize};
+
+use super::scenario::{Length, Plan, Published, Step};
+
+pub(crate) const SCHEMA: &str = "wsbench.run/v1";
+
+/// Readers are tolerant (defaults for absent fields): a report must still render, with the gaps stated, for
+/// an interrupted run or one written by an older wsbench.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct RunDoc {
+    pub(crate) schema: String,
+    pub(crate) scenario: String,
+    pub(crate) description: String,
+    pub(crate) reproduces: String,
+    /// The seed document the published figures come from.
+    pub(crate) seed: String,
+    pub(crate) scenario_sha256: String,
+    pub(crate) quick: bool,
+    pub(crate) sets: Vec<String>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) started_at: String,
+    pub(crate) finished_at: Option<String>,
+    pub(crate) status: Status,
+    /// What went wrong outside the measurements (server crash, client that wrote nothing…).
+    pub(crate) problems: Vec<String>,
+    pub(crate) steps: Vec<StepEntry>,
+    pub(crate) published: Vec<Published>,
+    /// Server and clients ran as containers on a private network (`--containers`).
+    #[serde(default)]
+    pub(crate) containers: bool,
+    /// `--client-arch`: the architecture bench-client was built for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_arch: Option<String>,
+    /// The client ran under an emulator (qemu-user): its figures are never compared with native or published ones.
+    #[serde(default)]
+    pub(crate) emulated: bool,
+}
+
+/// How a run or a step ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Status {
+    /// Measured, without errors.
+    Ok,
+    /// Measured, and some calls failed (counted in the results, never as throughput).
+    Errors,
+    /// Could not be measured (no results document, server gone).
+    Failed,
+    /// Not run (an earlier failure stopped the run).
+    #[default]
+    NotRun,
+}
+
+impl Status {
+    /// The one rule for a step, whatever ran it: bench-client's exit code (None: killed by a signal) and the
+    /// results document it left. Ok needs exit 0, a complete document and no failed call; exit 1 with a
+    /// document is a measurement with errors; anything else — no document, a usage error, a crash, a
+    /// document of a step in which no call completed — could not be measured.
+    pub(crate) fn of_step(exit: Option<i32>, doc: &Result<ResultsDoc, String>) -> Status {
+        let Ok(d) = doc else {
+            return Status::Failed;
+        };
+        let measured = d.counts.ok > 0 || d.chat.as_ref().is_some_and(|c| c.messages_received > 0);
+        match exit {
+            _ if !measured => Status::Failed,
+            Some(0) if d.counts.errors_total == 0 && !d.partial => Status::Ok,
+            Some(0 | 1) => Status::Errors,
+            _ => Status::Failed,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct StepEntry {
+    pub(crate) id: String,
+    pub(crate) label: String,
+    pub(crate) name: Option<String>,
+    pub(crate) operation: String,
+    pub(crate) clients: Option<u32>,
+    pub(crate) rate: Option<f64>,
+    /// Server worker threads in force (from the READY line, else as asked).
+    pub(crate) workers: Option<u32>,
+    /// Server instances the load was spread across (scale-out scenarios only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) servers: Option<u32>,
+    pub(crate) keepalive: bool,
+    pub(crate) duration_s: Option<f64>,
+    pub(crate) requests: Option<u64>,
+    pub(crate) message_size: Option<String>,
+    /// `steps/<id>.json`, relative to the run directory.
+    pub(crate) result: String,
+    pub(crate) status: Status,
+    /// bench-client's exit code (0 ok, 1 errors or failure to start, 2 usage).
+    pub(crate) client_exit: Option<i32>,
+    /// TCP sockets in TIME_WAIT on the host before and after the step (/proc/net/tcp{,6}).
+    pub(crate) time_wait_before: Option<u64>,
+    pub(crate) time_wait_after: Option<u64>,
+}
+
+impl StepEntry {
+    pub(crate) fn planned(step: &Step) -> StepEntry {
+        let c = &step.client;
+        StepEntry {
+            id: step.id.clone(),
+            label: step.label.clone(),
+            name: step.name.clone(),
+            operation: c.operation.name().to_owned(),
+            clients: c.clients,
+            rate: c.rate,
+            workers: step.workers,
+            servers: step.servers,
+            keepalive: c.keepalive,
+            duration_s: match c.length {
+                Some(Length::Duration(d)) => Some(d.0.as_secs_f64()),
+                _ => None,
+            },
+            requests: match c.length {
+                Some(Length::Requests(n)) => Some(n),
+                _ => None,
+            },
+            message_size: c.message_size.as_ref().map(|m| m.text.clone()),
+            result: format!("steps/{}.json", step.id),
+            status: Status::NotRun,
+            client_exit: None,
+            time_wait_before: None,
+            time_wait_after: None,
+        }
+    }
+}
+
+impl RunDoc {
+    pub(crate) fn planned(plan: &Plan, started_at: String) -> RunDoc {
+        let f = &plan.scenario.file;
+        RunDoc {
+            schema: SCHEMA.to_owned(),
+            scenario: plan.scenario.name.clone(),
+            description: f.description.clone(),
+            reproduces: f.reproduces.clone(),
+            seed: f.seed.clone(),
+            scenario_sha256: plan.scenario.sha256.clone(),
+            quick: plan.quick,
+            sets: plan.sets.clone(),
+            notes: f.notes.clone(),
+            started_at,
+            finished_at: None,
+            status: Status::NotRun,
+            problems: Vec::new(),
+            steps: plan.steps().map(StepEntry::planned).collect(),
+            published: f.published.clone(),
+            containers: false,
+            client_arch: None,
+            emulated: false,
+        }
+    }
+
+    /// The run's status: the worst of its steps', failed when something outside them went wrong.
+    pub(crate) fn settle(&mut self) {
+        let worst = |a: Status, b: Status| {
+            let rank = |s| match s {
+                Status::Ok => 0,
+                Status::Errors => 1,
+                Status::NotRun => 2,
+                Status::Failed => 3,
+            };
+            if rank(b) > rank(a) {
+                b
+            } else {
+                a
+            }
+        };
+        let mut status = self.steps.iter().map(|s| s.status).fold(Status::Ok, worst);
+        if !self.problems.is_empty() {
+            status = worst(status, Status::Failed);
+        }
+        self.status = status;
+    }
+}
+
+impl Published {
+    /// Whether the figure is compared with this step: every selector it gives must match.
+    pub(crate) fn matches(&self, step: &StepEntry) -> bool {
+        self.clients.map_or(true, |c| step.clients == Some(c))
+            && self.operation.map_or(true, |o| step.operation == o.name())
+            && self.workers.map_or(true, |w| step.workers == Some(w))
+            && self
+                .step
+                .as_deref()
+                .map_or(true, |n| step.name.as_deref() == Some(n))
+            && self
+                .instances
+                .map_or(true, |i| step.servers.unwrap_or(1) == i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::paths::project_root;
+    use crate::harness::scenario::{self, Scenario};
+
+    /// Every published figure of every scenario is compared with some step of the full run (a figure for
+    /// several server instances needs a scale-out run, which the scenario may leave to `--set servers=…`).
+    #[test]
+    fn every_published_figure_matches_a_step() {
+        let root = project_root();
+        for name in scenario::names(&root).unwrap() {
+            let plan = Scenario::load(&root, &name)
+                .unwrap()
+                .plan(false, &[])
+                .unwrap();
+            for p in &plan.scenario.file.published {
+                let matched = plan.steps().any(|st| p.matches(&StepEntry::planned(st)));
+                assert!(
+                    matched || p.instances.is_some_and(|i| i > 1),
+                    "{name}: `{}` matches no step",
+                    p.label
+                );
+            }
+        }
+    }
+
+    fn doc(ok: u64, errors: u64, partial: bool) -> Result<ResultsDoc, String> {
+        let text = std::fs::read_to_string(
+            project_root().join("xtask/tests/fixtures/summary/steps/01-clients-16.json"),
+        )
+        .unwrap();
+        let mut d: ResultsDoc = serde_json::from_str(&text).unwrap();
+        d.counts.ok = ok;
+        d.counts.errors_total = errors;
+        d.partial = partial;
+        Ok(d)
+    }
+
+    /// The one status rule: what every backend's steps are judged by.
+    #[test]
+    fn a_step_is_judged_by_its_exit_code_and_its_document() {
+        assert_eq!(Status::of_step(Some(0), &doc(10, 0, false)), Status::Ok);
+        assert_eq!(Status::of_step(Some(1), &doc(10, 3, false)), Status::Errors);
+        assert_eq!(
+            Status::of_step(Some(0), &doc(10, 0, true)),
+            Status::Errors,
+            "partial"
+        );
+        assert_eq!(
+            Status::of_step(Some(1), &doc(0, 10, false)),
+            Status::Failed,
+            "nothing measured"
+        );
+        assert_eq!(
+            Status::of_step(Some(0), &doc(0, 0, false)),
+            Status::Failed,
+            "nothing measured"
+        );
+        assert_eq!(
+            Status::of_step(Some(2), &doc(10, 0, false)),
+            Status::Failed,
+            "usage error"
+        );
+        assert_eq!(
+            Status::of_step(None, &doc(10, 0, false)),
+            Status::Failed,
+            "killed by a signal"
+        );
+        assert_eq!(
+            Status::of_step(Some(0), &Err("missing".into())),
+            Status::Failed
+        );
+    }
+}
