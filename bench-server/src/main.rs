@@ -128,17 +128,7 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     );
 
     // Install the handlers before READY: a signal sent right after READY must shut down, not kill.
-    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-    let mut sigint = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
-    let (stop_tx, stop_rx) = watch::channel(false);
-    tokio::spawn(async move {
-        let name = tokio::select! {
-            _ = sigterm.recv() => "SIGTERM",
-            _ = sigint.recv() => "SIGINT",
-        };
-        tracing::info!("{name} received: shutting down");
-        let _ = stop_tx.send(true);
-    });
+    let stop = stop_on_signal()?;
 
     let mut ready = String::from("READY");
     if let Some(l) = &http_listener {
@@ -158,7 +148,7 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
 
     let http_task = async {
         match http_listener {
-            Some(l) => http::run(l, http_config, stopped(stop_rx.clone()))
+            Some(l) => http::run(l, http_config, stopped(stop.clone()))
                 .await
                 .context("HTTP server"),
             None => Ok(()),
@@ -166,7 +156,7 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     };
     let chat_task = async {
         match chat_listener {
-            Some(l) => chat::run(l, chat_config, stopped(stop_rx.clone()))
+            Some(l) => chat::run(l, chat_config, stopped(stop.clone()))
                 .await
                 .context("chat server"),
             None => Ok(()),
@@ -181,6 +171,24 @@ async fn bind(addr: SocketAddr, flag: &str) -> anyhow::Result<TcpListener> {
     TcpListener::bind(addr)
         .await
         .with_context(|| format!("{flag}: binding {addr}"))
+}
+
+/// The one place bench-server handles SIGINT and SIGTERM: the first of either turns the returned flag true
+/// (each server's `shutdown` future waits on it); a second signal finds the handlers still installed, so
+/// only the shutdown grace bounds how long stopping takes.
+fn stop_on_signal() -> anyhow::Result<watch::Receiver<bool>> {
+    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut sigint = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::spawn(async move {
+        let name = tokio::select! {
+            _ = sigterm.recv() => "SIGTERM",
+            _ = sigint.recv() => "SIGINT",
+        };
+        tracing::info!("{name} received: shutting down");
+        let _ = stop_tx.send(true);
+    });
+    Ok(stop_rx)
 }
 
 /// Completes once shutdown is requested (or the requester is gone).

@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use super::arena::Arena;
 use super::peer::Peer;
 use super::room::{Registry, Room};
-use super::ChatStats;
+use super::stats::ChatStats;
 
 /// A room of `members` members, the first of which sends.
 #[derive(Debug)]

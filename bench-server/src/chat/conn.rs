@@ -12,14 +12,14 @@ use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::AsyncReadExt;
 use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::TcpStream;
-use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{interval_at, Instant, MissedTickBehavior};
 
 use super::arena::Arena;
+use super::config::ChatConfig;
 use super::peer::{write_loop, Peer, PeerId, QueueError};
 use super::room::{Registry, Room};
 use super::stats::{bump, ChatStats};
-use super::ChatConfig;
+use crate::accept::Slot;
 
 /// What every connection shares.
 #[derive(Debug)]
@@ -46,14 +46,8 @@ enum End {
     Io,
 }
 
-/// Serves one accepted connection until it ends; holds `_permit` (a connection slot) until then.
-pub(crate) async fn serve(
-    stream: TcpStream,
-    shared: Arc<Shared>,
-    id: PeerId,
-    _permit: OwnedSemaphorePermit,
-) {
-    let _ = stream.set_nodelay(true);
+/// Serves one accepted connection until it ends; holds `_slot` (a connection slot) until then.
+pub(crate) async fn serve(stream: TcpStream, shared: Arc<Shared>, id: PeerId, _slot: Slot) {
     let (rd, wr) = stream.into_split();
     let (peer, rx) = Peer::new(id, shared.config.send_queue);
     let peer = Arc::new(peer);

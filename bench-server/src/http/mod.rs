@@ -1,11 +1,13 @@
 //! The SOAP/HTTP server: the CXF performance service and the Customer service over hyper HTTP/1.1, plus
 //! `/health`, `/metrics` and a tiny index page. [`run`] serves a bound listener until `shutdown` completes.
 
+mod app;
 mod body;
 mod config;
 mod idle;
 mod metrics;
 mod pool;
+mod reply;
 mod server;
 mod service;
 mod soap;

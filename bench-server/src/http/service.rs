@@ -6,18 +6,15 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bench_proto::{customer, cxf};
-use http::header::{HeaderValue, ALLOW, CONNECTION, CONTENT_TYPE, HOST};
+use http::header::{HeaderValue, ALLOW, HOST};
 use http::{Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
+use super::app::App;
 use super::body::ResponseBody;
-use super::config::HttpConfig;
-use super::metrics::Metrics;
+use super::reply::{text, with_type, TEXT_XML};
 use super::soap::{self, Service};
-use super::store::CustomerStore;
 
-pub(crate) const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
-pub(crate) const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
 const PROMETHEUS: HeaderValue =
     HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
 
@@ -26,25 +23,6 @@ POST /cxf-benchmark-soapdoclit/services/SoapHttpDocLitPort   CXF performance ser
 POST /services/CustomerService                               Customer service (WSDL: ?wsdl)\n\
 GET  /health                                                 liveness\n\
 GET  /metrics                                                Prometheus metrics\n";
-
-/// State shared by every connection of one server.
-#[derive(Debug)]
-pub(crate) struct App {
-    pub(crate) config: HttpConfig,
-    pub(crate) metrics: Metrics,
-    pub(crate) store: CustomerStore,
-}
-
-impl App {
-    pub(crate) fn new(config: HttpConfig) -> Self {
-        let store = CustomerStore::new(config.store_cap, config.store_prefill);
-        Self {
-            config,
-            metrics: Metrics::default(),
-            store,
-        }
-    }
-}
 
 /// hyper's service function: routes, then counts the response and the body bytes both ways.
 pub(crate) async fn handle(
@@ -126,32 +104,10 @@ fn authority(req: &Request<Incoming>, local: SocketAddr) -> String {
     host.map_or_else(|| local.to_string(), str::to_owned)
 }
 
-pub(crate) fn with_type(
-    status: StatusCode,
-    content_type: HeaderValue,
-    body: ResponseBody,
-) -> Response<ResponseBody> {
-    let mut resp = Response::new(body);
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(CONTENT_TYPE, content_type);
-    resp
-}
-
-pub(crate) fn text(status: StatusCode, body: &'static str) -> Response<ResponseBody> {
-    with_type(status, TEXT_PLAIN, body.into())
-}
-
 fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> {
     let mut resp = text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
     resp.headers_mut()
         .insert(ALLOW, HeaderValue::from_static(allow));
-    resp
-}
-
-/// A response after which the connection closes (the request body was not read to its end).
-pub(crate) fn closing(mut resp: Response<ResponseBody>) -> Response<ResponseBody> {
-    resp.headers_mut()
-        .insert(CONNECTION, HeaderValue::from_static("close"));
     resp
 }
 

@@ -7,10 +7,11 @@ use http::header::CONTENT_TYPE;
 use http::{HeaderMap, Request, Response, StatusCode};
 use hyper::body::{Body as _, Incoming};
 
+use super::app::App;
 use super::body::{read_limited, ReadBodyError, ResponseBody};
 use super::metrics::SoapOp;
 use super::pool::PooledBuf;
-use super::service::{closing, text, with_type, App, TEXT_XML};
+use super::reply::{closing, text, with_type, TEXT_XML};
 
 /// Which SOAP service a request is for (from its path).
 #[derive(Debug, Clone, Copy)]
