@@ -1,6 +1,7 @@
 //! The chat server's connections over the shared accept loop: one task per connection, shutdown.
 
 use std::future::Future;
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 use anyhow::Context as _;
@@ -9,6 +10,7 @@ use tokio::task::JoinSet;
 
 use super::config::ChatConfig;
 use super::conn::{self, Shared};
+use super::peer::Limits;
 use super::room::Registry;
 use super::stats::{bump, ChatStats};
 use crate::accept::accept_loop;
@@ -35,10 +37,16 @@ pub async fn serve(
         .local_addr()
         .context("reading the chat listener's address")?;
     let max_connections = config.max_connections;
+    let limits = Arc::new(Limits {
+        per_connection: config.send_buffer,
+        total: config.send_memory,
+        queued: AtomicUsize::new(0),
+    });
     let shared = Arc::new(Shared {
         config,
         stats,
         registry: Registry::default(),
+        limits,
     });
     let mut tasks = JoinSet::new();
     let mut next_id = 0;

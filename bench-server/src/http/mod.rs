@@ -3,8 +3,10 @@
 
 mod app;
 mod body;
+mod budget;
+mod chunk;
 mod config;
-mod idle;
+mod conn_io;
 mod metrics;
 mod pool;
 mod reply;
@@ -12,7 +14,9 @@ mod server;
 mod service;
 mod soap;
 mod store;
+mod stream;
+mod watchdog;
 
 pub use config::HttpConfig;
-pub use server::run;
+pub use server::{run, serve};
 pub use store::{PREFILL_FIRST_ID, PREFILL_SEED};

@@ -1,5 +1,5 @@
-//! The HTTP server's connections: hyper HTTP/1.1 with keep-alive and a header-read timeout, the idle
-//! watchdog, and graceful shutdown, over the shared accept loop.
+//! The HTTP server's connections: hyper HTTP/1.1 with keep-alive and a header-read timeout, the watchdog
+//! (idle and send timeouts), lingering close, and graceful shutdown, over the shared accept loop.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -14,9 +14,15 @@ use tokio::task::JoinSet;
 
 use super::app::App;
 use super::config::HttpConfig;
-use super::idle::{self, ActivityIo};
+use super::conn_io::ConnIo;
 use super::service;
+use super::watchdog::{watchdog, Cut};
 use crate::accept::{accept_loop, Slot};
+use crate::chat::ChatStats;
+
+/// hyper's read buffer (which holds a request head) and write queue stop growing here: with the
+/// response budget, what bounds one connection's memory.
+const MAX_BUF: usize = 64 * 1024;
 
 /// Serves HTTP on `listener` until `shutdown` completes, then stops accepting, lets in-flight requests
 /// finish (idle keep-alive connections close at once) for up to `config.shutdown_grace`, and returns.
@@ -25,19 +31,31 @@ pub async fn run(
     config: HttpConfig,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
+    serve(listener, config, None, shutdown).await
+}
+
+/// [`run`], also showing the chat server's counters (`chat`) in `/metrics`.
+pub async fn serve(
+    listener: TcpListener,
+    config: HttpConfig,
+    chat: Option<Arc<ChatStats>>,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
     validate(&config)?;
     let local = listener
         .local_addr()
         .context("reading the HTTP listener's address")?;
-    let idle_timeout = config.idle_timeout;
+    let (idle_timeout, send_timeout, linger) =
+        (config.idle_timeout, config.send_timeout, config.linger);
     let grace = config.shutdown_grace;
     let max_connections = config.max_connections;
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
         .keep_alive(true)
+        .max_buf_size(MAX_BUF)
         .header_read_timeout(config.header_timeout);
-    let app = Arc::new(App::new(config));
+    let app = Arc::new(App::new(config, chat));
     let graceful = GracefulShutdown::new();
     let mut tasks = JoinSet::new();
 
@@ -48,9 +66,11 @@ pub async fn run(
         &mut tasks,
         || {},
         |stream, slot| {
-            let (io, active) = ActivityIo::new(stream);
-            let conn_app = app.clone();
-            let svc = service_fn(move |req| service::handle(conn_app.clone(), local, req));
+            let (io, state) = ConnIo::new(stream, linger);
+            let (conn_app, conn_state) = (app.clone(), state.clone());
+            let svc = service_fn(move |req| {
+                service::handle(conn_app.clone(), conn_state.clone(), local, req)
+            });
             let conn = graceful.watch(builder.serve_connection(TokioIo::new(io), svc));
             app.metrics.connection_opened();
             let guard = ConnectionGuard {
@@ -58,14 +78,21 @@ pub async fn run(
                 _slot: slot,
             };
             async move {
+                let metrics = &guard.app.metrics;
                 tokio::select! {
                     res = conn => if let Err(e) = res {
                         if e.is_timeout() {
-                            guard.app.metrics.connection_header_timeout();
+                            metrics.connection_header_timeout();
                         }
                         tracing::debug!("connection ended with an error: {e}");
                     },
-                    () = idle::watchdog(active, idle_timeout) => guard.app.metrics.connection_idle_closed(),
+                    cut = watchdog(state.clone(), idle_timeout, send_timeout) => match cut {
+                        Cut::Idle => metrics.connection_idle_closed(),
+                        Cut::SendStalled => metrics.connection_send_stalled(),
+                    },
+                }
+                if state.lingered.load(std::sync::atomic::Ordering::Relaxed) {
+                    metrics.connection_lingered();
                 }
                 drop(guard);
             }
@@ -100,6 +127,24 @@ fn validate(config: &HttpConfig) -> anyhow::Result<()> {
     ensure!(
         !config.idle_timeout.is_zero(),
         "the idle timeout must be positive"
+    );
+    ensure!(
+        !config.body_timeout.is_zero(),
+        "the body timeout must be positive"
+    );
+    ensure!(
+        !config.send_timeout.is_zero(),
+        "the send timeout must be positive"
+    );
+    ensure!(
+        config.request_budget >= config.max_body,
+        "the request budget ({} bytes) must hold at least one body of --max-body ({} bytes)",
+        config.request_budget,
+        config.max_body
+    );
+    ensure!(
+        config.response_budget >= 1,
+        "the response budget must be at least 1 byte"
     );
     Ok(())
 }

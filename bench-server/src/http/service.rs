@@ -6,13 +6,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bench_proto::{customer, cxf};
-use http::header::{HeaderValue, ALLOW, HOST};
+use http::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, HOST, TRANSFER_ENCODING};
 use http::{Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
 use super::app::App;
 use super::body::ResponseBody;
-use super::reply::{text, with_type, TEXT_XML};
+use super::conn_io::ConnState;
+use super::reply::{closing, text, with_type, TEXT_XML};
 use super::soap::{self, Service};
 
 const PROMETHEUS: HeaderValue =
@@ -27,18 +28,46 @@ GET  /metrics                                                Prometheus metrics\
 /// hyper's service function: routes, then counts the response and the body bytes both ways.
 pub(crate) async fn handle(
     app: Arc<App>,
+    conn: Arc<ConnState>,
     local: SocketAddr,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
-    let (resp, body_in) = route(&app, local, req).await;
+    let (resp, body_in) = if unsupported_coding(req.headers()) {
+        let resp = text(
+            StatusCode::NOT_IMPLEMENTED,
+            "unsupported transfer coding: this server implements only chunked\n",
+        );
+        (closing(resp), 0)
+    } else {
+        route(&app, local, req).await
+    };
+    // A closing answer may leave request bytes unsent by the client (an early 413, a 501): linger so it
+    // reads the answer, not a reset. Not after a body timeout, whose slot must free at once.
+    if resp.status() != StatusCode::REQUEST_TIMEOUT
+        && resp.headers().get(CONNECTION).is_some_and(|v| v == "close")
+    {
+        conn.linger();
+    }
     app.metrics
         .response(resp.status().as_u16(), body_in, resp.body().len());
     Ok(resp)
 }
 
+/// A transfer coding other than `chunked` (RFC 9112 §6.1: a server that receives one it does not
+/// understand answers 501). hyper itself only insists that `chunked` comes last.
+fn unsupported_coding(headers: &HeaderMap) -> bool {
+    headers.get_all(TRANSFER_ENCODING).iter().any(|v| {
+        v.to_str().map_or(true, |v| {
+            v.split(',')
+                .map(str::trim)
+                .any(|c| !c.is_empty() && !c.eq_ignore_ascii_case("chunked"))
+        })
+    })
+}
+
 /// The response and the number of request body bytes read.
 async fn route(
-    app: &App,
+    app: &Arc<App>,
     local: SocketAddr,
     req: Request<Incoming>,
 ) -> (Response<ResponseBody>, usize) {
@@ -51,11 +80,9 @@ async fn route(
         let resp = match (path, req.method()) {
             ("/", &Method::GET) => text(StatusCode::OK, INDEX),
             ("/health", &Method::GET) => text(StatusCode::OK, "ok\n"),
-            ("/metrics", &Method::GET) => with_type(
-                StatusCode::OK,
-                PROMETHEUS,
-                app.metrics.render(app.store.len()).into(),
-            ),
+            ("/metrics", &Method::GET) => {
+                with_type(StatusCode::OK, PROMETHEUS, app.render_metrics().into())
+            }
             ("/" | "/health" | "/metrics", _) => method_not_allowed("GET"),
             _ => text(
                 StatusCode::NOT_FOUND,
@@ -114,6 +141,23 @@ fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_chunked_is_a_supported_transfer_coding() {
+        let with = |values: &[&'static str]| {
+            let mut h = HeaderMap::new();
+            for v in values {
+                h.append(TRANSFER_ENCODING, HeaderValue::from_static(v));
+            }
+            unsupported_coding(&h)
+        };
+        assert!(!with(&[]));
+        assert!(!with(&["chunked"]));
+        assert!(!with(&["Chunked"]));
+        assert!(with(&["gzip, chunked"]));
+        assert!(with(&["gzip", "chunked"]));
+        assert!(with(&["identity"]));
+    }
 
     #[test]
     fn wsdl_query_is_recognised() {
