@@ -6,10 +6,11 @@ use std::io::{IsTerminal as _, Write as _};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::num::NonZeroUsize;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{ensure, Context as _};
-use bench_server::chat::{self, ChatConfig};
+use bench_server::chat::{self, ChatConfig, ChatStats};
 use bench_server::http::{self, HttpConfig};
 use clap::Parser;
 use tokio::net::TcpListener;
@@ -41,6 +42,29 @@ struct Cli {
     /// Close a connection on which no byte moved for this long (slow bodies, stalled readers).
     #[arg(long, value_name = "DUR", default_value = "60s", value_parser = humantime::parse_duration)]
     idle_timeout: Duration,
+    /// Time allowed for a whole request body to arrive, from the end of its head (then 408, and the
+    /// connection closes).
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = humantime::parse_duration)]
+    body_timeout: Duration,
+    /// Close a connection whose response has not moved for this long because the client does not read.
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = humantime::parse_duration)]
+    send_timeout: Duration,
+    /// Request body bytes held in memory at once, all connections together (at least --max-body).
+    #[arg(long, value_name = "BYTES", default_value_t = HttpConfig::DEFAULT_REQUEST_BUDGET)]
+    request_budget: usize,
+    /// Unsent response body bytes held in memory at once, all connections together; responses wait for
+    /// room, large `get` responses stream in chunks.
+    #[arg(long, value_name = "BYTES", default_value_t = HttpConfig::DEFAULT_RESPONSE_BUDGET)]
+    response_budget: usize,
+    /// Chat: time allowed for a packet to arrive in full once it has begun.
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = humantime::parse_duration)]
+    chat_packet_timeout: Duration,
+    /// Chat: unsent bytes one connection may have before it is dropped as a slow reader.
+    #[arg(long, value_name = "BYTES", default_value_t = ChatConfig::DEFAULT_SEND_BUFFER)]
+    chat_send_buffer: usize,
+    /// Chat: unsent bytes all connections together may have (see docs/contracts.md).
+    #[arg(long, value_name = "BYTES", default_value_t = ChatConfig::DEFAULT_SEND_MEMORY)]
+    chat_send_memory: usize,
     /// Most connections served at once; further ones wait in the listen backlog.
     #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
@@ -104,6 +128,9 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     let chat_config = ChatConfig {
         idle_timeout: cli.idle_timeout,
         max_connections: cli.max_connections,
+        send_buffer: cli.chat_send_buffer,
+        packet_timeout: cli.chat_packet_timeout,
+        send_memory: cli.chat_send_memory,
         ..ChatConfig::default()
     };
     let http_config = HttpConfig {
@@ -111,6 +138,10 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
         store_cap: cli.store_cap,
         header_timeout: cli.header_timeout,
         idle_timeout: cli.idle_timeout,
+        body_timeout: cli.body_timeout,
+        send_timeout: cli.send_timeout,
+        request_budget: cli.request_budget,
+        response_budget: cli.response_budget,
         max_connections: cli.max_connections,
         ..HttpConfig::default()
     };
@@ -128,17 +159,7 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     );
 
     // Install the handlers before READY: a signal sent right after READY must shut down, not kill.
-    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-    let mut sigint = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
-    let (stop_tx, stop_rx) = watch::channel(false);
-    tokio::spawn(async move {
-        let name = tokio::select! {
-            _ = sigterm.recv() => "SIGTERM",
-            _ = sigint.recv() => "SIGINT",
-        };
-        tracing::info!("{name} received: shutting down");
-        let _ = stop_tx.send(true);
-    });
+    let stop = stop_on_signal()?;
 
     let mut ready = String::from("READY");
     if let Some(l) = &http_listener {
@@ -156,9 +177,12 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     }
     tracing::info!("{ready}");
 
+    let chat_stats = chat_listener
+        .as_ref()
+        .map(|_| Arc::new(ChatStats::default()));
     let http_task = async {
         match http_listener {
-            Some(l) => http::run(l, http_config, stopped(stop_rx.clone()))
+            Some(l) => http::serve(l, http_config, chat_stats.clone(), stopped(stop.clone()))
                 .await
                 .context("HTTP server"),
             None => Ok(()),
@@ -166,9 +190,14 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     };
     let chat_task = async {
         match chat_listener {
-            Some(l) => chat::run(l, chat_config, stopped(stop_rx.clone()))
-                .await
-                .context("chat server"),
+            Some(l) => chat::serve(
+                l,
+                chat_config,
+                chat_stats.clone().unwrap_or_default(),
+                stopped(stop.clone()),
+            )
+            .await
+            .context("chat server"),
             None => Ok(()),
         }
     };
@@ -181,6 +210,24 @@ async fn bind(addr: SocketAddr, flag: &str) -> anyhow::Result<TcpListener> {
     TcpListener::bind(addr)
         .await
         .with_context(|| format!("{flag}: binding {addr}"))
+}
+
+/// The one place bench-server handles SIGINT and SIGTERM: the first of either turns the returned flag true
+/// (each server's `shutdown` future waits on it); a second signal finds the handlers still installed, so
+/// only the shutdown grace bounds how long stopping takes.
+fn stop_on_signal() -> anyhow::Result<watch::Receiver<bool>> {
+    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut sigint = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    tokio::spawn(async move {
+        let name = tokio::select! {
+            _ = sigterm.recv() => "SIGTERM",
+            _ = sigint.recv() => "SIGINT",
+        };
+        tracing::info!("{name} received: shutting down");
+        let _ = stop_tx.send(true);
+    });
+    Ok(stop_rx)
 }
 
 /// Completes once shutdown is requested (or the requester is gone).

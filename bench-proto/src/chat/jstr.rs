@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::ChatError;
+use super::error::ChatError;
 
 /// The most bytes `writeUTF` can write (its length prefix is a `u16`).
 const MAX_UTF_BYTES: usize = u16::MAX as usize;

@@ -13,6 +13,7 @@
 //!   answer with a `Ping` response.
 
 mod error;
+pub mod id;
 mod jstr;
 mod packet;
 mod wire;
@@ -32,24 +33,6 @@ pub const MARK_TEXT_TRIMMED: &str = "123456789 123456789 123456789 123456789 123
 
 /// The applet version VolanoMark 2.13 sends in its `Access` request.
 pub const APPLET_VERSION: &str = "2.13.4";
-
-/// Packet ids on the wire (VolanoChat numbering, no VolanoMark id offset).
-pub mod id {
-    /// `Access`: the first packet of a connection.
-    pub const ACCESS: u16 = 1;
-    /// `StreamableError`: an error report (text).
-    pub const ERROR: u16 = 102;
-    /// `Chat`: a message to a room.
-    pub const CHAT: u16 = 203;
-    /// `EnterRoom`.
-    pub const ENTER_ROOM: u16 = 206;
-    /// `ExitRoom`.
-    pub const EXIT_ROOM: u16 = 208;
-    /// `Ping`: keep-alive.
-    pub const PING: u16 = 213;
-    /// `RoomList`: the names of the rooms, optionally filtered.
-    pub const ROOM_LIST: u16 = 215;
-}
 
 /// `Access` confirm results.
 pub mod access_result {

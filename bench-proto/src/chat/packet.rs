@@ -4,8 +4,10 @@
 
 use bytes::BufMut;
 
+use super::error::ChatError;
+use super::id;
+use super::jstr::JStr;
 use super::wire::{put_bool, put_utf, put_utf_list, Reader, Stop};
-use super::{id, ChatError, JStr};
 
 /// The kind of a packet: the `i32` after its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,7 +3,8 @@
 
 use bytes::BufMut;
 
-use super::{ChatError, JStr};
+use super::error::ChatError;
+use super::jstr::JStr;
 
 /// Why a read stopped.
 #[derive(Debug)]

@@ -1,25 +1,23 @@
-//! The fan-out step alone, for the criterion benchmark: a room of members whose queues the caller drains
+//! The fan-out step alone, for the criterion benchmark: a room of members whose outboxes the caller drains
 //! in place of their writers. Not part of the server's API.
 
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 use bench_proto::chat::{Chat, JString, Kind, MARK_TEXT_TRIMMED};
-use bytes::Bytes;
-use tokio::sync::mpsc;
 
-use super::arena::Arena;
-use super::peer::Peer;
+use super::peer::{Limits, Peer};
 use super::room::{Registry, Room};
-use super::ChatStats;
+use super::stats::ChatStats;
 
 /// A room of `members` members, the first of which sends.
 #[derive(Debug)]
 pub struct FanOutRoom {
     room: Arc<Room>,
     sender: Arc<Peer>,
-    queues: Vec<mpsc::Receiver<Bytes>>,
-    arena: Arena,
-    stats: ChatStats,
+    members: Vec<Arc<Peer>>,
+    stats: Arc<ChatStats>,
+    scratch: Vec<u8>,
     room_name: JString,
     user_name: JString,
     text: JString,
@@ -28,16 +26,18 @@ pub struct FanOutRoom {
 impl FanOutRoom {
     pub fn new(members: usize) -> FanOutRoom {
         let registry = Registry::default();
-        let stats = ChatStats::default();
-        let mut arena = Arena::default();
+        let stats = Arc::new(ChatStats::default());
+        let limits = Arc::new(Limits {
+            per_connection: 1 << 20,
+            total: usize::MAX / 2,
+            queued: AtomicUsize::new(0),
+        });
         let room_name = JString::new("Room1").expect("ASCII");
         let profile = JString::new("profile").expect("ASCII");
         let mut peers = Vec::new();
-        let mut queues = Vec::new();
         let mut room = None;
         for i in 0..members.max(1) {
-            let (peer, rx) = Peer::new(i as u64 + 1, 1024);
-            let peer = Arc::new(peer);
+            let peer = Arc::new(Peer::new(i as u64 + 1, limits.clone(), stats.clone()));
             let name = JString::new(&format!("Mark{}", i + 1)).expect("ASCII");
             let entered = registry.enter(
                 room_name.as_jstr(),
@@ -45,19 +45,17 @@ impl FanOutRoom {
                 name.as_jstr(),
                 profile.as_jstr(),
                 usize::MAX,
-                &mut arena,
                 &stats,
             );
             room = Some(entered.expect("an empty registry lets everyone in"));
             peers.push(peer);
-            queues.push(rx);
         }
         let mut fan_out = FanOutRoom {
             room: room.expect("at least one member"),
             sender: peers[0].clone(),
-            queues,
-            arena,
+            members: peers,
             stats,
+            scratch: Vec::new(),
             room_name,
             user_name: JString::new("Mark1").expect("ASCII"),
             text: JString::new(MARK_TEXT_TRIMMED).expect("ASCII"),
@@ -66,8 +64,9 @@ impl FanOutRoom {
         fan_out
     }
 
-    /// What the server does for one VolanoMark chat message: encode the indication once, queue it to every
-    /// other member; then what the members' writers do: take it off their queues. Returns the deliveries.
+    /// What the server does for one VolanoMark chat message: encode the indication once, copy it into
+    /// every other member's outbox; then what the members' writers do: take it out. Returns how many
+    /// members got it.
     pub fn send_one(&mut self) -> usize {
         let indication = Chat {
             kind: Kind::Indication,
@@ -76,19 +75,17 @@ impl FanOutRoom {
             text: self.text.as_jstr(),
             ..Chat::default()
         };
-        let bytes = self.arena.encode(|out| indication.encode(out));
+        self.scratch.clear();
+        indication.encode(&mut self.scratch);
         self.room
-            .broadcast(self.sender.id, &bytes, &mut self.arena, &self.stats);
+            .broadcast(self.sender.id, &self.scratch, &self.stats);
         self.drain()
     }
 
     fn drain(&mut self) -> usize {
-        let mut n = 0;
-        for q in &mut self.queues {
-            while q.try_recv().is_ok() {
-                n += 1;
-            }
-        }
-        n
+        self.members
+            .iter()
+            .filter(|m| !m.drain().is_empty())
+            .count()
     }
 }

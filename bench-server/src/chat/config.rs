@@ -14,11 +14,21 @@ pub struct ChatConfig {
     /// A connection that sends nothing for this long gets a `Ping`; after a second such period it is closed
     /// (VOLANO: `server.timeout`, two strikes).
     pub idle_timeout: Duration,
-    /// Packets that may wait to be written to one connection. A member whose queue is full when a message
-    /// for it arrives is disconnected (and counted), so a slow or dead reader never stalls its room.
-    pub send_queue: usize,
+    /// Bytes that may wait to be written to one connection. A member whose outbox would overflow when a
+    /// packet for it arrives is disconnected (and counted), so a slow or dead reader never stalls its room.
+    /// A single packet to an empty outbox always fits (the largest is an `EnterRoom` confirm listing the
+    /// room: at most `max_room_members` entries).
+    pub send_buffer: usize,
+    /// Bytes that may wait to be written to all connections together. When it is spent, a member that
+    /// already has bytes waiting (or a packet over 4 KiB coming) is disconnected as a slow reader; a
+    /// member with an empty outbox still gets small packets, so the total may exceed this by up to
+    /// 4 KiB per connection.
+    pub send_memory: usize,
     /// Largest packet accepted from a client, in bytes; a longer one closes the connection.
     pub max_packet: usize,
+    /// A packet begun must be complete within this long (bytes trickling in do not extend it), or the
+    /// connection is closed: a slowloris cannot hold a connection slot with a packet that never ends.
+    pub packet_timeout: Duration,
     /// Most members in one room (`EnterRoom` beyond it is confirmed "room full").
     pub max_room_members: usize,
     /// Most rooms one connection may be in at once.
@@ -38,8 +48,13 @@ impl ChatConfig {
     pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
     /// Default `idle_timeout`: VOLANO's benchmark configuration (`server.timeout=10` minutes).
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
-    /// Default `send_queue`: far above the one message per room a paced VolanoMark run has in flight.
-    pub const DEFAULT_SEND_QUEUE: usize = 1024;
+    /// Default `send_buffer`: hundreds of VolanoMark messages, far above the one per room a paced run
+    /// has in flight.
+    pub const DEFAULT_SEND_BUFFER: usize = 64 * 1024;
+    /// Default `send_memory`.
+    pub const DEFAULT_SEND_MEMORY: usize = 32 * 1024 * 1024;
+    /// Default `packet_timeout`.
+    pub const DEFAULT_PACKET_TIMEOUT: Duration = Duration::from_secs(30);
     /// Default `max_packet`: room for the largest request VolanoMark sends (its `Access`) many times over.
     pub const DEFAULT_MAX_PACKET: usize = 8 * 1024;
 
@@ -53,7 +68,18 @@ impl ChatConfig {
             !self.idle_timeout.is_zero(),
             "chat: idle_timeout must be positive"
         );
-        ensure!(self.send_queue >= 1, "chat: send_queue must be at least 1");
+        ensure!(
+            self.send_buffer >= 1024,
+            "chat: send_buffer must be at least 1024 bytes"
+        );
+        ensure!(
+            self.send_memory >= self.send_buffer,
+            "chat: send_memory must be at least send_buffer"
+        );
+        ensure!(
+            !self.packet_timeout.is_zero(),
+            "chat: packet_timeout must be positive"
+        );
         ensure!(
             self.max_packet >= 64,
             "chat: max_packet must be at least 64 bytes"
@@ -75,8 +101,10 @@ impl Default for ChatConfig {
         Self {
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
-            send_queue: Self::DEFAULT_SEND_QUEUE,
+            send_buffer: Self::DEFAULT_SEND_BUFFER,
+            send_memory: Self::DEFAULT_SEND_MEMORY,
             max_packet: Self::DEFAULT_MAX_PACKET,
+            packet_timeout: Self::DEFAULT_PACKET_TIMEOUT,
             max_room_members: 1024,
             max_rooms_per_connection: 32,
             max_user_name: 20,

@@ -8,18 +8,21 @@ use bench_proto::chat::{
     access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JStr, JString, Kind,
     Packet, RoomList,
 };
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Buf, BytesMut};
 use tokio::io::AsyncReadExt;
 use tokio::net::tcp::OwnedReadHalf;
 use tokio::net::TcpStream;
-use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{interval_at, Instant, MissedTickBehavior};
 
-use super::arena::Arena;
-use super::peer::{write_loop, Peer, PeerId, QueueError};
+use super::config::ChatConfig;
+use super::peer::{Limits, Peer, PeerId, QueueError};
 use super::room::{Registry, Room};
 use super::stats::{bump, ChatStats};
-use super::ChatConfig;
+use crate::accept::Slot;
+
+/// Room names listed in one `Access` or `RoomList` confirm stop at this many bytes (the first names in
+/// order), so one request cannot make an answer of unbounded size however many rooms exist.
+const ROOM_LIST_BYTES: usize = 32 * 1024;
 
 /// What every connection shares.
 #[derive(Debug)]
@@ -27,6 +30,7 @@ pub(crate) struct Shared {
     pub(crate) config: ChatConfig,
     pub(crate) stats: Arc<ChatStats>,
     pub(crate) registry: Registry,
+    pub(crate) limits: Arc<Limits>,
 }
 
 /// Why a connection ended.
@@ -38,6 +42,8 @@ enum End {
     Killed,
     /// Two idle periods without a byte from the client.
     Idle,
+    /// A packet begun but not completed within the packet timeout (a trickle of bytes).
+    SlowPacket,
     /// Not the protocol (bad packet, wrong first packet, empty name, entering a room twice).
     Malformed,
     /// A packet or field over a limit.
@@ -46,23 +52,16 @@ enum End {
     Io,
 }
 
-/// Serves one accepted connection until it ends; holds `_permit` (a connection slot) until then.
-pub(crate) async fn serve(
-    stream: TcpStream,
-    shared: Arc<Shared>,
-    id: PeerId,
-    _permit: OwnedSemaphorePermit,
-) {
-    let _ = stream.set_nodelay(true);
+/// Serves one accepted connection until it ends; holds `_slot` (a connection slot) until then.
+pub(crate) async fn serve(stream: TcpStream, shared: Arc<Shared>, id: PeerId, _slot: Slot) {
     let (rd, wr) = stream.into_split();
-    let (peer, rx) = Peer::new(id, shared.config.send_queue);
-    let peer = Arc::new(peer);
-    tokio::spawn(write_loop(wr, rx, peer.kill.clone()));
+    let peer = Arc::new(Peer::new(id, shared.limits.clone(), shared.stats.clone()));
+    tokio::spawn(peer.clone().write_loop(wr));
     let mut conn = Conn {
         peer,
         shared,
         rooms: Vec::new(),
-        arena: Arena::default(),
+        scratch: Vec::new(),
         accessed: false,
     };
     let end = conn.read_loop(rd).await;
@@ -71,6 +70,7 @@ pub(crate) async fn serve(
         End::Malformed => bump(&stats.malformed),
         End::Oversized => bump(&stats.oversized),
         End::Idle => bump(&stats.idle_timeouts),
+        End::SlowPacket => bump(&stats.packet_timeouts),
         End::Eof | End::Killed | End::Io => {}
     }
     tracing::debug!(id, ?end, "chat connection closed");
@@ -81,7 +81,8 @@ struct Conn {
     shared: Arc<Shared>,
     /// The rooms this connection is in, with the name it entered under.
     rooms: Vec<(Arc<Room>, JString)>,
-    arena: Arena,
+    /// Where this connection encodes the packets it sends.
+    scratch: Vec<u8>,
     accessed: bool,
 }
 
@@ -92,7 +93,7 @@ impl Drop for Conn {
         for (room, _) in std::mem::take(&mut self.rooms) {
             self.shared
                 .registry
-                .leave(&room, self.peer.id, &mut self.arena, &self.shared.stats);
+                .leave(&room, self.peer.id, &self.shared.stats);
         }
         bump(&self.shared.stats.closed);
     }
@@ -116,6 +117,11 @@ impl Conn {
         // Whether a byte arrived since the last tick, and how many ticks in a row saw none.
         let mut active = false;
         let mut strikes = 0;
+        // While a packet is partly received: when it must be complete (bytes arriving do not extend it).
+        let packet_timeout = self.shared.config.packet_timeout;
+        let partial_deadline = tokio::time::sleep(packet_timeout);
+        tokio::pin!(partial_deadline);
+        let mut partial = false;
         loop {
             let mut used = 0;
             loop {
@@ -138,10 +144,20 @@ impl Conn {
                 }
             }
             buf.advance(used);
+            if buf.is_empty() {
+                partial = false;
+            } else if !partial || used > 0 {
+                // A new packet began (the rest of the buffer): its own deadline.
+                partial = true;
+                partial_deadline
+                    .as_mut()
+                    .reset(Instant::now() + packet_timeout);
+            }
             buf.reserve(1024);
             tokio::select! {
                 biased;
                 () = &mut killed => return End::Killed,
+                () = &mut partial_deadline, if partial => return End::SlowPacket,
                 _ = idle.tick() => {
                     if active {
                         active = false;
@@ -152,8 +168,7 @@ impl Conn {
                             return End::Idle;
                         }
                         bump(&self.shared.stats.pings_sent);
-                        let ping = self.arena.encode(|out| Packet::Ping(Kind::Request).encode(out));
-                        if let Err(end) = self.send(ping) {
+                        if let Err(end) = self.reply(|out| Packet::Ping(Kind::Request).encode(out)) {
                             return end;
                         }
                     }
@@ -187,9 +202,17 @@ impl Conn {
         }
     }
 
-    /// Queues a packet to this connection; a full queue means this client is not reading: it is evicted.
-    fn send(&self, packet: Bytes) -> Result<(), End> {
-        match self.peer.send(packet) {
+    /// Encodes a packet with `write` and queues it to this connection.
+    fn reply(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> Result<(), End> {
+        self.scratch.clear();
+        write(&mut self.scratch);
+        self.send_scratch()
+    }
+
+    /// Queues the packet in `scratch` to this connection; a full outbox means this client is not reading:
+    /// it is evicted.
+    fn send_scratch(&self) -> Result<(), End> {
+        match self.peer.send(&self.scratch) {
             Ok(()) => Ok(()),
             Err(QueueError::Full) => {
                 if self.peer.kill.kill() {
@@ -203,7 +226,7 @@ impl Conn {
 
     fn access(&mut self) -> Result<(), End> {
         self.accessed = true;
-        let names = self.shared.registry.names(JStr::EMPTY);
+        let names = self.shared.registry.names(JStr::EMPTY, ROOM_LIST_BYTES);
         let rooms = names.iter().filter_map(|n| JStr::new(n).ok()).collect();
         let confirm = Access {
             kind: Kind::Confirm,
@@ -211,8 +234,7 @@ impl Conn {
             rooms,
             ..Access::default()
         };
-        let bytes = self.arena.encode(|out| confirm.encode(out));
-        self.send(bytes)
+        self.reply(|out| confirm.encode(out))
     }
 
     fn enter(&mut self, e: &EnterRoom<'_>) -> Result<(), End> {
@@ -238,7 +260,6 @@ impl Conn {
                 e.user_name,
                 e.profile,
                 config.max_room_members,
-                &mut self.arena,
                 &shared.stats,
             ) {
                 Ok(room) => {
@@ -256,8 +277,7 @@ impl Conn {
             result: refused,
             ..EnterRoom::default()
         };
-        let bytes = self.arena.encode(|out| confirm.encode(out));
-        self.send(bytes)
+        self.reply(|out| confirm.encode(out))
     }
 
     fn chat(&mut self, c: &Chat<'_>) -> Result<(), End> {
@@ -283,8 +303,9 @@ impl Conn {
             user_name: name.as_jstr(),
             ..c.clone()
         };
-        let bytes = self.arena.encode(|out| indication.encode(out));
-        room.broadcast(self.peer.id, &bytes, &mut self.arena, &self.shared.stats);
+        self.scratch.clear();
+        indication.encode(&mut self.scratch);
+        room.broadcast(self.peer.id, &self.scratch, &self.shared.stats);
         bump(&self.shared.stats.chat_messages);
         // VOLANO confirms each chat to its sender (empty name and text), for pacing.
         let confirm = Chat {
@@ -293,8 +314,7 @@ impl Conn {
             text: JStr::EMPTY,
             ..c.clone()
         };
-        let bytes = self.arena.encode(|out| confirm.encode(out));
-        self.send(bytes)
+        self.reply(|out| confirm.encode(out))
     }
 
     fn exit(&mut self, x: &ExitRoom<'_>) -> Result<(), End> {
@@ -302,21 +322,20 @@ impl Conn {
             let (room, _) = self.rooms.swap_remove(i);
             self.shared
                 .registry
-                .leave(&room, self.peer.id, &mut self.arena, &self.shared.stats);
+                .leave(&room, self.peer.id, &self.shared.stats);
         }
         Ok(())
     }
 
     fn room_list(&mut self, r: &RoomList<'_>) -> Result<(), End> {
-        let names = self.shared.registry.names(r.filter);
+        let names = self.shared.registry.names(r.filter, ROOM_LIST_BYTES);
         let rooms = names.iter().filter_map(|n| JStr::new(n).ok()).collect();
         let confirm = RoomList {
             kind: Kind::Confirm,
             filter: r.filter,
             rooms,
         };
-        let bytes = self.arena.encode(|out| confirm.encode(out));
-        self.send(bytes)
+        self.reply(|out| confirm.encode(out))
     }
 
     /// The index in `self.rooms` of the room named `name`.

@@ -6,7 +6,6 @@
 //! member's writer sends whatever has queued up in one vectored write. A member whose queue is full is
 //! disconnected (counted), so a slow or dead reader never stalls its room.
 
-mod arena;
 #[doc(hidden)]
 pub mod bench_api;
 mod config;

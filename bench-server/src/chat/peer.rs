@@ -1,20 +1,29 @@
-//! One connection's outbound side: a bounded queue of encoded packets, the task that writes them in
-//! batches, and the switch that closes the connection from anywhere (slow reader, shutdown).
+//! One connection's outbound side: its outbox (the bytes of the packets waiting to be written, bounded in
+//! bytes), the task that writes whatever has gathered in one write, and the switch that closes the
+//! connection from anywhere (slow reader, shutdown).
+//!
+//! Fan-out copies each packet into the outboxes of the room's members (a memcpy of about 100 bytes is
+//! cheaper than sharing a refcounted buffer, and leaves nothing pinned): what a connection holds is
+//! exactly what it has not yet sent, counted per connection and in [`ChatStats::queued_bytes`].
 
-use std::io::{self, IoSlice};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use bytes::{Buf, Bytes};
 use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::OwnedWriteHalf;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::Notify;
 
-/// Most packets gathered into one vectored write.
-const MAX_BATCH: usize = 64;
+use super::stats::ChatStats;
 
 /// A unique connection id.
 pub(crate) type PeerId = u64;
+
+/// Packets up to this size may be queued to a connection whose outbox is empty even when the memory
+/// budget is spent (so a budget taken by peers that do not read cannot cut off those that do); the
+/// budget can thus be exceeded by at most this much per connection.
+const SMALL_PACKET: usize = 4 * 1024;
+/// A write buffer that grew past this is given back after use.
+const KEEP_CAPACITY: usize = 64 * 1024;
 
 /// Closes a connection from any task: both its reader and its writer stop at their next await.
 #[derive(Debug, Default)]
@@ -50,104 +59,159 @@ impl Kill {
     }
 }
 
-/// What a room holds of a member's connection: its id, its queue and its kill switch.
+/// Byte limits on what waits to be written.
+#[derive(Debug)]
+pub(crate) struct Limits {
+    /// Most bytes one connection's outbox holds (a single packet to an empty outbox always fits).
+    pub(crate) per_connection: usize,
+    /// Most bytes all outboxes hold together (see [`SMALL_PACKET`]).
+    pub(crate) total: usize,
+    /// All outboxes' bytes now (mirrored in the stats gauge).
+    pub(crate) queued: AtomicUsize,
+}
+
+/// What a room holds of a member's connection: its id, its outbox and its kill switch.
 #[derive(Debug)]
 pub(crate) struct Peer {
     pub(crate) id: PeerId,
-    tx: mpsc::Sender<Bytes>,
+    outbox: Mutex<Outbox>,
+    /// Wakes the writer when its outbox gets bytes.
+    ready: Notify,
+    limits: Arc<Limits>,
+    stats: Arc<ChatStats>,
     pub(crate) kill: Arc<Kill>,
+}
+
+#[derive(Debug, Default)]
+struct Outbox {
+    bytes: Vec<u8>,
+    /// The writer waits for bytes: whoever adds some wakes it.
+    writer_waiting: bool,
+    /// The writer is gone: nothing more is accepted.
+    closed: bool,
 }
 
 /// Why a packet could not be queued.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum QueueError {
-    /// The queue is full: the member reads too slowly (or not at all).
+    /// The outbox (or the memory budget) is full: the member reads too slowly, or not at all.
     Full,
     /// The connection is closing.
     Closed,
 }
 
 impl Peer {
-    /// A peer and the receiving end of its queue (for [`write_loop`]).
-    pub(crate) fn new(id: PeerId, queue: usize) -> (Peer, mpsc::Receiver<Bytes>) {
-        let (tx, rx) = mpsc::channel(queue);
-        (
-            Peer {
-                id,
-                tx,
-                kill: Arc::new(Kill::default()),
-            },
-            rx,
-        )
+    pub(crate) fn new(id: PeerId, limits: Arc<Limits>, stats: Arc<ChatStats>) -> Peer {
+        Peer {
+            id,
+            outbox: Mutex::default(),
+            ready: Notify::new(),
+            limits,
+            stats,
+            kill: Arc::new(Kill::default()),
+        }
     }
 
-    /// Queues a packet without waiting. The `Bytes` is shared: fan-out clones a reference, not the bytes.
-    pub(crate) fn send(&self, packet: Bytes) -> Result<(), QueueError> {
+    fn outbox(&self) -> MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a packet's bytes without waiting.
+    pub(crate) fn send(&self, packet: &[u8]) -> Result<(), QueueError> {
         if self.kill.is_killed() {
             return Err(QueueError::Closed);
         }
-        self.tx.try_send(packet).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => QueueError::Full,
-            mpsc::error::TrySendError::Closed(_) => QueueError::Closed,
-        })
+        let len = packet.len();
+        let mut out = self.outbox();
+        if out.closed {
+            return Err(QueueError::Closed);
+        }
+        let pending = out.bytes.len();
+        let limits = &*self.limits;
+        if pending > 0 && pending + len > limits.per_connection {
+            return Err(QueueError::Full);
+        }
+        if (pending > 0 || len > SMALL_PACKET)
+            && limits.queued.load(Ordering::Relaxed) + len > limits.total
+        {
+            return Err(QueueError::Full);
+        }
+        out.bytes.extend_from_slice(packet);
+        self.account(len as isize);
+        if std::mem::take(&mut out.writer_waiting) {
+            drop(out);
+            self.ready.notify_one();
+        }
+        Ok(())
     }
-}
 
-/// Writes queued packets until the queue closes, a write fails or the connection is killed. Whatever has
-/// queued up since the last write goes out in one vectored write.
-pub(crate) async fn write_loop(
-    mut wr: OwnedWriteHalf,
-    mut rx: mpsc::Receiver<Bytes>,
-    kill: Arc<Kill>,
-) {
-    let mut batch: Vec<Bytes> = Vec::with_capacity(MAX_BATCH);
-    let killed = kill.wait();
-    tokio::pin!(killed);
-    loop {
-        let n = tokio::select! {
-            biased;
-            () = &mut killed => break,
-            n = rx.recv_many(&mut batch, MAX_BATCH) => n,
-        };
-        if n == 0 {
-            break;
+    fn account(&self, delta: isize) {
+        if delta >= 0 {
+            self.limits
+                .queued
+                .fetch_add(delta.unsigned_abs(), Ordering::Relaxed);
+            self.stats
+                .queued_bytes
+                .fetch_add(delta.unsigned_abs() as u64, Ordering::Relaxed);
+        } else {
+            self.limits
+                .queued
+                .fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
+            self.stats
+                .queued_bytes
+                .fetch_sub(delta.unsigned_abs() as u64, Ordering::Relaxed);
         }
-        let written = tokio::select! {
-            biased;
-            () = &mut killed => break,
-            r = write_all(&mut wr, &mut batch) => r,
-        };
-        if written.is_err() {
-            kill.kill();
-            break;
-        }
-        batch.clear();
     }
-}
 
-/// Writes every buffer of `bufs`, vectored, resuming after short writes.
-async fn write_all(wr: &mut OwnedWriteHalf, bufs: &mut [Bytes]) -> io::Result<()> {
-    let mut first = 0;
-    while first < bufs.len() {
-        let mut slices = [IoSlice::new(&[]); MAX_BATCH];
-        let count = (bufs.len() - first).min(MAX_BATCH);
-        for (slice, buf) in slices.iter_mut().zip(&bufs[first..first + count]) {
-            *slice = IoSlice::new(buf);
-        }
-        let mut n = wr.write_vectored(&slices[..count]).await?;
-        if n == 0 {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        while n > 0 {
-            let len = bufs[first].len();
-            if n >= len {
-                n -= len;
-                first += 1;
-            } else {
-                bufs[first].advance(n);
-                n = 0;
+    /// Writes the outbox until the connection is killed or a write fails; whatever has gathered since the
+    /// last write goes out in one write. On the way out the outbox is closed and its bytes uncounted.
+    pub(crate) async fn write_loop(self: Arc<Self>, mut wr: OwnedWriteHalf) {
+        let mut batch: Vec<u8> = Vec::new();
+        let killed = self.kill.wait();
+        tokio::pin!(killed);
+        loop {
+            {
+                let mut out = self.outbox();
+                if out.bytes.is_empty() {
+                    out.writer_waiting = true;
+                } else {
+                    std::mem::swap(&mut out.bytes, &mut batch);
+                }
+            }
+            if batch.is_empty() {
+                tokio::select! {
+                    biased;
+                    () = &mut killed => break,
+                    () = self.ready.notified() => continue,
+                }
+            }
+            let written = tokio::select! {
+                biased;
+                () = &mut killed => break,
+                r = wr.write_all(&batch) => r,
+            };
+            self.account(-(batch.len() as isize));
+            batch.clear();
+            if batch.capacity() > KEEP_CAPACITY {
+                batch = Vec::new();
+            }
+            if written.is_err() {
+                self.kill.kill();
+                break;
             }
         }
+        let mut out = self.outbox();
+        out.closed = true;
+        let unsent = out.bytes.len() + batch.len();
+        out.bytes = Vec::new();
+        drop(out);
+        self.account(-(unsent as isize));
     }
-    Ok(())
+
+    /// Takes what the outbox holds, as the writer would (for the fan-out benchmark, which has no socket).
+    pub(crate) fn drain(&self) -> Vec<u8> {
+        let bytes = std::mem::take(&mut self.outbox().bytes);
+        self.account(-(bytes.len() as isize));
+        bytes
+    }
 }

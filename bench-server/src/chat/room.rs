@@ -12,9 +12,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use bench_proto::chat::{
     enter_result, EnterRoom, ExitRoom, JStr, JString, Kind, UserInfo, ROOM_TYPE_NORMAL,
 };
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 
-use super::arena::Arena;
 use super::peer::{Peer, PeerId, QueueError};
 use super::stats::{add, bump, ChatStats};
 
@@ -54,17 +53,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Registry {
-    /// The names of the rooms whose name contains `filter` ignoring case (all rooms when it is empty).
-    pub(crate) fn names(&self, filter: JStr<'_>) -> Vec<Bytes> {
+    /// The names of the rooms whose name contains `filter` ignoring case (all rooms when it is empty), in
+    /// order, as many as fit in `max_bytes` encoded (two bytes of length each, then the name).
+    pub(crate) fn names(&self, filter: JStr<'_>, max_bytes: usize) -> Vec<Bytes> {
         let rooms = lock(&self.rooms);
-        if filter.is_empty() {
-            return rooms.keys().cloned().collect();
-        }
         let needle = filter.to_string_lossy().to_lowercase();
+        let mut left = max_bytes;
         rooms
             .keys()
             .filter(|name| {
-                JStr::new(name).is_ok_and(|n| n.to_string_lossy().to_lowercase().contains(&needle))
+                filter.is_empty()
+                    || JStr::new(name)
+                        .is_ok_and(|n| n.to_string_lossy().to_lowercase().contains(&needle))
+            })
+            .take_while(|name| {
+                let cost = 2 + name.len();
+                let fits = cost <= left;
+                left = left.saturating_sub(cost);
+                fits
             })
             .cloned()
             .collect()
@@ -80,7 +86,6 @@ impl Registry {
         user_name: JStr<'_>,
         profile: JStr<'_>,
         max_members: usize,
-        arena: &mut Arena,
         stats: &ChatStats,
     ) -> Result<Arc<Room>, EnterRefused> {
         loop {
@@ -121,8 +126,9 @@ impl Registry {
                 profile,
                 ..EnterRoom::default()
             };
-            let indication = arena.encode(|out| packet.encode(out));
-            state.fan_out(&room.name, peer.id, &indication, arena, stats);
+            let mut bytes = Vec::new();
+            packet.encode(&mut bytes);
+            state.fan_out(&room.name, peer.id, &bytes, stats);
             state.members.push(Member {
                 peer: peer.clone(),
                 name: user_name.into(),
@@ -142,9 +148,10 @@ impl Registry {
                     ..UserInfo::default()
                 })
                 .collect();
-            let confirm = arena.encode(|out| packet.encode(out));
+            bytes.clear();
+            packet.encode(&mut bytes);
             drop(packet);
-            if peer.send(confirm) == Err(QueueError::Full) {
+            if peer.send(&bytes) == Err(QueueError::Full) {
                 evict(peer, stats);
             }
             drop(state);
@@ -153,18 +160,12 @@ impl Registry {
     }
 
     /// Removes `peer` from `room` (if still there), tells the others, and drops the room once it is empty.
-    pub(crate) fn leave(
-        &self,
-        room: &Arc<Room>,
-        peer: PeerId,
-        arena: &mut Arena,
-        stats: &ChatStats,
-    ) {
+    pub(crate) fn leave(&self, room: &Arc<Room>, peer: PeerId, stats: &ChatStats) {
         let empty = {
             let mut state = lock(&room.state);
             if let Some(i) = state.members.iter().position(|m| m.peer.id == peer) {
                 let gone = state.members.remove(i);
-                state.announce_exit(&room.name, &gone, arena, stats);
+                state.announce_exit(&room.name, &gone, stats);
             }
             state.members.is_empty()
         };
@@ -187,33 +188,20 @@ impl Room {
 
     /// Queues `packet` (already encoded) to every member but `from`. Members found slow are evicted, and
     /// the others told they left.
-    pub(crate) fn broadcast(
-        &self,
-        from: PeerId,
-        packet: &Bytes,
-        arena: &mut Arena,
-        stats: &ChatStats,
-    ) {
-        lock(&self.state).fan_out(&self.name, from, packet, arena, stats);
+    pub(crate) fn broadcast(&self, from: PeerId, packet: &[u8], stats: &ChatStats) {
+        lock(&self.state).fan_out(&self.name, from, packet, stats);
     }
 }
 
 impl RoomState {
-    fn fan_out(
-        &mut self,
-        room: &Bytes,
-        from: PeerId,
-        packet: &Bytes,
-        arena: &mut Arena,
-        stats: &ChatStats,
-    ) {
+    fn fan_out(&mut self, room: &Bytes, from: PeerId, packet: &[u8], stats: &ChatStats) {
         let mut queued = 0;
         let mut evicted = false;
         for m in &self.members {
             if m.peer.id == from {
                 continue;
             }
-            match m.peer.send(packet.clone()) {
+            match m.peer.send(packet) {
                 Ok(()) => queued += 1,
                 Err(QueueError::Full) => {
                     evict(&m.peer, stats);
@@ -224,19 +212,19 @@ impl RoomState {
         }
         add(&stats.deliveries, queued);
         if evicted {
-            self.remove_killed(room, arena, stats);
+            self.remove_killed(room, stats);
         }
     }
 
     /// Removes every member whose connection is closing and announces each exit (which may evict more).
-    fn remove_killed(&mut self, room: &Bytes, arena: &mut Arena, stats: &ChatStats) {
+    fn remove_killed(&mut self, room: &Bytes, stats: &ChatStats) {
         while let Some(i) = self.members.iter().position(|m| m.peer.kill.is_killed()) {
             let gone = self.members.remove(i);
-            self.announce_exit(room, &gone, arena, stats);
+            self.announce_exit(room, &gone, stats);
         }
     }
 
-    fn announce_exit(&mut self, room: &Bytes, gone: &Member, arena: &mut Arena, stats: &ChatStats) {
+    fn announce_exit(&mut self, room: &Bytes, gone: &Member, stats: &ChatStats) {
         let Ok(room_name) = JStr::new(room) else {
             return;
         };
@@ -245,8 +233,9 @@ impl RoomState {
             room_name,
             user_name: gone.name.as_jstr(),
         };
-        let indication = arena.encode(|out: &mut BytesMut| packet.encode(out));
-        self.fan_out(room, gone.peer.id, &indication, arena, stats);
+        let mut bytes = Vec::new();
+        packet.encode(&mut bytes);
+        self.fan_out(room, gone.peer.id, &bytes, stats);
     }
 }
 
@@ -259,36 +248,46 @@ fn evict(peer: &Peer, stats: &ChatStats) {
 
 #[cfg(test)]
 mod tests {
-    use bench_proto::chat::{decode, Packet};
-    use tokio::sync::mpsc;
+    use std::sync::atomic::AtomicUsize;
 
+    use bench_proto::chat::{decode, Chat, Packet};
+
+    use super::super::peer::Limits;
     use super::*;
 
     fn js(s: &'static str) -> JStr<'static> {
         JStr::new(s.as_bytes()).unwrap()
     }
 
+    fn limits(per_connection: usize) -> Arc<Limits> {
+        Arc::new(Limits {
+            per_connection,
+            total: usize::MAX / 2,
+            queued: AtomicUsize::new(0),
+        })
+    }
+
     fn member(
         registry: &Registry,
         id: u64,
         name: &'static str,
-        queue: usize,
-        arena: &mut Arena,
-        stats: &ChatStats,
-    ) -> (Arc<Peer>, mpsc::Receiver<Bytes>, Arc<Room>) {
-        let (peer, rx) = Peer::new(id, queue);
-        let peer = Arc::new(peer);
+        send_buffer: usize,
+        stats: &Arc<ChatStats>,
+    ) -> (Arc<Peer>, Arc<Room>) {
+        let peer = Arc::new(Peer::new(id, limits(send_buffer), stats.clone()));
         let room = registry
-            .enter(js("Room1"), &peer, js(name), js(""), 10, arena, stats)
+            .enter(js("Room1"), &peer, js(name), js(""), 10, stats)
             .unwrap();
-        (peer, rx, room)
+        (peer, room)
     }
 
-    /// The kinds and user names of the packets waiting in a queue.
-    fn drain(rx: &mut mpsc::Receiver<Bytes>) -> Vec<(u16, String)> {
+    /// The kinds and user names of the packets waiting in an outbox.
+    fn drain(peer: &Peer) -> Vec<(u16, String)> {
+        let bytes = peer.drain();
+        let mut at = 0;
         let mut out = Vec::new();
-        while let Ok(bytes) = rx.try_recv() {
-            let (p, _) = decode(&bytes, 1 << 16).unwrap().unwrap();
+        while let Some((p, n)) = decode(&bytes[at..], 1 << 16).unwrap() {
+            at += n;
             let id = p.id();
             let who = match p {
                 Packet::EnterRoom(e) => e.user_name.to_string(),
@@ -298,53 +297,78 @@ mod tests {
             };
             out.push((id, who));
         }
+        assert_eq!(at, bytes.len());
         out
     }
 
     #[test]
-    fn a_full_queue_evicts_its_member_and_the_room_is_told() {
-        let (registry, stats, mut arena) =
-            (Registry::default(), ChatStats::default(), Arena::default());
-        let (a, mut a_rx, room) = member(&registry, 1, "Ann", 8, &mut arena, &stats);
-        // Bob's queue holds two packets: his enter confirm and Cy's entry fill it.
-        let (b, _b_rx, _) = member(&registry, 2, "Bob", 2, &mut arena, &stats);
-        let (_c, mut c_rx, _) = member(&registry, 3, "Cy", 8, &mut arena, &stats);
-        drain(&mut a_rx);
-        drain(&mut c_rx);
-        let chat = Bytes::from_static(b"not decoded by the room");
-        room.broadcast(a.id, &chat, &mut arena, &stats);
+    fn a_full_outbox_evicts_its_member_and_the_room_is_told() {
+        let (registry, stats) = (Registry::default(), Arc::new(ChatStats::default()));
+        let mut chat = Vec::new();
+        Chat {
+            kind: Kind::Indication,
+            room_name: js("Room1"),
+            user_name: js("Ann"),
+            text: js("hello there"),
+            ..Chat::default()
+        }
+        .encode(&mut chat);
+        let mut cy_entry = Vec::new();
+        EnterRoom {
+            kind: Kind::Indication,
+            room_name: js("Room1"),
+            user_name: js("Cy"),
+            ..EnterRoom::default()
+        }
+        .encode(&mut cy_entry);
+        let (a, room) = member(&registry, 1, "Ann", 1 << 16, &stats);
+        // Bob's outbox holds Cy's entry, but not that and the chat too.
+        let (b, _) = member(&registry, 2, "Bob", cy_entry.len() + chat.len() - 1, &stats);
+        drain(&b);
+        let (c, _) = member(&registry, 3, "Cy", 1 << 16, &stats);
+        assert_eq!(b.drain(), cy_entry.clone());
+        b.send(&cy_entry).unwrap();
+        drain(&a);
+        drain(&c);
+        room.broadcast(a.id, &chat, &stats);
         assert!(b.kill.is_killed());
         assert_eq!(stats.snapshot().slow_disconnects, 1);
         // Cy gets the message, then Bob's exit; Ann only Bob's exit.
-        assert_eq!(c_rx.try_recv().unwrap(), chat);
+        let exit = bench_proto::chat::id::EXIT_ROOM;
         assert_eq!(
-            drain(&mut c_rx),
-            [(bench_proto::chat::id::EXIT_ROOM, "Bob".to_owned())]
+            drain(&c),
+            [
+                (bench_proto::chat::id::CHAT, "Ann".to_owned()),
+                (exit, "Bob".to_owned())
+            ]
         );
-        assert_eq!(
-            drain(&mut a_rx),
-            [(bench_proto::chat::id::EXIT_ROOM, "Bob".to_owned())]
-        );
+        assert_eq!(drain(&a), [(exit, "Bob".to_owned())]);
         // Bob's own leaving later finds him gone: no second exit.
-        registry.leave(&room, b.id, &mut arena, &stats);
-        assert!(drain(&mut a_rx).is_empty());
+        registry.leave(&room, b.id, &stats);
+        assert!(drain(&a).is_empty());
     }
 
     #[test]
     fn rooms_exist_while_they_have_members() {
-        let (registry, stats, mut arena) =
-            (Registry::default(), ChatStats::default(), Arena::default());
-        let (a, _a_rx, room) = member(&registry, 1, "Ann", 8, &mut arena, &stats);
-        let (b, _b_rx, _) = member(&registry, 2, "Bob", 8, &mut arena, &stats);
-        assert_eq!(registry.names(JStr::EMPTY), [Bytes::from_static(b"Room1")]);
-        assert_eq!(registry.names(js("ROOM")).len(), 1);
-        assert!(registry.names(js("x")).is_empty());
-        registry.leave(&room, a.id, &mut arena, &stats);
-        assert_eq!(registry.names(JStr::EMPTY).len(), 1);
-        registry.leave(&room, b.id, &mut arena, &stats);
-        assert!(registry.names(JStr::EMPTY).is_empty());
+        let (registry, stats) = (Registry::default(), Arc::new(ChatStats::default()));
+        let (a, room) = member(&registry, 1, "Ann", 1 << 16, &stats);
+        let (b, _) = member(&registry, 2, "Bob", 1 << 16, &stats);
+        assert_eq!(
+            registry.names(JStr::EMPTY, usize::MAX),
+            [Bytes::from_static(b"Room1")]
+        );
+        assert_eq!(registry.names(js("ROOM"), usize::MAX).len(), 1);
+        assert!(registry.names(js("x"), usize::MAX).is_empty());
+        assert!(
+            registry.names(JStr::EMPTY, 6).is_empty(),
+            "7 bytes do not fit in 6"
+        );
+        registry.leave(&room, a.id, &stats);
+        assert_eq!(registry.names(JStr::EMPTY, usize::MAX).len(), 1);
+        registry.leave(&room, b.id, &stats);
+        assert!(registry.names(JStr::EMPTY, usize::MAX).is_empty());
         // A new entrant creates a new room of the same name.
-        let (_c, _c_rx, again) = member(&registry, 3, "Cy", 8, &mut arena, &stats);
+        let (_c, again) = member(&registry, 3, "Cy", 1 << 16, &stats);
         assert!(!Arc::ptr_eq(&room, &again));
         assert_eq!(stats.snapshot().rooms_created, 2);
     }

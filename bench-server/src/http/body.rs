@@ -1,102 +1,141 @@
-//! Request and response bodies: reading a request body under a size limit (streamed, never buffered past
-//! the limit) and the response body type (static bytes, or a pooled buffer handed to hyper without a copy).
+//! Request and response bodies: reading a request body under a size limit, a deadline and the request
+//! budget (streamed, never buffered past the limit), and the response body type (static bytes, a pooled
+//! buffer handed to hyper without a copy, or a stream of chunks produced as hyper sends them).
 
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use hyper::body::{Body, Buf, Frame, Incoming, SizeHint};
 
+use super::budget::{Budget, Charge};
+use super::chunk::Chunk;
 use super::pool::PooledBuf;
+use super::stream::GetStream;
+
+/// Request bodies without a Content-Length take their budget in steps of this.
+const BUDGET_STEP: usize = 64 * 1024;
 
 /// Why a request body could not be read.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ReadBodyError {
     #[error("request body larger than {limit} bytes")]
     TooLarge { limit: usize },
+    #[error("the request body did not arrive within {0:?}")]
+    Timeout(Duration),
+    #[error("no memory for the request body within {0:?} (request budget spent)")]
+    Busy(Duration),
     #[error("reading the request body failed: {0}")]
     Io(#[from] hyper::Error),
 }
 
-/// Reads `body` into a pooled buffer, failing as soon as more than `limit` bytes arrive. `declared` is the
-/// Content-Length, if any, used only to size the buffer (and already checked against `limit` by the caller).
+/// A request body read in full, and its share of the request budget (returned when both are dropped).
+#[derive(Debug)]
+pub(crate) struct ReadBody {
+    pub(crate) bytes: PooledBuf,
+    pub(crate) _charge: Charge,
+}
+
+/// Reads `body` into a pooled buffer, failing as soon as more than `limit` bytes arrive or when the whole
+/// body has not arrived within `timeout`. `declared` is the Content-Length, if any (already checked
+/// against `limit` by the caller): that much of `budget` is taken before reading; a body of unknown length
+/// takes it as it grows.
 pub(crate) async fn read_limited(
+    body: Incoming,
+    declared: Option<u64>,
+    limit: usize,
+    budget: &Arc<Budget>,
+    timeout: Duration,
+) -> Result<ReadBody, ReadBodyError> {
+    let mut waiting_for_budget = false;
+    let read = read_within_budget(body, declared, limit, budget, &mut waiting_for_budget);
+    match tokio::time::timeout(timeout, read).await {
+        Ok(res) => res,
+        Err(_) if waiting_for_budget => Err(ReadBodyError::Busy(timeout)),
+        Err(_) => Err(ReadBodyError::Timeout(timeout)),
+    }
+}
+
+async fn read_within_budget(
     mut body: Incoming,
     declared: Option<u64>,
     limit: usize,
-) -> Result<PooledBuf, ReadBodyError> {
+    budget: &Arc<Budget>,
+    waiting_for_budget: &mut bool,
+) -> Result<ReadBody, ReadBodyError> {
     let mut buf = PooledBuf::take();
-    if let Some(n) = declared {
-        // `declared <= limit` here, so this cannot reserve more than the limit.
-        buf.reserve(usize::try_from(n).unwrap_or(limit).min(limit));
-    }
+    // `declared <= limit` here, so this cannot reserve more than the limit (nor the budget, which is
+    // at least the limit).
+    let first = declared.map_or(0, |n| usize::try_from(n).unwrap_or(limit).min(limit));
+    let mut charge = take(budget, first, waiting_for_budget).await;
+    buf.reserve(first);
     while let Some(frame) = body.frame().await {
         if let Ok(data) = frame?.into_data() {
             if data.len() > limit - buf.len() {
                 return Err(ReadBodyError::TooLarge { limit });
             }
+            let need = buf.len() + data.len();
+            if need > charge.bytes() {
+                let step = (need - charge.bytes())
+                    .next_multiple_of(BUDGET_STEP)
+                    .min(limit - charge.bytes());
+                charge.absorb(take(budget, step, waiting_for_budget).await);
+            }
             buf.extend_from_slice(&data);
         }
     }
-    Ok(buf)
+    Ok(ReadBody {
+        bytes: buf,
+        _charge: charge,
+    })
 }
 
-/// One chunk of a response body.
+async fn take(budget: &Arc<Budget>, bytes: usize, waiting: &mut bool) -> Charge {
+    if let Some(charge) = budget.try_reserve(bytes) {
+        return charge;
+    }
+    *waiting = true;
+    let charge = budget.reserve(bytes).await;
+    *waiting = false;
+    charge
+}
+
+/// The body of every response.
 #[derive(Debug)]
-pub(crate) enum Chunk {
-    /// Static or shared bytes (WSDL, metrics, small texts).
-    Bytes(Bytes),
-    /// A serialised SOAP response; its buffer returns to the pool once hyper has written it.
-    Pooled(PooledBuf),
+pub(crate) enum ResponseBody {
+    /// Nothing, or one chunk of known length (so hyper sets Content-Length); `None` once sent.
+    Once(Option<Chunk>),
+    /// Produced chunk by chunk as hyper sends it (chunked transfer coding).
+    Stream(Box<GetStream>),
 }
-
-impl Buf for Chunk {
-    fn remaining(&self) -> usize {
-        match self {
-            Chunk::Bytes(b) => b.remaining(),
-            Chunk::Pooled(b) => b.remaining(),
-        }
-    }
-
-    fn chunk(&self) -> &[u8] {
-        match self {
-            Chunk::Bytes(b) => b.chunk(),
-            Chunk::Pooled(b) => b.chunk(),
-        }
-    }
-
-    fn advance(&mut self, cnt: usize) {
-        match self {
-            Chunk::Bytes(b) => b.advance(cnt),
-            Chunk::Pooled(b) => b.advance(cnt),
-        }
-    }
-}
-
-/// The body of every response: empty or a single chunk of known length (so hyper sets Content-Length).
-#[derive(Debug)]
-pub(crate) struct ResponseBody(Option<Chunk>);
 
 impl ResponseBody {
     pub(crate) fn empty() -> Self {
-        Self(None)
+        Self::Once(None)
     }
 
-    pub(crate) fn pooled(buf: PooledBuf) -> Self {
-        Self(Some(Chunk::Pooled(buf)))
+    /// A serialised response, charged to `charge` until written.
+    pub(crate) fn pooled(buf: PooledBuf, charge: Charge) -> Self {
+        Self::Once(Some(Chunk::charged(buf, charge)))
     }
 
-    /// The body's length in bytes (for the bytes-sent counter).
+    /// The body's length in bytes when known up front (for the bytes-sent counter; a stream counts its
+    /// own).
     pub(crate) fn len(&self) -> usize {
-        self.0.as_ref().map_or(0, Buf::remaining)
+        match self {
+            Self::Once(c) => c.as_ref().map_or(0, Buf::remaining),
+            Self::Stream(_) => 0,
+        }
     }
 }
 
 impl From<Bytes> for ResponseBody {
     fn from(b: Bytes) -> Self {
-        Self(Some(Chunk::Bytes(b)))
+        Self::Once(Some(Chunk::shared(b)))
     }
 }
 
@@ -118,16 +157,25 @@ impl Body for ResponseBody {
 
     fn poll_frame(
         self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Chunk>, Infallible>>> {
-        Poll::Ready(self.get_mut().0.take().map(|c| Ok(Frame::data(c))))
+        match self.get_mut() {
+            Self::Once(c) => Poll::Ready(c.take().map(|c| Ok(Frame::data(c)))),
+            Self::Stream(s) => s.poll_chunk(cx).map(|c| c.map(|c| Ok(Frame::data(c)))),
+        }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.0.is_none()
+        match self {
+            Self::Once(c) => c.is_none(),
+            Self::Stream(s) => s.is_done(),
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.len() as u64)
+        match self {
+            Self::Once(_) => SizeHint::with_exact(self.len() as u64),
+            Self::Stream(_) => SizeHint::default(),
+        }
     }
 }

@@ -21,6 +21,23 @@ pub struct HttpConfig {
     /// A connection on which no byte moves in either direction for this long is closed (slow bodies, stalled
     /// readers). Checked by a per-connection watchdog, so the close happens between one and two periods.
     pub idle_timeout: Duration,
+    /// Time allowed for a request body to arrive in full, counted from the end of its head. A body that
+    /// misses it gets 408 and its connection is closed (a trickle of bytes does not extend it).
+    pub body_timeout: Duration,
+    /// A connection whose response output has not moved for this long (the peer stopped reading) is closed.
+    pub send_timeout: Duration,
+    /// Bytes of request bodies held in memory at once, all connections together (at least `max_body`). A
+    /// body waits for its share (counted from its Content-Length, or as it streams in when chunked); one
+    /// that cannot get it within `body_timeout` gets 503.
+    pub request_budget: usize,
+    /// Bytes of response bodies held in memory at once, all connections together: a response is built
+    /// only while the budget has room, and held against it until written; large `get` responses stream
+    /// in chunks, each charged while unsent. May be exceeded by one response per worker thread.
+    pub response_budget: usize,
+    /// After answering a request whose body was not read to its end (413, 501…), the server shuts its
+    /// sending side and reads and discards what the client still sends for up to this long before
+    /// closing, so the client reads the answer instead of a reset (nginx's lingering close).
+    pub linger: Duration,
     /// Most connections served at once; when reached the server stops accepting until one closes.
     pub max_connections: usize,
     /// On shutdown, in-flight requests get this long to finish before their connections are dropped.
@@ -40,6 +57,16 @@ impl HttpConfig {
     pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
     /// Default `idle_timeout`.
     pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Default `body_timeout`.
+    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Default `send_timeout`.
+    pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(10);
+    /// Default `request_budget`: four bodies of the default `max_body` at once (or 320 of 100 KB).
+    pub const DEFAULT_REQUEST_BUDGET: usize = 32 * 1024 * 1024;
+    /// Default `response_budget`.
+    pub const DEFAULT_RESPONSE_BUDGET: usize = 16 * 1024 * 1024;
+    /// Default `linger`.
+    pub const DEFAULT_LINGER: Duration = Duration::from_secs(5);
     /// Default `max_connections`.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
     /// Default `shutdown_grace`.
@@ -55,6 +82,11 @@ impl Default for HttpConfig {
             max_get: Self::DEFAULT_MAX_GET,
             header_timeout: Self::DEFAULT_HEADER_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            body_timeout: Self::DEFAULT_BODY_TIMEOUT,
+            send_timeout: Self::DEFAULT_SEND_TIMEOUT,
+            request_budget: Self::DEFAULT_REQUEST_BUDGET,
+            response_budget: Self::DEFAULT_RESPONSE_BUDGET,
+            linger: Self::DEFAULT_LINGER,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
         }

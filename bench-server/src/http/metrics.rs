@@ -50,7 +50,7 @@ impl SoapOp {
 }
 
 /// HTTP status codes the server produces, counted individually (anything else lands in "other").
-const STATUSES: [u16; 10] = [200, 202, 400, 404, 405, 413, 415, 500, 503, 0];
+const STATUSES: [u16; 12] = [200, 202, 400, 404, 405, 408, 413, 415, 500, 501, 503, 0];
 
 fn status_index(code: u16) -> usize {
     STATUSES
@@ -71,6 +71,20 @@ pub(crate) struct Metrics {
     connections_accepted: AtomicU64,
     connections_idle_closed: AtomicU64,
     connections_header_timeout: AtomicU64,
+    connections_send_stalled: AtomicU64,
+    connections_lingered: AtomicU64,
+}
+
+/// Gauges kept elsewhere (the store, the budgets), read when rendering.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Gauges {
+    pub(crate) store_size: u64,
+    pub(crate) request_bytes: u64,
+    pub(crate) request_budget: u64,
+    pub(crate) request_waits: u64,
+    pub(crate) response_bytes: u64,
+    pub(crate) response_budget: u64,
+    pub(crate) response_waits: u64,
 }
 
 impl Metrics {
@@ -91,6 +105,19 @@ impl Metrics {
         self.bytes_sent.fetch_add(body_out as u64, Relaxed);
     }
 
+    /// Response body bytes sent by a streamed body (counted as they are produced).
+    pub(crate) fn sent(&self, bytes: usize) {
+        self.bytes_sent.fetch_add(bytes as u64, Relaxed);
+    }
+
+    pub(crate) fn connection_send_stalled(&self) {
+        self.connections_send_stalled.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn connection_lingered(&self) {
+        self.connections_lingered.fetch_add(1, Relaxed);
+    }
+
     pub(crate) fn connection_opened(&self) {
         self.connections_accepted.fetch_add(1, Relaxed);
         self.connections_open.fetch_add(1, Relaxed);
@@ -108,10 +135,8 @@ impl Metrics {
         self.connections_header_timeout.fetch_add(1, Relaxed);
     }
 
-    /// Prometheus text exposition format 0.0.4. `store_size` is the customer store's current size.
-    pub(crate) fn render(&self, store_size: u64) -> String {
-        let mut out = String::with_capacity(4096);
-        let w = &mut out;
+    /// Prometheus text exposition format 0.0.4, appended to `w`.
+    pub(crate) fn render(&self, g: &Gauges, w: &mut String) {
         header(
             w,
             "wsbench_soap_requests_total",
@@ -151,7 +176,7 @@ impl Metrics {
                 let _ = writeln!(w, "wsbench_http_responses_total{{code=\"{code}\"}} {v}");
             }
         }
-        let scalars: [(&str, &str, &str, u64); 7] = [
+        let scalars: [(&str, &str, &str, u64); 15] = [
             (
                 "wsbench_http_received_bytes_total",
                 "counter",
@@ -189,17 +214,64 @@ impl Metrics {
                 self.connections_header_timeout.load(Relaxed),
             ),
             (
+                "wsbench_http_connections_send_stalled_total",
+                "counter",
+                "Connections closed because the peer stopped reading the response (send timeout).",
+                self.connections_send_stalled.load(Relaxed),
+            ),
+            (
+                "wsbench_http_connections_lingered_total",
+                "counter",
+                "Connections that discarded unread request bytes before closing (lingering close).",
+                self.connections_lingered.load(Relaxed),
+            ),
+            (
+                "wsbench_http_request_body_bytes",
+                "gauge",
+                "Request body bytes held in memory now (the request budget in use).",
+                g.request_bytes,
+            ),
+            (
+                "wsbench_http_request_budget_bytes",
+                "gauge",
+                "The request budget: most request body bytes held at once.",
+                g.request_budget,
+            ),
+            (
+                "wsbench_http_request_budget_waits_total",
+                "counter",
+                "Request bodies that waited for the request budget.",
+                g.request_waits,
+            ),
+            (
+                "wsbench_http_response_body_bytes",
+                "gauge",
+                "Response body bytes held in memory, unsent, now (the response budget in use).",
+                g.response_bytes,
+            ),
+            (
+                "wsbench_http_response_budget_bytes",
+                "gauge",
+                "The response budget: most unsent response body bytes held at once.",
+                g.response_budget,
+            ),
+            (
+                "wsbench_http_response_budget_waits_total",
+                "counter",
+                "Responses (or chunks of streamed ones) that waited for the response budget.",
+                g.response_waits,
+            ),
+            (
                 "wsbench_customer_store_size",
                 "gauge",
                 "Customers in the in-memory store.",
-                store_size,
+                g.store_size,
             ),
         ];
         for (name, kind, help, v) in scalars {
             header(w, name, kind, help);
             let _ = writeln!(w, "{name} {v}");
         }
-        out
     }
 }
 
@@ -221,7 +293,14 @@ mod tests {
         m.response(413, 0, 10);
         m.response(299, 5, 0);
         m.connection_opened();
-        let text = m.render(7);
+        m.connection_send_stalled();
+        let mut text = String::new();
+        let gauges = Gauges {
+            store_size: 7,
+            response_bytes: 65536,
+            ..Gauges::default()
+        };
+        m.render(&gauges, &mut text);
         assert!(text.contains(
             "wsbench_soap_requests_total{service=\"cxf\",operation=\"echoComplexTypeDoc\"} 2\n"
         ));
@@ -233,6 +312,8 @@ mod tests {
         assert!(text.contains("wsbench_http_sent_bytes_total 10\n"));
         assert!(text.contains("wsbench_http_connections_open 1\n"));
         assert!(text.contains("wsbench_customer_store_size 7\n"));
+        assert!(text.contains("wsbench_http_connections_send_stalled_total 1\n"));
+        assert!(text.contains("wsbench_http_response_body_bytes 65536\n"));
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             let (_, value) = line.rsplit_once(' ').expect("name value");
             value.parse::<u64>().expect("integer sample");

@@ -1,16 +1,22 @@
 //! The SOAP/HTTP server: the CXF performance service and the Customer service over hyper HTTP/1.1, plus
 //! `/health`, `/metrics` and a tiny index page. [`run`] serves a bound listener until `shutdown` completes.
 
+mod app;
 mod body;
+mod budget;
+mod chunk;
 mod config;
-mod idle;
+mod conn_io;
 mod metrics;
 mod pool;
+mod reply;
 mod server;
 mod service;
 mod soap;
 mod store;
+mod stream;
+mod watchdog;
 
 pub use config::HttpConfig;
-pub use server::run;
+pub use server::{run, serve};
 pub use store::{PREFILL_FIRST_ID, PREFILL_SEED};

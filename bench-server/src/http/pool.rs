@@ -10,9 +10,10 @@ use std::ops::{Deref, DerefMut};
 use hyper::body::Buf;
 
 /// Buffers kept per thread; more are freed.
-const MAX_POOLED: usize = 32;
-/// Buffers that grew beyond this are freed rather than kept (a rare 10 MB response must not pin 10 MB).
-const MAX_POOLED_CAPACITY: usize = 1 << 20;
+const MAX_POOLED: usize = 16;
+/// Buffers that grew beyond this are freed rather than kept (a rare 10 MB response must not pin 10 MB):
+/// a pool holds at most 2 MiB per thread, whatever the traffic was.
+const MAX_POOLED_CAPACITY: usize = 128 * 1024;
 
 thread_local! {
     static POOL: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };

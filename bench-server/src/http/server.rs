@@ -1,10 +1,8 @@
-//! The accept loop and per-connection tasks: connection limit, hyper HTTP/1.1 with keep-alive and a
-//! header-read timeout, the idle watchdog, and graceful shutdown.
+//! The HTTP server's connections: hyper HTTP/1.1 with keep-alive and a header-read timeout, the watchdog
+//! (idle and send timeouts), lingering close, and graceful shutdown, over the shared accept loop.
 
 use std::future::Future;
-use std::io;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{ensure, Context as _};
 use hyper::server::conn::http1;
@@ -12,12 +10,19 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
+use super::app::App;
 use super::config::HttpConfig;
-use super::idle::{self, ActivityIo};
-use super::service::{self, App};
+use super::conn_io::ConnIo;
+use super::service;
+use super::watchdog::{watchdog, Cut};
+use crate::accept::{accept_loop, Slot};
+use crate::chat::ChatStats;
+
+/// hyper's read buffer (which holds a request head) and write queue stop growing here: with the
+/// response budget, what bounds one connection's memory.
+const MAX_BUF: usize = 64 * 1024;
 
 /// Serves HTTP on `listener` until `shutdown` completes, then stops accepting, lets in-flight requests
 /// finish (idle keep-alive connections close at once) for up to `config.shutdown_grace`, and returns.
@@ -26,67 +31,75 @@ pub async fn run(
     config: HttpConfig,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
+    serve(listener, config, None, shutdown).await
+}
+
+/// [`run`], also showing the chat server's counters (`chat`) in `/metrics`.
+pub async fn serve(
+    listener: TcpListener,
+    config: HttpConfig,
+    chat: Option<Arc<ChatStats>>,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
     validate(&config)?;
     let local = listener
         .local_addr()
         .context("reading the HTTP listener's address")?;
-    let idle_timeout = config.idle_timeout;
+    let (idle_timeout, send_timeout, linger) =
+        (config.idle_timeout, config.send_timeout, config.linger);
     let grace = config.shutdown_grace;
-    let limit = Arc::new(Semaphore::new(config.max_connections));
+    let max_connections = config.max_connections;
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
         .keep_alive(true)
+        .max_buf_size(MAX_BUF)
         .header_read_timeout(config.header_timeout);
-    let app = Arc::new(App::new(config));
+    let app = Arc::new(App::new(config, chat));
     let graceful = GracefulShutdown::new();
     let mut tasks = JoinSet::new();
-    tokio::pin!(shutdown);
 
-    loop {
-        // Take a connection slot before accepting: at the limit, new connections wait in the backlog.
-        let permit = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            permit = limit.clone().acquire_owned() => permit.context("connection limit closed")?,
-        };
-        let stream = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => stream,
-                Err(e) => {
-                    accept_failed(e).await;
-                    continue;
+    accept_loop(
+        listener,
+        max_connections,
+        shutdown,
+        &mut tasks,
+        || {},
+        |stream, slot| {
+            let (io, state) = ConnIo::new(stream, linger);
+            let (conn_app, conn_state) = (app.clone(), state.clone());
+            let svc = service_fn(move |req| {
+                service::handle(conn_app.clone(), conn_state.clone(), local, req)
+            });
+            let conn = graceful.watch(builder.serve_connection(TokioIo::new(io), svc));
+            app.metrics.connection_opened();
+            let guard = ConnectionGuard {
+                app: app.clone(),
+                _slot: slot,
+            };
+            async move {
+                let metrics = &guard.app.metrics;
+                tokio::select! {
+                    res = conn => if let Err(e) = res {
+                        if e.is_timeout() {
+                            metrics.connection_header_timeout();
+                        }
+                        tracing::debug!("connection ended with an error: {e}");
+                    },
+                    cut = watchdog(state.clone(), idle_timeout, send_timeout) => match cut {
+                        Cut::Idle => metrics.connection_idle_closed(),
+                        Cut::SendStalled => metrics.connection_send_stalled(),
+                    },
                 }
-            },
-        };
-        while tasks.try_join_next().is_some() {}
-        let _ = stream.set_nodelay(true);
-        let (io, active) = ActivityIo::new(stream);
-        let conn_app = app.clone();
-        let svc = service_fn(move |req| service::handle(conn_app.clone(), local, req));
-        let conn = graceful.watch(builder.serve_connection(TokioIo::new(io), svc));
-        app.metrics.connection_opened();
-        let guard = ConnectionGuard {
-            app: app.clone(),
-            _permit: permit,
-        };
-        tasks.spawn(async move {
-            tokio::select! {
-                res = conn => if let Err(e) = res {
-                    if e.is_timeout() {
-                        guard.app.metrics.connection_header_timeout();
-                    }
-                    tracing::debug!("connection ended with an error: {e}");
-                },
-                () = idle::watchdog(active, idle_timeout) => guard.app.metrics.connection_idle_closed(),
+                if state.lingered.load(std::sync::atomic::Ordering::Relaxed) {
+                    metrics.connection_lingered();
+                }
+                drop(guard);
             }
-            drop(guard);
-        });
-    }
+        },
+    )
+    .await?;
 
-    drop(listener);
     tracing::info!(connections = graceful.count(), "HTTP server shutting down");
     if tokio::time::timeout(grace, graceful.shutdown())
         .await
@@ -99,14 +112,6 @@ pub async fn run(
 }
 
 fn validate(config: &HttpConfig) -> anyhow::Result<()> {
-    ensure!(
-        config.max_connections >= 1,
-        "the connection limit must be at least 1"
-    );
-    ensure!(
-        config.max_connections <= Semaphore::MAX_PERMITS,
-        "the connection limit is too large"
-    );
     ensure!(
         config.max_body >= 1,
         "the body limit must be at least 1 byte"
@@ -123,32 +128,32 @@ fn validate(config: &HttpConfig) -> anyhow::Result<()> {
         !config.idle_timeout.is_zero(),
         "the idle timeout must be positive"
     );
+    ensure!(
+        !config.body_timeout.is_zero(),
+        "the body timeout must be positive"
+    );
+    ensure!(
+        !config.send_timeout.is_zero(),
+        "the send timeout must be positive"
+    );
+    ensure!(
+        config.request_budget >= config.max_body,
+        "the request budget ({} bytes) must hold at least one body of --max-body ({} bytes)",
+        config.request_budget,
+        config.max_body
+    );
+    ensure!(
+        config.response_budget >= 1,
+        "the response budget must be at least 1 byte"
+    );
     Ok(())
-}
-
-/// Accept failures are either about one connection (the peer gave up before we accepted: carry on) or about
-/// the server (out of file descriptors or memory: pause briefly rather than spin, since only a closing
-/// connection can help).
-async fn accept_failed(e: io::Error) {
-    use io::ErrorKind::{
-        ConnectionAborted, ConnectionRefused, ConnectionReset, Interrupted, WouldBlock,
-    };
-    if matches!(
-        e.kind(),
-        ConnectionAborted | ConnectionRefused | ConnectionReset | Interrupted | WouldBlock
-    ) {
-        tracing::debug!("accept failed: {e}");
-    } else {
-        tracing::warn!("accept failed: {e}; pausing accepts for 50 ms");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Held by a connection task: on drop (however the task ends) the open-connections gauge goes down and
 /// the connection slot is released.
 struct ConnectionGuard {
     app: Arc<App>,
-    _permit: OwnedSemaphorePermit,
+    _slot: Slot,
 }
 
 impl Drop for ConnectionGuard {

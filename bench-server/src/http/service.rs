@@ -6,18 +6,16 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bench_proto::{customer, cxf};
-use http::header::{HeaderValue, ALLOW, CONNECTION, CONTENT_TYPE, HOST};
+use http::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, HOST, TRANSFER_ENCODING};
 use http::{Method, Request, Response, StatusCode};
 use hyper::body::Incoming;
 
+use super::app::App;
 use super::body::ResponseBody;
-use super::config::HttpConfig;
-use super::metrics::Metrics;
+use super::conn_io::ConnState;
+use super::reply::{closing, text, with_type, TEXT_XML};
 use super::soap::{self, Service};
-use super::store::CustomerStore;
 
-pub(crate) const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
-pub(crate) const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
 const PROMETHEUS: HeaderValue =
     HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8");
 
@@ -27,40 +25,49 @@ POST /services/CustomerService                               Customer service (W
 GET  /health                                                 liveness\n\
 GET  /metrics                                                Prometheus metrics\n";
 
-/// State shared by every connection of one server.
-#[derive(Debug)]
-pub(crate) struct App {
-    pub(crate) config: HttpConfig,
-    pub(crate) metrics: Metrics,
-    pub(crate) store: CustomerStore,
-}
-
-impl App {
-    pub(crate) fn new(config: HttpConfig) -> Self {
-        let store = CustomerStore::new(config.store_cap, config.store_prefill);
-        Self {
-            config,
-            metrics: Metrics::default(),
-            store,
-        }
-    }
-}
-
 /// hyper's service function: routes, then counts the response and the body bytes both ways.
 pub(crate) async fn handle(
     app: Arc<App>,
+    conn: Arc<ConnState>,
     local: SocketAddr,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
-    let (resp, body_in) = route(&app, local, req).await;
+    let (resp, body_in) = if unsupported_coding(req.headers()) {
+        let resp = text(
+            StatusCode::NOT_IMPLEMENTED,
+            "unsupported transfer coding: this server implements only chunked\n",
+        );
+        (closing(resp), 0)
+    } else {
+        route(&app, local, req).await
+    };
+    // A closing answer may leave request bytes unsent by the client (an early 413, a 501): linger so it
+    // reads the answer, not a reset. Not after a body timeout, whose slot must free at once.
+    if resp.status() != StatusCode::REQUEST_TIMEOUT
+        && resp.headers().get(CONNECTION).is_some_and(|v| v == "close")
+    {
+        conn.linger();
+    }
     app.metrics
         .response(resp.status().as_u16(), body_in, resp.body().len());
     Ok(resp)
 }
 
+/// A transfer coding other than `chunked` (RFC 9112 §6.1: a server that receives one it does not
+/// understand answers 501). hyper itself only insists that `chunked` comes last.
+fn unsupported_coding(headers: &HeaderMap) -> bool {
+    headers.get_all(TRANSFER_ENCODING).iter().any(|v| {
+        v.to_str().map_or(true, |v| {
+            v.split(',')
+                .map(str::trim)
+                .any(|c| !c.is_empty() && !c.eq_ignore_ascii_case("chunked"))
+        })
+    })
+}
+
 /// The response and the number of request body bytes read.
 async fn route(
-    app: &App,
+    app: &Arc<App>,
     local: SocketAddr,
     req: Request<Incoming>,
 ) -> (Response<ResponseBody>, usize) {
@@ -73,11 +80,9 @@ async fn route(
         let resp = match (path, req.method()) {
             ("/", &Method::GET) => text(StatusCode::OK, INDEX),
             ("/health", &Method::GET) => text(StatusCode::OK, "ok\n"),
-            ("/metrics", &Method::GET) => with_type(
-                StatusCode::OK,
-                PROMETHEUS,
-                app.metrics.render(app.store.len()).into(),
-            ),
+            ("/metrics", &Method::GET) => {
+                with_type(StatusCode::OK, PROMETHEUS, app.render_metrics().into())
+            }
             ("/" | "/health" | "/metrics", _) => method_not_allowed("GET"),
             _ => text(
                 StatusCode::NOT_FOUND,
@@ -126,21 +131,6 @@ fn authority(req: &Request<Incoming>, local: SocketAddr) -> String {
     host.map_or_else(|| local.to_string(), str::to_owned)
 }
 
-pub(crate) fn with_type(
-    status: StatusCode,
-    content_type: HeaderValue,
-    body: ResponseBody,
-) -> Response<ResponseBody> {
-    let mut resp = Response::new(body);
-    *resp.status_mut() = status;
-    resp.headers_mut().insert(CONTENT_TYPE, content_type);
-    resp
-}
-
-pub(crate) fn text(status: StatusCode, body: &'static str) -> Response<ResponseBody> {
-    with_type(status, TEXT_PLAIN, body.into())
-}
-
 fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> {
     let mut resp = text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
     resp.headers_mut()
@@ -148,16 +138,26 @@ fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> {
     resp
 }
 
-/// A response after which the connection closes (the request body was not read to its end).
-pub(crate) fn closing(mut resp: Response<ResponseBody>) -> Response<ResponseBody> {
-    resp.headers_mut()
-        .insert(CONNECTION, HeaderValue::from_static("close"));
-    resp
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_chunked_is_a_supported_transfer_coding() {
+        let with = |values: &[&'static str]| {
+            let mut h = HeaderMap::new();
+            for v in values {
+                h.append(TRANSFER_ENCODING, HeaderValue::from_static(v));
+            }
+            unsupported_coding(&h)
+        };
+        assert!(!with(&[]));
+        assert!(!with(&["chunked"]));
+        assert!(!with(&["Chunked"]));
+        assert!(with(&["gzip, chunked"]));
+        assert!(with(&["gzip", "chunked"]));
+        assert!(with(&["identity"]));
+    }
 
     #[test]
     fn wsdl_query_is_recognised() {

@@ -7,10 +7,15 @@ use http::header::CONTENT_TYPE;
 use http::{HeaderMap, Request, Response, StatusCode};
 use hyper::body::{Body as _, Incoming};
 
+use std::sync::Arc;
+
+use super::app::App;
 use super::body::{read_limited, ReadBodyError, ResponseBody};
 use super::metrics::SoapOp;
 use super::pool::PooledBuf;
-use super::service::{closing, text, with_type, App, TEXT_XML};
+use super::reply::{closing, text, with_type, TEXT_XML};
+use super::store::GetCursor;
+use super::stream::{write_get_head, write_get_tail, GetStream, CHUNK_SLACK, FIRST_CHUNK};
 
 /// Which SOAP service a request is for (from its path).
 #[derive(Debug, Clone, Copy)]
@@ -21,7 +26,7 @@ pub(crate) enum Service {
 
 /// Handles a POST to a service path; returns the response and the request body bytes read.
 pub(crate) async fn dispatch(
-    app: &App,
+    app: &Arc<App>,
     service: Service,
     req: Request<Incoming>,
 ) -> (Response<ResponseBody>, usize) {
@@ -37,9 +42,27 @@ pub(crate) async fn dispatch(
     if declared.is_some_and(|n| n > limit as u64) {
         return (too_large(), 0);
     }
-    let body = match read_limited(req.into_body(), declared, limit).await {
+    // While peers that do not read hold the response budget, leave new bodies in the kernel (backpressure)
+    // rather than read what cannot be answered yet; checked again before building.
+    app.response_budget.room().await;
+    let (budget, timeout) = (&app.request_budget, app.config.body_timeout);
+    let body = match read_limited(req.into_body(), declared, limit, budget, timeout).await {
         Ok(body) => body,
         Err(ReadBodyError::TooLarge { .. }) => return (too_large(), limit),
+        Err(ReadBodyError::Timeout(_)) => {
+            let resp = text(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive within the body timeout\n",
+            );
+            return (closing(resp), 0);
+        }
+        Err(ReadBodyError::Busy(_)) => {
+            let resp = text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no memory for the request body in time (request budget spent); retry later\n",
+            );
+            return (closing(resp), 0);
+        }
         Err(e @ ReadBodyError::Io(_)) => {
             tracing::debug!("{e}");
             return (
@@ -51,16 +74,27 @@ pub(crate) async fn dispatch(
             );
         }
     };
-    let body_in = body.len();
+    let body_in = body.bytes.len();
+    // Responses are built only while the response budget has room (peers not reading hold it).
+    app.response_budget.room().await;
     let mut out = PooledBuf::take();
     let (op, outcome) = match service {
-        Service::Cxf => cxf_call(&body, &mut out),
-        Service::Customer => customer_call(app, &body, &mut out),
+        Service::Cxf => cxf_call(&body.bytes, &mut out),
+        Service::Customer => customer_call(app, &body.bytes, &mut out),
     };
     drop(body);
     app.metrics.soap_request(op);
+    let charge = app.response_budget.charge(out.len());
     let resp = match outcome {
-        Outcome::Ok => with_type(StatusCode::OK, TEXT_XML, ResponseBody::pooled(out)),
+        Outcome::Ok => with_type(StatusCode::OK, TEXT_XML, ResponseBody::pooled(out, charge)),
+        Outcome::Streamed(cursor) => {
+            let rest = GetStream::new(app.clone(), cursor, out, charge);
+            with_type(
+                StatusCode::OK,
+                TEXT_XML,
+                ResponseBody::Stream(Box::new(rest)),
+            )
+        }
         Outcome::Accepted => {
             let mut resp = Response::new(ResponseBody::empty());
             *resp.status_mut() = StatusCode::ACCEPTED;
@@ -71,7 +105,7 @@ pub(crate) async fn dispatch(
             with_type(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 TEXT_XML,
-                ResponseBody::pooled(out),
+                ResponseBody::pooled(out, charge),
             )
         }
     };
@@ -82,6 +116,8 @@ pub(crate) async fn dispatch(
 enum Outcome {
     /// A response envelope (HTTP 200).
     Ok,
+    /// The start of a `get` response; the rest streams from the store (HTTP 200).
+    Streamed(GetCursor),
     /// Nothing: a one-way operation (HTTP 202, empty body).
     Accepted,
     /// A fault envelope (HTTP 500).
@@ -137,8 +173,16 @@ fn customer_call(app: &App, body: &[u8], out: &mut Vec<u8>) -> (SoapOp, Outcome)
                 proto_soap::write_fault(out, &fault);
                 return (SoapOp::CustomerGet, Outcome::Fault);
             }
-            customer::write_response(&customer::Response::Get(app.store.get(count, offset)), out);
-            (SoapOp::CustomerGet, Outcome::Ok)
+            let mut cursor = app.store.get_cursor(count, offset);
+            // About 600 bytes a customer: reserve once for what this get will write into `out`.
+            out.reserve((count as usize).saturating_mul(600).min(FIRST_CHUNK) + CHUNK_SLACK);
+            write_get_head(out);
+            if app.store.write_get(&mut cursor, out, FIRST_CHUNK) {
+                write_get_tail(out);
+                (SoapOp::CustomerGet, Outcome::Ok)
+            } else {
+                (SoapOp::CustomerGet, Outcome::Streamed(cursor))
+            }
         }
         customer::Request::Echo(customers) => {
             customer::write_response(&customer::Response::Echo(customers), out);

@@ -72,8 +72,49 @@ impl CustomerStore {
         }
     }
 
+    /// Where a `get` of `count` customers from position `offset` starts (see [`CustomerStore::write_get`]).
+    pub(crate) fn get_cursor(&self, count: u32, offset: u64) -> GetCursor {
+        let len = self.len();
+        GetCursor {
+            len,
+            pos: if len == 0 { 0 } else { offset % len },
+            left: if len == 0 { 0 } else { count },
+            skips: len,
+        }
+    }
+
+    /// Serialises the customers of a `get` from `cursor` on, as `<customer>` elements appended to `out`,
+    /// until `out` holds at least `until` bytes or the get is complete; returns true once it is. Positions
+    /// wrap around modulo the store's size, so any offset and any count is answered in full once the store
+    /// holds anything. Each customer is written under its slot's lock (no copy), so a long `get` that
+    /// streams in pieces sees adds made meanwhile, customer by customer.
+    pub(crate) fn write_get(
+        &self,
+        cursor: &mut GetCursor,
+        out: &mut Vec<u8>,
+        until: usize,
+    ) -> bool {
+        while cursor.left > 0 && out.len() < until {
+            if let Some(c) = &*self.slots[cursor.pos as usize]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+            {
+                customer::write_customer(out, c);
+                cursor.left -= 1;
+            } else if cursor.skips == 0 {
+                // Only slots reserved by a concurrent first-time add are empty, and at most `len` of those.
+                cursor.left = 0;
+            } else {
+                cursor.skips -= 1;
+            }
+            cursor.pos = (cursor.pos + 1) % cursor.len;
+        }
+        cursor.left == 0
+    }
+
     /// `count` customers starting at position `offset` (modulo the store's size), wrapping around, so any
     /// offset and any count up to the caller's bound is answered in full once the store holds anything.
+    #[cfg(test)]
     pub(crate) fn get(&self, count: u32, offset: u64) -> Vec<Customer> {
         let len = self.len();
         let mut out = Vec::with_capacity(count as usize);
@@ -96,6 +137,18 @@ impl CustomerStore {
         }
         out
     }
+}
+
+/// Progress of one `get` through the store.
+#[derive(Debug)]
+pub(crate) struct GetCursor {
+    /// The store's size when the get began: positions wrap modulo this.
+    len: u64,
+    pos: u64,
+    /// Customers still to write.
+    left: u32,
+    /// Empty slots that may still be skipped.
+    skips: u64,
 }
 
 #[cfg(test)]
@@ -131,6 +184,31 @@ mod tests {
         // Slots 2, 3, 0 got ids 100, 101, 102: the oldest pre-filled customer (id 1) was overwritten.
         let ids: Vec<u64> = store.get(4, 0).iter().map(|c| c.id).collect();
         assert_eq!(ids, [102, 2, 100, 101]);
+    }
+
+    #[test]
+    fn written_gets_match_the_customers_in_any_number_of_pieces() {
+        let store = CustomerStore::new(10, 5);
+        let mut whole = Vec::new();
+        for c in store.get(12, 3) {
+            customer::write_customer(&mut whole, &c);
+        }
+        let mut cursor = store.get_cursor(12, 3);
+        let mut pieces = Vec::new();
+        let mut calls = 0;
+        loop {
+            let until = pieces.len() + 1;
+            if store.write_get(&mut cursor, &mut pieces, until) {
+                break;
+            }
+            calls += 1;
+        }
+        assert_eq!(calls, 11, "one customer per call");
+        assert_eq!(pieces, whole);
+        let mut empty = CustomerStore::new(3, 0).get_cursor(5, 0);
+        let mut out = Vec::new();
+        assert!(CustomerStore::new(3, 0).write_get(&mut empty, &mut out, usize::MAX));
+        assert!(out.is_empty());
     }
 
     #[test]

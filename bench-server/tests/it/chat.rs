@@ -66,7 +66,7 @@ impl ChatServer {
 
 /// What a test client received, with the strings as Rust strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Got {
+pub(crate) enum Got {
     AccessOk(Vec<String>),
     Entered(Vec<String>),
     EnterRefused(i32),
@@ -106,18 +106,18 @@ fn got(p: Packet<'_>) -> Got {
     }
 }
 
-fn enc(packet: Packet<'_>) -> Vec<u8> {
+pub(crate) fn enc(packet: Packet<'_>) -> Vec<u8> {
     let mut bytes = Vec::new();
     packet.encode(&mut bytes);
     bytes
 }
 
-fn js(s: &str) -> JString {
+pub(crate) fn js(s: &str) -> JString {
     JString::new(s).expect("test strings are valid")
 }
 
 /// A raw VOLANO-protocol client.
-struct Client {
+pub(crate) struct Client {
     stream: TcpStream,
     buf: BytesMut,
     room: JString,
@@ -125,14 +125,19 @@ struct Client {
 }
 
 impl Client {
-    async fn connect(addr: SocketAddr, room: &str, name: &str) -> Client {
+    pub(crate) async fn connect(addr: SocketAddr, room: &str, name: &str) -> Client {
         let stream = bounded("connect", TcpStream::connect(addr))
             .await
             .expect("connect");
         Self::over(stream, room, name)
     }
 
-    fn over(stream: TcpStream, room: &str, name: &str) -> Client {
+    /// The connection, for a test that goes on in raw bytes.
+    pub(crate) fn into_stream(self) -> TcpStream {
+        self.stream
+    }
+
+    pub(crate) fn over(stream: TcpStream, room: &str, name: &str) -> Client {
         Client {
             stream,
             buf: BytesMut::new(),
@@ -142,14 +147,14 @@ impl Client {
     }
 
     /// Connects, is granted access and enters its room; returns the member list it was given.
-    async fn enter(addr: SocketAddr, room: &str, name: &str) -> (Client, Vec<String>) {
+    pub(crate) async fn enter(addr: SocketAddr, room: &str, name: &str) -> (Client, Vec<String>) {
         let mut c = Client::connect(addr, room, name).await;
         c.access().await;
         let members = c.enter_room().await;
         (c, members)
     }
 
-    async fn access(&mut self) {
+    pub(crate) async fn access(&mut self) {
         let version = js(APPLET_VERSION);
         self.send(enc(Packet::Access(Access {
             default_room: self.room.as_jstr(),
@@ -160,7 +165,7 @@ impl Client {
         assert!(matches!(self.recv().await, Got::AccessOk(_)));
     }
 
-    async fn enter_room(&mut self) -> Vec<String> {
+    pub(crate) async fn enter_room(&mut self) -> Vec<String> {
         self.send_enter().await;
         match self.recv().await {
             Got::Entered(members) => members,
@@ -168,7 +173,7 @@ impl Client {
         }
     }
 
-    async fn send_enter(&mut self) {
+    pub(crate) async fn send_enter(&mut self) {
         let profile = js("profile");
         let packet = Packet::EnterRoom(EnterRoom {
             room_name: self.room.as_jstr(),
@@ -179,7 +184,7 @@ impl Client {
         self.send(enc(packet)).await;
     }
 
-    async fn say(&mut self, text: &str) {
+    pub(crate) async fn say(&mut self, text: &str) {
         let text = js(text);
         let packet = Packet::Chat(Chat {
             room_name: self.room.as_jstr(),
@@ -190,23 +195,23 @@ impl Client {
         self.send(enc(packet)).await;
     }
 
-    async fn send(&mut self, bytes: Vec<u8>) {
+    pub(crate) async fn send(&mut self, bytes: Vec<u8>) {
         self.send_raw(&bytes).await;
     }
 
-    async fn send_raw(&mut self, bytes: &[u8]) {
+    pub(crate) async fn send_raw(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).await.expect("write");
     }
 
     /// The next packet (failing the test on EOF).
-    async fn recv(&mut self) -> Got {
+    pub(crate) async fn recv(&mut self) -> Got {
         self.try_recv()
             .await
             .expect("the server closed the connection")
     }
 
     /// The next packet, or None at EOF (or a reset).
-    async fn try_recv(&mut self) -> Option<Got> {
+    pub(crate) async fn try_recv(&mut self) -> Option<Got> {
         loop {
             if let Some((packet, n)) = decode(&self.buf, 1 << 20).expect("valid packets") {
                 let g = got(packet);
@@ -222,7 +227,7 @@ impl Client {
     }
 
     /// The next packet that is not a chat confirm.
-    async fn recv_skipping_confirms(&mut self) -> Got {
+    pub(crate) async fn recv_skipping_confirms(&mut self) -> Got {
         loop {
             match self.recv().await {
                 Got::ChatConfirm => continue,
@@ -232,7 +237,7 @@ impl Client {
     }
 
     /// Reads until the server closes the connection; returns what came before.
-    async fn until_closed(&mut self) -> Vec<Got> {
+    pub(crate) async fn until_closed(&mut self) -> Vec<Got> {
         let mut seen = Vec::new();
         while let Some(g) = self.try_recv().await {
             seen.push(g);
@@ -335,7 +340,7 @@ async fn a_member_that_stops_reading_is_dropped_without_stalling_its_room() {
     socket.bind("127.0.0.1:0".parse().unwrap()).expect("bind");
     let listener = socket.listen(64).expect("listen");
     let config = ChatConfig {
-        send_queue: 4,
+        send_buffer: 2 * 16_100,
         max_text: 20_000,
         max_packet: 64 * 1024,
         ..ChatConfig::default()

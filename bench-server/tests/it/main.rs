@@ -1,5 +1,5 @@
 //! bench-server integration tests (one test binary): servers run in-process on 127.0.0.1:0, except in
-//! `binary`, which drives the real executable.
+//! `binary` and the `hostile` battery, which drive the real executable.
 
 mod bad_input;
 mod binary;
@@ -7,5 +7,6 @@ mod chat;
 mod customer;
 mod cxf;
 mod endpoints;
+mod hostile;
 mod limits;
 mod support;
