@@ -10,9 +10,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, Instant};
 
+use super::load::ChatLoad;
 use super::stamps::Stamps;
 use super::user::{Phase, RunShared, User, UserResult};
-use super::ChatLoad;
 
 /// The outcome of one run.
 #[derive(Debug, Clone)]

@@ -8,7 +8,8 @@ use bench_proto::results::{
     SystemBlock, SCHEMA,
 };
 
-use super::{ChatLoad, RunOutcome};
+use super::driver::RunOutcome;
+use super::load::ChatLoad;
 use crate::cpu::CpuTime;
 use crate::units::thousands;
 

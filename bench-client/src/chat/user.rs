@@ -22,8 +22,8 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{interval_at, sleep_until, timeout, Instant, MissedTickBehavior};
 
+use super::load::ChatLoad;
 use super::stamps::Stamps;
-use super::ChatLoad;
 
 /// Largest packet accepted from the server (its `EnterRoom` confirm lists the whole room).
 const MAX_PACKET: usize = 1 << 20;
