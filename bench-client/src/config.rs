@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use http::uri::{PathAndQuery, Uri};
 use http::HeaderValue;
 
-use crate::cli::{Format, RunArgs, UsageError};
+use crate::flags::{usage_error, Format, RunArgs};
 use crate::operation::{Operation, Service};
 
 /// When the measured interval ends.
@@ -73,23 +73,25 @@ impl RunConfig {
     pub fn from_args(a: RunArgs) -> anyhow::Result<RunConfig> {
         let target = parse_target(&a.url, a.operation)?;
         let stop = match (a.duration, a.requests) {
-            (Some(d), None) if d.is_zero() => return Err(usage("--duration must be more than 0")),
+            (Some(d), None) if d.is_zero() => return Err(usage_error("--duration must be more than 0")),
             (Some(d), None) => Stop::Duration(d),
             (None, Some(n)) if n < a.clients => {
-                return Err(usage(format!(
+                return Err(usage_error(format!(
                     "--requests {n} is fewer than --clients {}: every client must make at least one call",
                     a.clients
                 )))
             }
             (None, Some(n)) => Stop::Requests(n),
             (None, None) => Stop::Duration(DEFAULT_DURATION),
-            (Some(_), Some(_)) => return Err(usage("give --duration or --requests, not both")),
+            (Some(_), Some(_)) => return Err(usage_error("give --duration or --requests, not both")),
         };
         if a.timeout.is_zero() || a.connect_timeout.is_zero() {
-            return Err(usage("--timeout and --connect-timeout must be more than 0"));
+            return Err(usage_error(
+                "--timeout and --connect-timeout must be more than 0",
+            ));
         }
         if a.message_size.is_some() && a.operation == Operation::EchoComplexTypeDoc {
-            return Err(usage(
+            return Err(usage_error(
                 "echoComplexTypeDoc's size is set with --packet-size, not --message-size",
             ));
         }
@@ -137,30 +139,26 @@ impl RunConfig {
     }
 }
 
-fn usage(msg: impl Into<String>) -> anyhow::Error {
-    UsageError(msg.into()).into()
-}
-
 fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
     let uri: Uri = url
         .parse()
-        .map_err(|e| usage(format!("--url {url:?} is not a URL: {e}")))?;
+        .map_err(|e| usage_error(format!("--url {url:?} is not a URL: {e}")))?;
     match uri.scheme_str() {
         Some("http") => {}
         Some(other) => {
-            return Err(usage(format!(
+            return Err(usage_error(format!(
                 "--url scheme {other:?} is not supported; use http://"
             )))
         }
         None => {
-            return Err(usage(format!(
+            return Err(usage_error(format!(
                 "--url {url:?} needs a scheme: http://host:port"
             )))
         }
     }
     let authority = uri
         .authority()
-        .ok_or_else(|| usage(format!("--url {url:?} has no host")))?;
+        .ok_or_else(|| usage_error(format!("--url {url:?} has no host")))?;
     let port = authority.port_u16().unwrap_or(80);
     let host_name = authority
         .host()
@@ -171,8 +169,8 @@ fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
         .with_context(|| format!("resolving {host_name}:{port}"))?
         .next()
         .with_context(|| format!("{host_name} has no address"))?;
-    let host =
-        HeaderValue::from_str(authority.as_str()).map_err(|e| usage(format!("--url host: {e}")))?;
+    let host = HeaderValue::from_str(authority.as_str())
+        .map_err(|e| usage_error(format!("--url host: {e}")))?;
     let given = uri.path_and_query().filter(|p| p.as_str() != "/");
     let path = match (given, op.service()) {
         (Some(p), _) => p.clone(),
@@ -193,7 +191,7 @@ mod tests {
     use clap::Parser as _;
 
     use super::*;
-    use crate::cli::Cli;
+    use crate::flags::{Cli, UsageError};
 
     fn config(args: &[&str]) -> anyhow::Result<RunConfig> {
         let cli = Cli::try_parse_from(std::iter::once("bench-client").chain(args.iter().copied()))?;

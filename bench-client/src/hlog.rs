@@ -16,7 +16,7 @@ use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::engine::latency_histogram;
+use crate::latency::latency_histogram;
 
 /// From a worker to the log writer.
 #[derive(Debug)]

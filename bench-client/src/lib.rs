@@ -1,20 +1,29 @@
 //! wsbench load generator: SOAP/HTTP load (closed and open loop) and VOLANO chat load, HDR histograms,
 //! validation, and the results document.
 //!
-//! `main` only parses the command line and calls [`cli::main`]; everything else is here so that the
-//! integration tests drive the same code in-process.
+//! `main` only calls [`cli::main`]; everything else is here so that the integration tests drive the same
+//! code in-process. Layers, bottom to top (a module imports only from layers below it):
+//!
+//! 1. `flags` (the command line as parsed), `operation`, `units`, `latency`, `cpu`, `signals`;
+//! 2. validated configuration: `config` (run) and `chat::load` (chat);
+//! 3. components: `engine` + `workload` (run), `chat` (chat), `monitor`, `progress`, `hlog`, `report`;
+//! 4. pipelines: `measure` (run); `chat::run` (chat);
+//! 5. `cmd` (one file per subcommand, none importing another), and `cli` (dispatch, exit status) at the top.
 
 pub mod chat;
 pub mod cli;
+pub mod cmd;
 pub mod config;
 pub mod cpu;
 pub mod engine;
+pub mod flags;
 pub mod hlog;
-pub mod merge_cmd;
+pub mod latency;
+pub mod measure;
 pub mod monitor;
 pub mod operation;
 pub mod progress;
 pub mod report;
-pub mod run_cmd;
+pub mod signals;
 pub mod units;
 pub mod workload;

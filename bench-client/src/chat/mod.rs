@@ -15,15 +15,12 @@ mod report;
 mod stamps;
 mod user;
 
-use std::process::ExitCode;
 use std::time::SystemTime;
 
-use anyhow::Context as _;
-use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 
 pub use driver::{run_once, RunOutcome};
-pub use load::{ChatArgs, ChatLoad};
+pub use load::ChatLoad;
 pub use report::ChatReport;
 
 use crate::cpu::CpuTime;
@@ -39,7 +36,8 @@ pub async fn run(
     run_monitored(load, threads, label, None, stop).await
 }
 
-async fn run_monitored(
+/// [`run`], sampling system CPU and `monitor_pid`'s RSS once a second.
+pub async fn run_monitored(
     load: &ChatLoad,
     threads: u64,
     label: Option<String>,
@@ -76,40 +74,4 @@ async fn run_monitored(
         wall_s: wall.elapsed().as_secs_f64(),
         system,
     }
-}
-
-/// `bench-client chat …`: runs, prints the summary, writes `--json`; exit status 1 when there were errors
-/// (without `--allow-errors`).
-pub fn run_cli(args: ChatArgs) -> anyhow::Result<ExitCode> {
-    let load = ChatLoad::from_args(&args)?;
-    let threads = load::threads(&args);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads as usize)
-        .enable_all()
-        .build()
-        .context("starting the tokio runtime")?;
-    let report = rt.block_on(async {
-        let (stop_tx, stop) = watch::channel(false);
-        let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
-        let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
-            let _ = stop_tx.send(true);
-        });
-        anyhow::Ok(run_monitored(&load, threads, args.label.clone(), args.monitor_pid, stop).await)
-    })?;
-    let doc = report.doc();
-    print!("{}", report.human(&doc));
-    if let Some(path) = &args.json {
-        crate::report::json::write_atomic(path, &doc)?;
-    }
-    let failed = report.errors_total() > 0 || report.scored().is_empty();
-    Ok(if failed && !args.allow_errors {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }

@@ -12,10 +12,10 @@ use http::StatusCode;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{sleep, sleep_until, Instant};
 
+use super::clock::Start;
 use super::exchange::{connect, exchange, Broken, Link};
 use super::schedule::Schedule;
 use super::stats::WorkerStats;
-use super::Start;
 use crate::config::RunConfig;
 use crate::progress::Progress;
 use crate::workload::Workload;

@@ -5,6 +5,7 @@
 //! waits for every connection attempt; [`Running::go`] starts the clock (warm-up, then the measured
 //! interval); [`Running::stop`] ends early (SIGINT); [`Running::finish`] collects and merges.
 
+mod clock;
 mod conn;
 mod exchange;
 mod schedule;
@@ -17,24 +18,14 @@ use anyhow::Context as _;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+pub use clock::Start;
 pub use schedule::Schedule;
-pub use stats::{latency_histogram, RunStats, WorkerStats, MAX_LATENCY_US};
+pub use stats::{RunStats, WorkerStats};
 
 use crate::config::RunConfig;
 use crate::hlog::IntervalMsg;
 use crate::progress::Progress;
 use crate::workload::Workload;
-
-/// The clock of a run, shared by every connection.
-#[derive(Debug, Clone, Copy)]
-pub struct Start {
-    /// Load starts (warm-up begins; open-loop schedules start here).
-    pub t0: Instant,
-    /// The measured interval begins (after warm-up).
-    pub measure_start: Instant,
-    /// The measured interval ends (time-based runs).
-    pub deadline: Option<Instant>,
-}
 
 /// A run in progress.
 #[derive(Debug)]

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::LocalSet;
 
+use super::clock::Start;
 use super::conn::{self, Shared};
 use super::stats::WorkerStats;
-use super::Start;
 use crate::config::RunConfig;
 use crate::hlog::IntervalMsg;
 use crate::progress::Progress;

@@ -168,7 +168,7 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn sample_doc() -> ResultsDoc {
-        let mut h = crate::engine::latency_histogram();
+        let mut h = crate::latency::latency_histogram();
         for v in 1..=1000u64 {
             h.record(v * 10).unwrap();
         }

@@ -3,21 +3,18 @@
 
 use std::sync::OnceLock;
 
+use bench_proto::operation::Operation;
 use bench_proto::results::ErrorKind;
 use bench_proto::soap::parse_fault;
 use http::StatusCode;
 use memchr::memmem::Finder;
 
-use super::{customer, cxf, Expect, Variant, Workload};
+use super::customer;
+use super::snippet::snippet;
+use super::variant::{Expect, Variant};
 
 /// How far into a body the sniffs look: a fault or the envelope start is always near the top.
 const SNIFF_BYTES: usize = 1024;
-
-/// A failed call: its kind, and (built only when asked, off the hot path) what was wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub kind: ErrorKind,
-}
 
 fn fault_finder() -> &'static Finder<'static> {
     static F: OnceLock<Finder<'static>> = OnceLock::new();
@@ -33,86 +30,55 @@ fn head(body: &[u8]) -> &[u8] {
     &body[..body.len().min(SNIFF_BYTES)]
 }
 
-impl Workload {
-    /// `Ok(true)` if the call succeeded and was fully validated, `Ok(false)` if it succeeded on the cheap
-    /// checks alone, `Err(kind)` if it failed. `full` asks for the full parse and comparison.
-    pub fn check(
-        &self,
-        v: &Variant,
-        status: StatusCode,
-        body: &[u8],
-        full: bool,
-    ) -> Result<bool, ErrorKind> {
-        let soap = self.operation.is_soap();
-        if !status.is_success() {
-            let fault =
-                soap && fault_finder().find(head(body)).is_some() && parse_fault(body).is_some();
-            return Err(if fault {
-                ErrorKind::Fault
-            } else {
-                ErrorKind::HttpStatus
-            });
+/// `Ok(true)` if the call succeeded and was fully validated, `Ok(false)` if it succeeded on the cheap
+/// checks alone, `Err(kind)` if it failed. `full` asks for the full parse and comparison.
+pub fn check(
+    op: Operation,
+    v: &Variant,
+    status: StatusCode,
+    body: &[u8],
+    full: bool,
+) -> Result<bool, ErrorKind> {
+    let soap = op.is_soap();
+    if !status.is_success() {
+        let fault =
+            soap && fault_finder().find(head(body)).is_some() && parse_fault(body).is_some();
+        return Err(if fault {
+            ErrorKind::Fault
+        } else {
+            ErrorKind::HttpStatus
+        });
+    }
+    if soap && !matches!(v.expect, Expect::Customer(customer::Expect::AddAsync)) {
+        let h = head(body);
+        if fault_finder().find(h).is_some() && parse_fault(body).is_some() {
+            return Err(ErrorKind::Fault);
         }
-        if soap && !matches!(v.expect, Expect::Customer(customer::Expect::AddAsync)) {
-            let h = head(body);
-            if fault_finder().find(h).is_some() && parse_fault(body).is_some() {
-                return Err(ErrorKind::Fault);
-            }
-            if envelope_finder().find(h).is_none() {
-                return Err(ErrorKind::Validation);
-            }
-        }
-        if !full {
-            return Ok(false);
-        }
-        match self.validate(v, status, body) {
-            Ok(()) => Ok(true),
-            Err(_) => Err(ErrorKind::Validation),
+        if envelope_finder().find(h).is_none() {
+            return Err(ErrorKind::Validation);
         }
     }
-
-    /// The full check: parse the response and compare it with what the request asked for.
-    pub fn validate(&self, v: &Variant, status: StatusCode, body: &[u8]) -> Result<(), String> {
-        match &v.expect {
-            Expect::Plain => Ok(()),
-            Expect::Cxf(expected) => cxf::validate(expected, body),
-            Expect::Customer(expected) => customer::validate(expected, status, body),
-        }
+    if !full {
+        return Ok(false);
     }
-
-    /// What was wrong with a failed call, for the summary's first-error sample (error path only).
-    pub fn describe(
-        &self,
-        v: &Variant,
-        kind: ErrorKind,
-        status: StatusCode,
-        body: &[u8],
-    ) -> String {
-        match kind {
-            ErrorKind::Fault => match parse_fault(body) {
-                Some(f) => format!("HTTP {}: {f}", status.as_u16()),
-                None => format!("HTTP {}: fault", status.as_u16()),
-            },
-            ErrorKind::HttpStatus => format!("HTTP {}: {}", status, snippet(body)),
-            ErrorKind::Validation => match self.validate(v, status, body) {
-                Err(why) => why,
-                Ok(()) => format!("response is not a SOAP envelope: {}", snippet(body)),
-            },
-            _ => kind.as_str().to_owned(),
-        }
+    match v.validate(status, body) {
+        Ok(()) => Ok(true),
+        Err(_) => Err(ErrorKind::Validation),
     }
 }
 
-/// The first bytes of a body, printable.
-pub(super) fn snippet(body: &[u8]) -> String {
-    let s = String::from_utf8_lossy(&body[..body.len().min(120)]);
-    let s: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if body.len() > 120 {
-        format!("{s:?}…")
-    } else {
-        format!("{s:?}")
+/// What was wrong with a failed call, for the summary's first-error sample (error path only).
+pub fn describe(v: &Variant, kind: ErrorKind, status: StatusCode, body: &[u8]) -> String {
+    match kind {
+        ErrorKind::Fault => match parse_fault(body) {
+            Some(f) => format!("HTTP {}: {f}", status.as_u16()),
+            None => format!("HTTP {}: fault", status.as_u16()),
+        },
+        ErrorKind::HttpStatus => format!("HTTP {}: {}", status, snippet(body)),
+        ErrorKind::Validation => match v.validate(status, body) {
+            Err(why) => why,
+            Ok(()) => format!("response is not a SOAP envelope: {}", snippet(body)),
+        },
+        _ => kind.as_str().to_owned(),
     }
 }

@@ -4,8 +4,7 @@ use bench_proto::customer::{self as proto, Customer, Request, Response};
 use bytes::Bytes;
 use http::StatusCode;
 
-use super::check::snippet;
-use super::{Expect as Any, Variant};
+use super::snippet::snippet;
 use crate::operation::Operation;
 
 /// Without --message-size the Customer operations use the T2000 seed's small messages.
@@ -25,7 +24,8 @@ pub(super) enum Expect {
     Echo(Vec<Customer>),
 }
 
-pub(super) fn variant(op: Operation, message_size: Option<u64>) -> anyhow::Result<Variant> {
+/// The request body and what its response must be.
+pub(super) fn request(op: Operation, message_size: Option<u64>) -> anyhow::Result<(Bytes, Expect)> {
     let size = message_size.unwrap_or(DEFAULT_MESSAGE_SIZE) as usize;
     let customers = proto::generate_for_size(size, SEED);
     anyhow::ensure!(
@@ -43,10 +43,7 @@ pub(super) fn variant(op: Operation, message_size: Option<u64>) -> anyhow::Resul
     };
     let mut body = Vec::new();
     proto::write_request(&req, &mut body);
-    Ok(Variant {
-        body: Bytes::from(body),
-        expect: Any::Customer(expect),
-    })
+    Ok((Bytes::from(body), expect))
 }
 
 pub(super) fn validate(expected: &Expect, status: StatusCode, body: &[u8]) -> Result<(), String> {

@@ -3,19 +3,19 @@
 use bench_proto::cxf::{self as proto, Request, Response};
 use bytes::Bytes;
 
-use super::check::snippet;
-use super::{Expect, Variant};
+use super::snippet::snippet;
 use crate::operation::Operation;
 
 /// A byte pattern for sized string and base64 echoes (printable ASCII, no markup characters).
 const PATTERN: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
-pub(super) fn variant(
+/// The request body and the response it must get back.
+pub(super) fn request(
     op: Operation,
     packet_size: u64,
     message_size: Option<u64>,
     id: i32,
-) -> Variant {
+) -> (Bytes, Response) {
     let sized = |n: u64| -> Vec<u8> { PATTERN.iter().copied().cycle().take(n as usize).collect() };
     let req = match (op, message_size) {
         (Operation::EchoComplexTypeDoc, _) => proto::echo_complex_request(packet_size as usize, id),
@@ -29,10 +29,7 @@ pub(super) fn variant(
     };
     let mut body = Vec::new();
     proto::write_request(&req, &mut body);
-    Variant {
-        body: Bytes::from(body),
-        expect: Expect::Cxf(req.into_echo_response()),
-    }
+    (Bytes::from(body), req.into_echo_response())
 }
 
 pub(super) fn validate(expected: &Response, body: &[u8]) -> Result<(), String> {

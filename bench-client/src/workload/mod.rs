@@ -7,16 +7,22 @@
 mod check;
 mod customer;
 mod cxf;
+mod snippet;
+mod variant;
 
 use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST};
 use http::{HeaderMap, Method, Request, Uri};
 use http_body_util::Full;
 
+use bench_proto::results::ErrorKind;
+use http::StatusCode;
+
 use crate::config::RunConfig;
 use crate::operation::{Operation, Service};
+use variant::Expect;
 
-pub use check::Failure;
+pub use variant::Variant;
 
 /// SOAP 1.1 clients send a `SOAPAction` header; the CXF and Customer bindings use an empty action.
 const SOAP_ACTION: HeaderName = HeaderName::from_static("soapaction");
@@ -29,22 +35,6 @@ pub struct Workload {
     uri: Uri,
     headers: HeaderMap,
     variants: Vec<Variant>,
-}
-
-/// One prepared request body and what its response must be.
-#[derive(Debug)]
-pub struct Variant {
-    pub body: Bytes,
-    expect: Expect,
-}
-
-/// What a fully validated response must contain.
-#[derive(Debug)]
-enum Expect {
-    /// `http-get`: any 2xx body.
-    Plain,
-    Cxf(bench_proto::cxf::Response),
-    Customer(customer::Expect),
 }
 
 /// Distinct CXF `id`s in flight, so that a response delivered to the wrong connection is caught.
@@ -60,9 +50,22 @@ impl Workload {
                 expect: Expect::Plain,
             }],
             Service::Cxf => (0..cfg.clients.min(CXF_VARIANTS))
-                .map(|id| cxf::variant(op, cfg.packet_size, cfg.message_size, id as i32))
+                .map(|id| {
+                    let (body, response) =
+                        cxf::request(op, cfg.packet_size, cfg.message_size, id as i32);
+                    Variant {
+                        body,
+                        expect: Expect::Cxf(response),
+                    }
+                })
                 .collect(),
-            Service::Customer => vec![customer::variant(op, cfg.message_size)?],
+            Service::Customer => {
+                let (body, expect) = customer::request(op, cfg.message_size)?;
+                vec![Variant {
+                    body,
+                    expect: Expect::Customer(expect),
+                }]
+            }
             Service::Chat => {
                 anyhow::bail!("the chat load is `bench-client chat`, not a request load")
             }
@@ -104,5 +107,28 @@ impl Workload {
         *req.uri_mut() = self.uri.clone();
         *req.headers_mut() = self.headers.clone();
         req
+    }
+
+    /// Judges a response (see `check::check`): `Ok(true)` fully validated, `Ok(false)` passed the cheap
+    /// checks, `Err(kind)` failed.
+    pub fn check(
+        &self,
+        v: &Variant,
+        status: StatusCode,
+        body: &[u8],
+        full: bool,
+    ) -> Result<bool, ErrorKind> {
+        check::check(self.operation, v, status, body, full)
+    }
+
+    /// What was wrong with a failed call (error path only).
+    pub fn describe(
+        &self,
+        v: &Variant,
+        kind: ErrorKind,
+        status: StatusCode,
+        body: &[u8],
+    ) -> String {
+        check::describe(v, kind, status, body)
     }
 }

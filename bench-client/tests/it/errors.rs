@@ -23,7 +23,7 @@ async fn read_head(stream: &mut TcpStream) -> bool {
     true
 }
 
-fn kinds(out: &bench_client::run_cmd::Outcome) -> Vec<ErrorKind> {
+fn kinds(out: &bench_client::measure::Outcome) -> Vec<ErrorKind> {
     out.first_errors.iter().map(|(k, _)| *k).collect()
 }
 

@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use bench_client::cli::Cli;
 use bench_client::config::RunConfig;
-use bench_client::run_cmd::{measure, Interrupt, Outcome};
+use bench_client::flags::Cli;
+use bench_client::measure::{measure, Outcome};
 use bytes::Bytes;
 use clap::Parser as _;
 use http::{Request, Response, StatusCode};
@@ -161,7 +161,13 @@ pub fn client(args: &[&str]) -> Outcome {
     let cli = Cli::try_parse_from(std::iter::once("bench-client").chain(args.iter().copied()))
         .expect("valid flags");
     let cfg = RunConfig::from_args(cli.run.expect("run flags")).expect("valid configuration");
-    measure(cfg, Interrupt::Never).expect("the run finished")
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // Nothing stops these runs early: they end by their duration or request count.
+    let (_never, stop) = tokio::sync::watch::channel(false);
+    rt.block_on(measure(cfg, stop)).expect("the run finished")
 }
 
 /// The real binary.

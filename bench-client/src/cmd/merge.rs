@@ -3,10 +3,10 @@
 
 use std::process::ExitCode;
 
-use crate::cli::{Format, MergeArgs};
+use crate::flags::{Format, MergeArgs};
 use crate::report;
 
-pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+pub fn main(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let docs = args
         .inputs
         .iter()

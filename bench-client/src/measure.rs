@@ -1,22 +1,22 @@
-//! `bench-client run`: prepares the requests, runs the engine, handles SIGINT/SIGTERM, samples CPU and the
-//! monitored process, and reports (summary, CXF block, JSON, hlog).
+//! The request load's pipeline (the library entry of `bench-client run`): prepares the requests, runs the
+//! engine, stops early when asked, samples CPU and the monitored process, writes `--hlog`, and builds the
+//! results document.
 
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::Context as _;
 use bench_proto::results::{ErrorKind, ResultsDoc};
-use tokio::signal::unix::{signal, Signal, SignalKind};
+use tokio::sync::watch;
 use tokio::time::{sleep_until, Instant};
 
-use crate::cli::{Format, RunArgs};
 use crate::config::RunConfig;
 use crate::cpu::CpuTime;
 use crate::engine;
 use crate::monitor::Monitor;
 use crate::progress;
 use crate::report::{self, RunFacts};
+use crate::signals;
 use crate::workload::Workload;
 
 /// The line on stderr that marks the start of the measured interval (after connecting and warm-up).
@@ -30,83 +30,19 @@ pub struct Outcome {
     pub first_errors: Vec<(ErrorKind, String)>,
 }
 
-/// `bench-client run`: measures (SIGINT/SIGTERM stop it early), prints the summary, writes `--json`, and
-/// returns the exit status of the contract.
-pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let cfg = RunConfig::from_args(args)?;
-    let out = measure(cfg.clone(), Interrupt::Signals)?;
-    print!("{}", report::human::render(&out.doc, &out.first_errors));
-    if cfg.format == Format::Cxf {
-        println!();
-        print!("{}", report::cxf::render(&out.doc));
-    }
-    if let Some(path) = &cfg.json {
-        report::json::write_atomic(path, &out.doc)?;
-    }
-    let failed = out.doc.counts.errors_total > 0 && !cfg.allow_errors;
-    Ok(if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-/// What may end a run early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Interrupt {
-    /// SIGINT or SIGTERM (the command line).
-    Signals,
-    /// Nothing: the run ends by its duration or request count (library use, tests).
-    Never,
-}
-
-/// Runs the load described by `cfg` on this thread (plus its worker threads) and returns the results.
-/// Writes `--hlog` if asked; prints only the `MEASURING` line on stderr (and the progress line on a terminal).
-pub fn measure(cfg: RunConfig, interrupt: Interrupt) -> anyhow::Result<Outcome> {
+/// Runs the load described by `cfg` (on worker threads of its own; this future only drives them) and returns
+/// the results; `stop` turning true ends the run early. Writes `--hlog` if asked; prints only the `MEASURING`
+/// line on stderr (and the progress line on a terminal).
+pub async fn measure(cfg: RunConfig, stop: watch::Receiver<bool>) -> anyhow::Result<Outcome> {
     let cfg = Arc::new(cfg);
     let workload = Arc::new(Workload::build(&cfg).context("preparing the requests")?);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let interrupt = match interrupt {
-            Interrupt::Signals => Some(Signals::install()?),
-            Interrupt::Never => None,
-        };
-        drive(cfg, workload, interrupt).await
-    })
-}
-
-/// SIGINT or SIGTERM.
-struct Signals {
-    int: Signal,
-    term: Signal,
-}
-
-impl Signals {
-    fn install() -> anyhow::Result<Signals> {
-        Ok(Signals {
-            int: signal(SignalKind::interrupt()).context("installing the SIGINT handler")?,
-            term: signal(SignalKind::terminate()).context("installing the SIGTERM handler")?,
-        })
-    }
-}
-
-/// Resolves on SIGINT/SIGTERM; never without signals.
-async fn interrupted(s: &mut Option<Signals>) {
-    match s {
-        Some(s) => tokio::select! {
-            _ = s.int.recv() => {}
-            _ = s.term.recv() => {}
-        },
-        None => std::future::pending().await,
-    }
+    drive(cfg, workload, stop).await
 }
 
 async fn drive(
     cfg: Arc<RunConfig>,
     workload: Arc<Workload>,
-    mut interrupt: Option<Signals>,
+    mut stop: watch::Receiver<bool>,
 ) -> anyhow::Result<Outcome> {
     let (hlog_tx, hlog_rx) = match cfg.hlog {
         Some(_) => {
@@ -119,13 +55,13 @@ async fn drive(
 
     let mut stopping = tokio::select! {
         _ = running.connected() => false,
-        _ = interrupted(&mut interrupt) => true,
+        _ = signals::requested(&mut stop) => true,
     };
     let start = running.go();
     if !stopping {
         stopping = tokio::select! {
             _ = sleep_until(start.measure_start) => false,
-            _ = interrupted(&mut interrupt) => true,
+            _ = signals::requested(&mut stop) => true,
         };
     }
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
@@ -165,7 +101,7 @@ async fn drive(
     } else {
         tokio::select! {
             r = running.done() => { r?; None }
-            _ = interrupted(&mut interrupt) => {
+            _ = signals::requested(&mut stop) => {
                 running.stop();
                 Some(Instant::now())
             }
