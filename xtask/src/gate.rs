@@ -110,7 +110,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         args.tier
     };
     if tiers.icount() {
-        callgrind::check_valgrind(sh)?;
+        callgrind::check_valgrind(sh).context("or pass --tier wall")?;
     }
     let load_at_start = loadavg();
     let cfgs: &[&str] = if args.inject_slowdown {

@@ -12,6 +12,7 @@
 pub(crate) mod argv;
 pub(crate) mod artifacts;
 pub(crate) mod backend;
+pub(crate) mod callgrind;
 pub(crate) mod clock;
 pub(crate) mod docker;
 pub(crate) mod host;

@@ -7,6 +7,7 @@ mod compare;
 mod doctor;
 mod gate;
 mod harness;
+mod icount;
 mod list;
 mod max_rate;
 mod report;
@@ -54,6 +55,8 @@ enum Cmd {
     Calibrate(calibrate::Args),
     /// Search the highest open-loop rate the server sustains under a p99 SLO.
     MaxRate(max_rate::Args),
+    /// Instructions per call (callgrind): the server's per operation, the client's beside wrk's.
+    Icount(icount::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -72,6 +75,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Compare(args) => compare::run(&sh, args),
         Cmd::Calibrate(args) => calibrate::run(&sh, args),
         Cmd::MaxRate(args) => max_rate::run(&sh, args),
+        Cmd::Icount(args) => icount::run(&sh, args),
     }
     .with_context(|| "cargo xtask failed")
 }

@@ -8,6 +8,7 @@ use anyhow::{bail, Context as _};
 use xshell::{cmd, Shell};
 
 use super::criterion::BenchBin;
+pub(crate) use crate::harness::callgrind::{check_valgrind, parse_totals};
 
 /// The function the `icount` binary runs each hot path inside (`#[inline(never)]`); callgrind counts only there.
 pub(crate) const MEASURED_FN: &str = "wsbench_icount_measured";
@@ -17,14 +18,6 @@ pub(crate) const MEASURED_FN: &str = "wsbench_icount_measured";
 pub(crate) struct HotPath {
     pub(crate) name: String,
     pub(crate) iters: u64,
-}
-
-/// Fails with a clear message when valgrind is not installed.
-pub(crate) fn check_valgrind(sh: &Shell) -> anyhow::Result<String> {
-    cmd!(sh, "valgrind --version")
-        .quiet()
-        .read()
-        .context("valgrind is needed for the instruction-count tier (apt-get install valgrind), or pass --tier wall")
 }
 
 /// The hot paths of an `icount` binary: its `list` prints `name iters` per line.
@@ -88,17 +81,6 @@ pub(crate) fn measure(
         bail!("{name}: callgrind counted no instructions inside {MEASURED_FN}: was the function inlined or renamed?");
     }
     Ok(total)
-}
-
-/// The first event (Ir, instructions executed) of callgrind's `totals:` line, or of `summary:` when there is no
-/// `totals:`.
-pub(crate) fn parse_totals(text: &str) -> Option<u64> {
-    let first_number = |prefix: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(prefix))
-            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-    };
-    first_number("totals:").or_else(|| first_number("summary:"))
 }
 
 /// A file name for a hot path's profile (`cxf/parse_request/1` → `cxf-parse_request-1`).

@@ -1,0 +1,438 @@
+//! `cargo xtask icount`: instructions per call, counted by callgrind, so anyone can re-measure the efficiency
+//! goals without noise — bench-server's for each operation and `/health`, and bench-client's beside wrk's on
+//! the same endpoint. Each figure is marginal, `(I(n₂) − I(n₁)) / (n₂ − n₁)` over two runs, so start-up and
+//! shutdown cancel out; one connection, one worker, so the figures are per call and not per batch.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context as _, Result};
+use serde::Serialize;
+use xshell::{cmd, Shell};
+
+use crate::harness::artifacts::{self, Binaries};
+use crate::harness::callgrind;
+use crate::harness::local::process::ServerProcess;
+use crate::harness::numbers::num;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Measure only the rows whose name contains one of these (e.g. `--only server --only echo`).
+    #[arg(long, value_name = "TEXT")]
+    only: Vec<String>,
+    /// Calls per run are this many times each row's own base count (2 doubles both runs).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    scale: u64,
+    /// Also write the table as JSON to FILE (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// One figure of the table.
+#[derive(Debug, Clone, Serialize)]
+struct Row {
+    /// `server` or `client`.
+    side: &'static str,
+    name: String,
+    /// What it is compared with: `/health` for the server, wrk for the client.
+    reference: &'static str,
+    instructions_per_call: f64,
+    /// Over the reference's row.
+    ratio: Option<f64>,
+    /// (calls, instructions) of the two runs.
+    runs: [(u64, u64); 2],
+}
+
+/// A server operation: the bench-client arguments that load it, and calls in the smaller run.
+struct ServerRow {
+    name: &'static str,
+    args: &'static [&'static str],
+    calls: u64,
+}
+
+const SERVER_ROWS: &[ServerRow] = &[
+    ServerRow {
+        name: "/health (GET)",
+        args: &["--operation", "http-get", "--url-path", "/health"],
+        calls: 2000,
+    },
+    ServerRow {
+        name: "echoComplexTypeDoc, 1 item",
+        args: &["--operation", "echoComplexTypeDoc"],
+        calls: 1000,
+    },
+    ServerRow {
+        name: "echoStringDoc, 1 KiB",
+        args: &["--operation", "echoStringDoc"],
+        calls: 1000,
+    },
+    ServerRow {
+        name: "echoBase64Doc, 1 KiB",
+        args: &["--operation", "echoBase64Doc"],
+        calls: 1000,
+    },
+    ServerRow {
+        name: "customer echo, 1K",
+        args: &["--operation", "echo", "--message-size", "1K"],
+        calls: 1000,
+    },
+    ServerRow {
+        name: "customer add, 1K",
+        args: &["--operation", "add", "--message-size", "1K"],
+        calls: 1000,
+    },
+    ServerRow {
+        name: "customer get, 1K",
+        args: &["--operation", "get", "--message-size", "1K"],
+        calls: 1000,
+    },
+    ServerRow {
+        name: "customer echo, 100K",
+        args: &["--operation", "echo", "--message-size", "100K"],
+        calls: 20,
+    },
+];
+
+pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
+    callgrind::check_valgrind(sh)?;
+    let bins = artifacts::build_release(sh)?;
+    let tmp = sh.create_temp_dir()?;
+    let wanted = |side: &str, name: &str| {
+        args.only.is_empty()
+            || args.only.iter().any(|o| {
+                format!("{side} {name}")
+                    .to_lowercase()
+                    .contains(&o.to_lowercase())
+            })
+    };
+    let scale = args.scale.max(1);
+    let mut rows = Vec::new();
+    for r in SERVER_ROWS.iter().filter(|r| wanted("server", r.name)) {
+        let n = r.calls * scale;
+        let runs = [
+            server_run(sh, &bins, r.args, n, tmp.path())?,
+            server_run(sh, &bins, r.args, 2 * n, tmp.path())?,
+        ];
+        rows.push(row("server", r.name, "/health", runs)?);
+        eprintln!(
+            "icount: server {}: {} instructions/call",
+            r.name,
+            num(rows.last().map_or(0.0, |r| r.instructions_per_call))
+        );
+    }
+    if wanted("client", "bench-client wrk") {
+        rows.extend(client_rows(sh, &bins, scale, tmp.path())?);
+    }
+    relate(&mut rows);
+    print!("{}", table(&rows));
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&rows)? + "\n";
+        if path.as_os_str() == "-" {
+            print!("{text}");
+        } else {
+            fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn row(
+    side: &'static str,
+    name: &str,
+    reference: &'static str,
+    runs: [(u64, u64); 2],
+) -> Result<Row> {
+    let per_call = callgrind::marginal(runs[0], runs[1]).with_context(|| {
+        format!("{side} {name}: the bigger run did not count more instructions ({runs:?})")
+    })?;
+    Ok(Row {
+        side,
+        name: name.to_owned(),
+        reference,
+        instructions_per_call: per_call,
+        ratio: None,
+        runs,
+    })
+}
+
+/// Fills each row's ratio to its side's reference row (the first server row; wrk's row of the same load).
+fn relate(rows: &mut [Row]) {
+    let health = rows
+        .iter()
+        .find(|r| r.side == "server" && r.name.starts_with("/health"))
+        .map(|r| r.instructions_per_call);
+    let snapshot = rows.to_vec();
+    for r in rows.iter_mut() {
+        let reference = match r.side {
+            "server" => health,
+            _ => snapshot
+                .iter()
+                .find(|w| w.name == r.name.replacen("bench-client", "wrk", 1))
+                .map(|w| w.instructions_per_call),
+        };
+        r.ratio = reference
+            .filter(|&x| x > 0.0)
+            .map(|x| r.instructions_per_call / x);
+    }
+}
+
+fn table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "\ninstructions per call (valgrind --tool=callgrind, user space, marginal over two runs, one connection)\n",
+    );
+    let mut side = "";
+    for r in rows {
+        if r.side != side {
+            side = r.side;
+            let title = if side == "server" {
+                "bench-server --workers 1"
+            } else {
+                "load generators"
+            };
+            out += &format!(
+                "\n  {title:<44} {:>14} {:>10}\n",
+                "instr/call",
+                format!("× {}", r.reference)
+            );
+        }
+        let ratio = r
+            .ratio
+            .map_or_else(|| "–".to_owned(), |x| format!("{x:.2}"));
+        out += &format!(
+            "  {:<44} {:>14} {:>10}\n",
+            r.name,
+            num(r.instructions_per_call.round()),
+            ratio
+        );
+    }
+    out
+}
+
+/// bench-server under callgrind, loaded natively by bench-client with `calls` calls: (calls, instructions).
+fn server_run(
+    sh: &Shell,
+    bins: &Binaries,
+    load: &[&str],
+    calls: u64,
+    dir: &Path,
+) -> Result<(u64, u64)> {
+    let out = dir.join(format!("server.{calls}.{}.out", std::process::id()));
+    let argv: Vec<String> = [
+        bins.server.display().to_string(),
+        "--http".into(),
+        "127.0.0.1:0".into(),
+        "--workers".into(),
+        "1".into(),
+    ]
+    .into_iter()
+    .collect();
+    let mut cmd = std::process::Command::new("valgrind");
+    cmd.args(callgrind::args(&argv, &out));
+    let log = fs::File::create(dir.join("server.log"))?;
+    let server = ServerProcess::start(cmd, log, Duration::from_secs(120))?;
+    let addr = server
+        .ready
+        .http
+        .context("bench-server's READY line has no http address")?;
+    let (url, load) = url_and_load(&format!("http://{addr}"), load);
+    let client = &bins.client;
+    let n = calls.to_string();
+    let ran = cmd!(
+        sh,
+        "{client} --url {url} {load...} --clients 1 --threads 1 --requests {n} --timeout 60s"
+    )
+    .quiet()
+    .ignore_stdout()
+    .run();
+    let status = server.stop(Duration::from_secs(60))?;
+    ran.context("bench-client against bench-server under callgrind")?;
+    if !status.success() {
+        bail!("bench-server under callgrind exited with {status}");
+    }
+    Ok((calls, callgrind::total(&out)?))
+}
+
+/// `--url-path P` is this table's own shorthand: appended to the URL, not passed to bench-client.
+fn url_and_load(base: &str, load: &[&str]) -> (String, Vec<String>) {
+    let mut url = base.to_owned();
+    let mut rest = Vec::new();
+    let mut it = load.iter();
+    while let Some(a) = it.next() {
+        if *a == "--url-path" {
+            url.push_str(it.next().copied().unwrap_or_default());
+        } else {
+            rest.push((*a).to_owned());
+        }
+    }
+    (url, rest)
+}
+
+/// bench-client and wrk under callgrind against a native bench-server, on `/health` and on echoComplexTypeDoc.
+fn client_rows(sh: &Shell, bins: &Binaries, scale: u64, dir: &Path) -> Result<Vec<Row>> {
+    if cmd!(sh, "wrk --version")
+        .quiet()
+        .ignore_stdout()
+        .ignore_stderr()
+        .ignore_status()
+        .run()
+        .is_err()
+    {
+        bail!("wrk is not installed (apt-get install wrk); pass --only server to skip the client rows");
+    }
+    let mut cmd = std::process::Command::new(&bins.server);
+    cmd.args(["--http", "127.0.0.1:0", "--workers", "1"]);
+    let server = ServerProcess::start(
+        cmd,
+        fs::File::create(dir.join("native.log"))?,
+        Duration::from_secs(30),
+    )?;
+    let addr = server
+        .ready
+        .http
+        .context("bench-server's READY line has no http address")?;
+    let base = format!("http://{addr}");
+    let script = dir.join("echo.lua");
+    fs::write(&script, wrk_post_script())?;
+    let mut rows = Vec::new();
+    let loads: [(&str, Vec<String>, String, Vec<String>); 2] = [
+        (
+            "GET /health",
+            vec!["--operation".into(), "http-get".into()],
+            format!("{base}/health"),
+            vec![],
+        ),
+        (
+            "POST echoComplexTypeDoc",
+            vec!["--operation".into(), "echoComplexTypeDoc".into()],
+            format!("{base}{}", bench_proto::cxf::PATH),
+            vec!["-s".into(), script.display().to_string()],
+        ),
+    ];
+    for (what, client_args, url, wrk_args) in &loads {
+        let n = 1000 * scale;
+        let mut runs = [(0, 0); 2];
+        for (i, calls) in [n, 2 * n].into_iter().enumerate() {
+            let out = dir.join(format!("client.{i}.out"));
+            let mut argv = vec![
+                bins.client.display().to_string(),
+                "--url".into(),
+                url.clone(),
+            ];
+            argv.extend(client_args.iter().cloned());
+            argv.extend(
+                [
+                    "--clients",
+                    "1",
+                    "--threads",
+                    "1",
+                    "--timeout",
+                    "60s",
+                    "--requests",
+                ]
+                .map(String::from),
+            );
+            argv.push(calls.to_string());
+            let vg = callgrind::args(&argv, &out);
+            cmd!(sh, "valgrind {vg...}")
+                .quiet()
+                .ignore_stdout()
+                .run()
+                .with_context(|| format!("bench-client {what} under callgrind"))?;
+            runs[i] = (calls, callgrind::total(&out)?);
+        }
+        rows.push(row("client", &format!("bench-client {what}"), "wrk", runs)?);
+        let mut runs = [(0, 0); 2];
+        for (i, secs) in [2 * scale, 4 * scale].into_iter().enumerate() {
+            let out = dir.join(format!("wrk.{i}.out"));
+            let mut argv = vec![
+                "wrk".to_owned(),
+                "-t1".into(),
+                "-c1".into(),
+                format!("-d{secs}s"),
+            ];
+            argv.extend(wrk_args.iter().cloned());
+            argv.push(url.clone());
+            let vg = callgrind::args(&argv, &out);
+            let text = cmd!(sh, "valgrind {vg...}")
+                .quiet()
+                .read()
+                .with_context(|| format!("wrk {what} under callgrind"))?;
+            let requests = wrk_requests(&text)
+                .with_context(|| format!("wrk printed no request count:\n{text}"))?;
+            if text.contains("Non-2xx") {
+                bail!("wrk {what}: the server answered with errors:\n{text}");
+            }
+            runs[i] = (requests, callgrind::total(&out)?);
+        }
+        rows.push(row("client", &format!("wrk {what}"), "wrk", runs)?);
+    }
+    server.stop(Duration::from_secs(20))?;
+    Ok(rows)
+}
+
+/// wrk's `N requests in …` line.
+fn wrk_requests(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.trim().split_once(" requests in "))
+        .and_then(|(n, _)| n.trim().parse().ok())
+}
+
+/// A wrk script posting the CXF client's 1-item echoComplexTypeDoc request, as bench-client does.
+fn wrk_post_script() -> String {
+    let mut body = Vec::new();
+    bench_proto::cxf::write_request(&bench_proto::cxf::echo_complex_request(1, 0), &mut body);
+    let body = String::from_utf8_lossy(&body)
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    format!(
+        "wrk.method = \"POST\"\nwrk.body = \"{body}\"\nwrk.headers[\"Content-Type\"] = \"{}\"\nwrk.headers[\"SOAPAction\"] = \"\\\"\\\"\"\n",
+        bench_proto::soap::CONTENT_TYPE
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_wrk_and_relates_rows() {
+        let out = "Running 2s test @ http://x\n  1 threads and 1 connections\n  15321 requests in 2.00s, 1.2MB read\n";
+        assert_eq!(wrk_requests(out), Some(15321));
+        let r = |side, name: &str, per| Row {
+            side,
+            name: name.into(),
+            reference: "",
+            instructions_per_call: per,
+            ratio: None,
+            runs: [(0, 0); 2],
+        };
+        let mut rows = vec![
+            r("server", "/health (GET)", 10_000.0),
+            r("server", "echo", 30_000.0),
+            r("client", "bench-client GET /health", 4_500.0),
+            r("client", "wrk GET /health", 3_000.0),
+        ];
+        relate(&mut rows);
+        let ratios: Vec<Option<f64>> = rows.iter().map(|r| r.ratio).collect();
+        assert_eq!(ratios, [Some(1.0), Some(3.0), Some(1.5), Some(1.0)]);
+        assert!(table(&rows).contains("× wrk"));
+        let (url, rest) = url_and_load(
+            "http://a",
+            &["--operation", "http-get", "--url-path", "/health"],
+        );
+        assert_eq!(
+            (url.as_str(), rest.join(" ").as_str()),
+            ("http://a/health", "--operation http-get")
+        );
+    }
+
+    #[test]
+    fn the_wrk_script_posts_a_valid_request() {
+        let script = wrk_post_script();
+        assert!(
+            script.contains("wrk.method = \"POST\"") && script.contains("echoComplexTypeDoc"),
+            "{script}"
+        );
+    }
+}
