@@ -402,7 +402,7 @@ mod tests {
         let r = |side, name: &str, per| Row {
             side,
             name: name.into(),
-            reference: "",
+            reference: if side == "server" { "/health" } else { "wrk" },
             instructions_per_call: per,
             ratio: None,
             runs: [(0, 0); 2],
