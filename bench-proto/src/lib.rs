@@ -4,6 +4,7 @@
 pub mod chat;
 pub mod customer;
 pub mod cxf;
+pub mod hostile;
 pub mod operation;
 pub mod results;
 pub mod soap;

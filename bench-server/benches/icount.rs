@@ -2,6 +2,8 @@
 //! hot path and its iteration count; `icount run NAME ITERS` sets one up and runs it ITERS times inside
 //! `wsbench_icount_measured`, the only function callgrind collects in (`--toggle-collect`), so setup is not
 //! counted. Run by `cargo bench` or `cargo test --benches`, it runs every hot path once as a smoke test.
+//! `icount hostile-ratios [SIZE…]` (`cargo bench -p bench-server --bench icount -- hostile-ratios`) counts the
+//! hostile corpus against valid echo bodies of the same size (see `icount/hostile.rs`).
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -9,6 +11,9 @@ use std::process::ExitCode;
 use bench_proto::chat::{self, Chat, JString, Kind, MARK_TEXT};
 use bench_proto::{customer, cxf};
 use bench_server::chat::bench_api::FanOutRoom;
+
+#[path = "icount/hostile.rs"]
+mod hostile;
 
 /// A hot path: its name (the id of the criterion benchmark that times the same work), the iterations one count
 /// runs, and a setup that checks its input is valid and returns the work.
@@ -33,6 +38,21 @@ const HOT_PATHS: &[HotPath] = &[
         name: "cxf_echoComplexTypeDoc_1_item/server_echo",
         iters: 50,
         setup: cxf_server_echo,
+    },
+    HotPath {
+        name: "cxf_echoStringDoc/server_echo",
+        iters: 50,
+        setup: cxf_string_echo,
+    },
+    HotPath {
+        name: "cxf_echoBase64Doc/server_echo",
+        iters: 50,
+        setup: cxf_base64_echo,
+    },
+    HotPath {
+        name: "customer_echo_100KB/server_echo",
+        iters: 3,
+        setup: customer_server_echo,
     },
     HotPath {
         name: "customer_echo_100KB/parse",
@@ -94,6 +114,42 @@ fn cxf_server_echo() -> Box<dyn FnMut()> {
         out.clear();
         if let Ok(req) = cxf::parse_request(black_box(&bytes)) {
             cxf::write_response(&req.into_echo_response(), &mut out);
+        }
+        black_box(&out);
+    })
+}
+
+/// The server's work for a CXF call of `req` (as the CXF client sends it), into a reused buffer.
+fn cxf_echo_of(req: cxf::Request) -> Box<dyn FnMut()> {
+    let mut bytes = Vec::new();
+    cxf::write_request(&req, &mut bytes);
+    cxf::parse_request(&bytes).expect("the reference request parses");
+    let mut out = Vec::with_capacity(4096);
+    Box::new(move || {
+        out.clear();
+        if let Ok(req) = cxf::parse_request(black_box(&bytes)) {
+            cxf::write_response(&req.into_echo_response(), &mut out);
+        }
+        black_box(&out);
+    })
+}
+
+fn cxf_string_echo() -> Box<dyn FnMut()> {
+    cxf_echo_of(cxf::echo_string_request(1))
+}
+
+fn cxf_base64_echo() -> Box<dyn FnMut()> {
+    cxf_echo_of(cxf::echo_base64_request())
+}
+
+/// The server's work for a 100 KB customer echo: parse, write the response.
+fn customer_server_echo() -> Box<dyn FnMut()> {
+    let (_, bytes) = customer_request();
+    let mut out = Vec::with_capacity(2 * bytes.len());
+    Box::new(move || {
+        out.clear();
+        if let Ok(customer::Request::Echo(cs)) = customer::parse_request(black_box(&bytes)) {
+            customer::write_response(&customer::Response::Echo(cs), &mut out);
         }
         black_box(&out);
     })
@@ -194,6 +250,17 @@ fn main() -> ExitCode {
             for p in HOT_PATHS {
                 println!("{} {}", p.name, p.iters);
             }
+            for (name, iters) in hostile::gated() {
+                println!("{name} {iters}");
+            }
+        }
+        Some("hostile-ratios") => {
+            let sizes: Vec<String> = args[1..]
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .cloned()
+                .collect();
+            return hostile::ratios(&sizes);
         }
         Some("run") => {
             let (Some(name), Some(Ok(iters))) =
@@ -202,11 +269,14 @@ fn main() -> ExitCode {
                 eprintln!("usage: icount run NAME ITERATIONS");
                 return ExitCode::from(2);
             };
-            let Some(path) = HOT_PATHS.iter().find(|p| p.name == name) else {
+            let work = match HOT_PATHS.iter().find(|p| p.name == name) {
+                Some(path) => Some((path.setup)()),
+                None => hostile::setup(name),
+            };
+            let Some(mut work) = work else {
                 eprintln!("icount: no hot path `{name}` (see `icount list`)");
                 return ExitCode::from(2);
             };
-            let mut work = (path.setup)();
             wsbench_icount_measured(&mut *work, iters);
         }
         // `cargo bench` / `cargo test --benches` (with libtest or criterion flags): run each hot path once.
@@ -215,9 +285,16 @@ fn main() -> ExitCode {
                 let mut work = (p.setup)();
                 wsbench_icount_measured(&mut *work, 1);
             }
+            let mut hostile_paths = 0;
+            for (name, _) in hostile::gated() {
+                if let Some(mut work) = hostile::setup(&name) {
+                    wsbench_icount_measured(&mut *work, 1);
+                    hostile_paths += 1;
+                }
+            }
             println!(
                 "icount: {} hot paths ran; their instruction counts come from `cargo xtask gate` (valgrind)",
-                HOT_PATHS.len()
+                HOT_PATHS.len() + hostile_paths
             );
         }
     }

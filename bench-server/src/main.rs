@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{ensure, Context as _};
+use bench_proto::soap::Limits;
 use bench_server::chat::{self, ChatConfig, ChatStats};
 use bench_server::http::{self, HttpConfig};
 use clap::Parser;
@@ -68,6 +69,61 @@ struct Cli {
     /// Most connections served at once; further ones wait in the listen backlog.
     #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+    #[command(flatten)]
+    xml: XmlLimits,
+}
+
+/// The SOAP parser's bounds (each named in the fault a message past it gets).
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "SOAP parser limits")]
+struct XmlLimits {
+    /// Most elements open at once (the Envelope counts).
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_DEPTH, value_parser = at_least_one)]
+    xml_max_depth: usize,
+    /// Most attributes on one element, namespace declarations included.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_ATTRIBUTES, value_parser = at_least_one)]
+    xml_max_attributes: usize,
+    /// Most namespace declarations on one element.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_NAMESPACE_DECLARATIONS, value_parser = at_least_one)]
+    xml_max_namespace_declarations: usize,
+    /// Most namespace declarations in scope at once.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_NAMESPACES_IN_SCOPE, value_parser = at_least_one)]
+    xml_max_namespaces_in_scope: usize,
+    /// Longest element or attribute name, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::DEFAULT_MAX_NAME_LEN, value_parser = at_least_one)]
+    xml_max_name_len: usize,
+    /// Most items in one array (CXF items, customers, a customer's tags).
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_ITEMS, value_parser = at_least_one)]
+    xml_max_items: usize,
+    /// Most elements in the SOAP Header, all blocks together.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_HEADER_ELEMENTS, value_parser = at_least_one)]
+    xml_max_header_elements: usize,
+    /// Most comments and processing instructions in one message.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_COMMENTS, value_parser = at_least_one)]
+    xml_max_comments: usize,
+}
+
+impl XmlLimits {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_depth: self.xml_max_depth,
+            max_attributes: self.xml_max_attributes,
+            max_namespace_declarations: self.xml_max_namespace_declarations,
+            max_namespaces_in_scope: self.xml_max_namespaces_in_scope,
+            max_name_len: self.xml_max_name_len,
+            max_items: self.xml_max_items,
+            max_header_elements: self.xml_max_header_elements,
+            max_comments: self.xml_max_comments,
+        }
+    }
+}
+
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// `--http`: an address, or off.
@@ -143,6 +199,7 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
         request_budget: cli.request_budget,
         response_budget: cli.response_budget,
         max_connections: cli.max_connections,
+        xml_limits: cli.xml.limits(),
         ..HttpConfig::default()
     };
     let http_listener = match cli.http {

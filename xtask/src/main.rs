@@ -5,6 +5,7 @@ mod build;
 mod calibrate;
 mod compare;
 mod doctor;
+mod fuzz;
 mod gate;
 mod harness;
 mod icount;
@@ -57,6 +58,8 @@ enum Cmd {
     MaxRate(max_rate::Args),
     /// Instructions per call (callgrind): the server's per operation, the client's beside wrk's.
     Icount(icount::Args),
+    /// Fuzz the SOAP reader, the CXF and Customer parsers and the chat codec (cargo-fuzz).
+    Fuzz(fuzz::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -76,6 +79,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Calibrate(args) => calibrate::run(&sh, args),
         Cmd::MaxRate(args) => max_rate::run(&sh, args),
         Cmd::Icount(args) => icount::run(&sh, args),
+        Cmd::Fuzz(args) => fuzz::run(&sh, args),
     }
     .with_context(|| "cargo xtask failed")
 }

@@ -13,7 +13,7 @@ mod tests;
 
 pub use generate::{generate, generate_for_size};
 pub use message::{get_request, AddSummary, Operation, Request, Response};
-pub use parse::{parse_request, parse_response};
+pub use parse::{parse_request, parse_request_with, parse_response};
 pub use types::{Address, Customer};
 pub use write::{write_customer, write_request, write_response};
 pub use wsdl::wsdl;

@@ -2,12 +2,18 @@
 //! path, e.g. `add/customer[3]/balance: '12,50' is not an xsd:decimal`.
 
 use super::{AddSummary, Address, Customer, Operation, Request, Response, NS};
-use crate::soap::{BodyReader, SoapError};
+use crate::soap::{BodyReader, Limits, SoapError};
 use crate::xsd::{self, XsdError};
 
-/// Parses a request envelope (any prefixes; headers tolerated unless `mustUnderstand`).
+/// Parses a request envelope (any prefixes; headers tolerated unless `mustUnderstand`) within the default
+/// [`Limits`].
 pub fn parse_request(body: &[u8]) -> Result<Request, SoapError> {
-    let mut r = BodyReader::open(body)?;
+    parse_request_with(body, &Limits::default())
+}
+
+/// [`parse_request`] within `limits`.
+pub fn parse_request_with(body: &[u8], limits: &Limits) -> Result<Request, SoapError> {
+    let mut r = BodyReader::open_with(body, limits)?;
     let op = r.operation(NS, Operation::from_name)?;
     let read = |r: &mut BodyReader<'_>| -> Result<Request, SoapError> {
         let req = match op {

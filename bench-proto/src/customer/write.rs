@@ -2,10 +2,7 @@
 //! default namespace declared on the wrapper.
 
 use super::{AddSummary, Customer, Request, Response, NS};
-use crate::soap::{
-    element, end_element, envelope_end, envelope_start, start_element, start_element_ns,
-    text_element,
-};
+use crate::soap::{el, end_element, envelope_end, envelope_start, start_element_ns, text_el};
 use crate::xsd::{write_boolean, write_int};
 
 /// Appends the whole SOAP envelope for `req`.
@@ -18,8 +15,8 @@ pub fn write_request(req: &Request, out: &mut Vec<u8>) {
             cs.iter().for_each(|c| write_customer(out, c))
         }
         Request::Get { count, offset } => {
-            element(out, "count", |out| write_int(out, count));
-            element(out, "offset", |out| write_int(out, offset));
+            el!(out, "count", |out: &mut Vec<u8>| write_int(out, *count));
+            el!(out, "offset", |out: &mut Vec<u8>| write_int(out, *offset));
         }
     }
     end_element(out, name);
@@ -41,38 +38,42 @@ pub fn write_response(resp: &Response, out: &mut Vec<u8>) {
 }
 
 fn write_summary(out: &mut Vec<u8>, s: &AddSummary) {
-    element(out, "count", |out| write_int(out, s.count));
-    element(out, "firstId", |out| write_int(out, s.first_id));
-    element(out, "lastId", |out| write_int(out, s.last_id));
-    element(out, "stored", |out| write_int(out, s.stored));
+    el!(out, "count", |out: &mut Vec<u8>| write_int(out, s.count));
+    el!(out, "firstId", |out: &mut Vec<u8>| write_int(
+        out, s.first_id
+    ));
+    el!(out, "lastId", |out: &mut Vec<u8>| write_int(out, s.last_id));
+    el!(out, "stored", |out: &mut Vec<u8>| write_int(out, s.stored));
 }
 
 /// Appends one `<customer>` element (in the default namespace of the context).
 pub fn write_customer(out: &mut Vec<u8>, c: &Customer) {
-    start_element(out, "customer");
-    element(out, "id", |out| write_int(out, c.id));
-    text_element(out, "firstName", &c.first_name);
-    text_element(out, "lastName", &c.last_name);
-    text_element(out, "email", &c.email);
-    text_element(out, "phone", &c.phone);
-    text_element(out, "company", &c.company);
-    start_element(out, "address");
-    text_element(out, "street", &c.address.street);
-    text_element(out, "city", &c.address.city);
-    text_element(out, "region", &c.address.region);
-    text_element(out, "postalCode", &c.address.postal_code);
-    text_element(out, "country", &c.address.country);
-    end_element(out, "address");
-    element(out, "created", |out| c.created.write(out));
-    element(out, "balance", |out| c.balance.write(out));
-    element(out, "active", |out| write_boolean(out, c.active));
-    start_element(out, "tags");
+    out.extend_from_slice(b"<customer>");
+    el!(out, "id", |out: &mut Vec<u8>| write_int(out, c.id));
+    text_el!(out, "firstName", &c.first_name);
+    text_el!(out, "lastName", &c.last_name);
+    text_el!(out, "email", &c.email);
+    text_el!(out, "phone", &c.phone);
+    text_el!(out, "company", &c.company);
+    out.extend_from_slice(b"<address>");
+    text_el!(out, "street", &c.address.street);
+    text_el!(out, "city", &c.address.city);
+    text_el!(out, "region", &c.address.region);
+    text_el!(out, "postalCode", &c.address.postal_code);
+    text_el!(out, "country", &c.address.country);
+    out.extend_from_slice(b"</address>");
+    el!(out, "created", |out: &mut Vec<u8>| c.created.write(out));
+    el!(out, "balance", |out: &mut Vec<u8>| c.balance.write(out));
+    el!(out, "active", |out: &mut Vec<u8>| write_boolean(
+        out, c.active
+    ));
+    out.extend_from_slice(b"<tags>");
     for tag in &c.tags {
-        text_element(out, "tag", tag);
+        text_el!(out, "tag", tag);
     }
-    end_element(out, "tags");
+    out.extend_from_slice(b"</tags>");
     if !c.notes.is_empty() {
-        text_element(out, "notes", &c.notes);
+        text_el!(out, "notes", &c.notes);
     }
-    end_element(out, "customer");
+    out.extend_from_slice(b"</customer>");
 }

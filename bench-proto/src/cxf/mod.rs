@@ -13,7 +13,7 @@ mod wsdl;
 mod tests;
 
 pub use message::{Operation, Request, Response};
-pub use parse::{parse_request, parse_response};
+pub use parse::{parse_request, parse_request_with, parse_response};
 pub use reference::{
     echo_base64_request, echo_complex_request, echo_string_request, reference_item,
 };

@@ -4,12 +4,18 @@
 use super::{
     ColourEnum, NestedComplexType, Operation, Request, Response, SimpleStruct, TYPES_NS as NS,
 };
-use crate::soap::{BodyReader, SoapError};
+use crate::soap::{BodyReader, Limits, SoapError};
 use crate::xsd::{self, XsdError};
 
-/// Parses a request envelope (any prefixes; headers tolerated unless `mustUnderstand`).
+/// Parses a request envelope (any prefixes; headers tolerated unless `mustUnderstand`) within the default
+/// [`Limits`].
 pub fn parse_request(body: &[u8]) -> Result<Request, SoapError> {
-    let mut r = BodyReader::open(body)?;
+    parse_request_with(body, &Limits::default())
+}
+
+/// [`parse_request`] within `limits`.
+pub fn parse_request_with(body: &[u8], limits: &Limits) -> Result<Request, SoapError> {
+    let mut r = BodyReader::open_with(body, limits)?;
     let op = r.operation(NS, Operation::from_name)?;
     let req = request_body(&mut r, op).map_err(|e| e.at(op.as_str()))?;
     r.finish()?;

@@ -3,8 +3,7 @@
 
 use super::{NestedComplexType, Request, Response, SimpleStruct, TYPES_NS};
 use crate::soap::{
-    element, end_element, envelope_end, envelope_start, start_element, start_element_ns,
-    text_element,
+    el, end_element, envelope_end, envelope_start, start_element, start_element_ns, text_el,
 };
 use crate::xsd::{write_attr, write_base64, write_double, write_float, write_hex, write_int};
 
@@ -14,11 +13,11 @@ pub fn write_request(req: &Request, out: &mut Vec<u8>) {
     envelope_start(out);
     start_element_ns(out, op.as_str(), TYPES_NS);
     match req {
-        Request::EchoString(s) => text_element(out, "in", s),
-        Request::EchoBase64(b) => element(out, "in", |out| write_base64(out, b)),
+        Request::EchoString(s) => text_el!(out, "in", s),
+        Request::EchoBase64(b) => el!(out, "in", |out: &mut Vec<u8>| write_base64(out, b)),
         Request::EchoComplex { items, id } => {
             write_seq(out, "in", items);
-            element(out, "id", |out| write_int(out, id));
+            el!(out, "id", |out: &mut Vec<u8>| write_int(out, *id));
         }
     }
     end_element(out, op.as_str());
@@ -31,11 +30,11 @@ pub fn write_response(resp: &Response, out: &mut Vec<u8>) {
     envelope_start(out);
     start_element_ns(out, name, TYPES_NS);
     match resp {
-        Response::EchoString(s) => text_element(out, "out", s),
-        Response::EchoBase64(b) => element(out, "out", |out| write_base64(out, b)),
+        Response::EchoString(s) => text_el!(out, "out", s),
+        Response::EchoBase64(b) => el!(out, "out", |out: &mut Vec<u8>| write_base64(out, b)),
         Response::EchoComplex { items, id_out } => {
             write_seq(out, "return", items);
-            element(out, "idout", |out| write_int(out, id_out));
+            el!(out, "idout", |out: &mut Vec<u8>| write_int(out, *id_out));
         }
     }
     end_element(out, name);
@@ -52,25 +51,31 @@ fn write_seq(out: &mut Vec<u8>, name: &str, items: &[NestedComplexType]) {
 }
 
 fn write_item(out: &mut Vec<u8>, it: &NestedComplexType) {
-    start_element(out, "item");
-    text_element(out, "varString", &it.var_string);
-    element(out, "varUByte", |out| write_int(out, it.var_ubyte));
-    element(out, "varUnsignedLong", |out| {
+    out.extend_from_slice(b"<item>");
+    text_el!(out, "varString", &it.var_string);
+    el!(out, "varUByte", |out: &mut Vec<u8>| write_int(
+        out,
+        it.var_ubyte
+    ));
+    el!(out, "varUnsignedLong", |out: &mut Vec<u8>| {
         write_int(out, it.var_unsigned_long)
     });
-    element(out, "varFloat", |out| write_float(out, it.var_float));
+    el!(out, "varFloat", |out: &mut Vec<u8>| write_float(
+        out,
+        it.var_float
+    ));
     it.var_qname.write_element(out, "varQName", TYPES_NS);
-    element(out, "varBase64Binary", |out| {
+    el!(out, "varBase64Binary", |out: &mut Vec<u8>| {
         write_base64(out, &it.var_base64_binary)
     });
-    element(out, "varHexBinary", |out| {
+    el!(out, "varHexBinary", |out: &mut Vec<u8>| {
         write_hex(out, &it.var_hex_binary)
     });
     write_struct(out, &it.var_struct);
-    element(out, "varEnum", |out| {
+    el!(out, "varEnum", |out: &mut Vec<u8>| {
         out.extend_from_slice(it.var_enum.as_str().as_bytes())
     });
-    end_element(out, "item");
+    out.extend_from_slice(b"</item>");
 }
 
 fn write_struct(out: &mut Vec<u8>, s: &SimpleStruct) {
@@ -80,14 +85,29 @@ fn write_struct(out: &mut Vec<u8>, s: &SimpleStruct) {
             write_attr(out, attr);
             out.extend_from_slice(b"\">");
         }
-        None => start_element(out, "varStruct"),
+        None => out.extend_from_slice(b"<varStruct>"),
     }
-    element(out, "varFloat", |out| write_float(out, s.var_float));
-    element(out, "varShort", |out| write_int(out, s.var_short));
-    text_element(out, "varString", &s.var_string);
-    element(out, "varByte", |out| write_int(out, s.var_byte));
-    element(out, "varDecimal", |out| s.var_decimal.write(out));
-    element(out, "varDouble", |out| write_double(out, s.var_double));
-    element(out, "varDateTime", |out| s.var_date_time.write(out));
-    end_element(out, "varStruct");
+    el!(out, "varFloat", |out: &mut Vec<u8>| write_float(
+        out,
+        s.var_float
+    ));
+    el!(out, "varShort", |out: &mut Vec<u8>| write_int(
+        out,
+        s.var_short
+    ));
+    text_el!(out, "varString", &s.var_string);
+    el!(out, "varByte", |out: &mut Vec<u8>| write_int(
+        out, s.var_byte
+    ));
+    el!(out, "varDecimal", |out: &mut Vec<u8>| s
+        .var_decimal
+        .write(out));
+    el!(out, "varDouble", |out: &mut Vec<u8>| write_double(
+        out,
+        s.var_double
+    ));
+    el!(out, "varDateTime", |out: &mut Vec<u8>| s
+        .var_date_time
+        .write(out));
+    out.extend_from_slice(b"</varStruct>");
 }

@@ -2,11 +2,10 @@
 //! (refusing blocks marked mustUnderstand), the Body; and nothing but comments after the Envelope.
 
 use quick_xml::events::Event;
-use quick_xml::name::ResolveResult;
-use quick_xml::NsReader;
 
+use super::ns::Resolved;
 use super::reader::is_blank;
-use super::{BodyReader, Element, SoapError, SOAP11_ENV_NS};
+use super::{BodyReader, Element, Limits, SoapError, SOAP11_ENV_NS};
 use crate::xsd;
 
 fn truthy(v: &[u8]) -> bool {
@@ -14,8 +13,14 @@ fn truthy(v: &[u8]) -> bool {
 }
 
 impl<'a> BodyReader<'a> {
-    /// Reads up to the inside of `soap:Body`, refusing header blocks marked `mustUnderstand`.
+    /// Reads up to the inside of `soap:Body`, refusing header blocks marked `mustUnderstand`; within the
+    /// default [`Limits`].
     pub fn open(input: &'a [u8]) -> Result<Self, SoapError> {
+        Self::open_with(input, &Limits::default())
+    }
+
+    /// As [`open`](Self::open), within `limits`.
+    pub fn open_with(input: &'a [u8], limits: &Limits) -> Result<Self, SoapError> {
         // `cargo xtask gate --inject-slowdown`: an extra pass over the buffer, a regression to catch.
         #[cfg(wsbench_gate_selfcheck)]
         std::hint::black_box(
@@ -23,22 +28,21 @@ impl<'a> BodyReader<'a> {
                 .iter()
                 .fold(0u64, |h, &b| h.rotate_left(5) ^ u64::from(b)),
         );
-        Self::open_inner(input, true)
+        Self::open_inner(input, limits, true)
     }
 
     /// As [`open`](Self::open), but ignoring `mustUnderstand` (for reading faults, whatever the headers).
     pub fn open_ignoring_headers(input: &'a [u8]) -> Result<Self, SoapError> {
-        Self::open_inner(input, false)
+        Self::open_inner(input, &Limits::default(), false)
     }
 
-    fn open_inner(input: &'a [u8], check_headers: bool) -> Result<Self, SoapError> {
-        let mut r = NsReader::from_reader(input);
-        let config = r.config_mut();
-        config.expand_empty_elements = true;
-        config.check_end_names = true;
-        config.trim_text(false);
-        let mut me = Self { r, depth: 0 };
-        let envelope = me.prolog()?;
+    fn open_inner(
+        input: &'a [u8],
+        limits: &Limits,
+        check_headers: bool,
+    ) -> Result<Self, SoapError> {
+        let mut me = Self::new(input, *limits);
+        let envelope = me.prolog().map_err(|e| e.at("Envelope"))?;
         if !me.is_in(&envelope, SOAP11_ENV_NS) {
             let ns = me.namespace_of(&envelope);
             if envelope.local_name() == b"Envelope" {
@@ -54,10 +58,18 @@ impl<'a> BodyReader<'a> {
                 local,
             });
         }
-        let mut child = me.next_child()?.ok_or(SoapError::NoBody)?;
+        let at_envelope = |e: SoapError| e.at("Envelope");
+        let mut child = me
+            .next_child()
+            .map_err(at_envelope)?
+            .ok_or(SoapError::NoBody)?;
         if child.local_name() == b"Header" && me.is_in(&child, SOAP11_ENV_NS) {
-            me.header(check_headers)?;
-            child = me.next_child()?.ok_or(SoapError::NoBody)?;
+            me.header(check_headers)
+                .map_err(|e| e.at("Header").at("Envelope"))?;
+            child = me
+                .next_child()
+                .map_err(at_envelope)?
+                .ok_or(SoapError::NoBody)?;
         }
         if child.local_name() != b"Body" {
             return Err(SoapError::UnexpectedElement {
@@ -85,19 +97,14 @@ impl<'a> BodyReader<'a> {
                     if let Some(Ok(enc)) = d.encoding() {
                         if !enc.eq_ignore_ascii_case(b"utf-8") && !enc.eq_ignore_ascii_case(b"utf8")
                         {
-                            return Err(SoapError::Encoding(
-                                String::from_utf8_lossy(&enc).into_owned(),
-                            ));
+                            return Err(SoapError::Encoding(super::reader::shorten(&enc)));
                         }
                     }
                 }
                 Event::DocType(_) => return Err(SoapError::Doctype),
                 Event::Text(t) if is_blank(&t) => {}
                 Event::Comment(_) | Event::PI(_) => {}
-                Event::Start(start) => {
-                    self.depth = 1;
-                    return Ok(Element { start });
-                }
+                Event::Start(start) => return self.enter(start),
                 Event::Eof => return Err(self.xml_error("empty document")),
                 _ => return Err(self.xml_error("content before the root element")),
             }
@@ -106,37 +113,44 @@ impl<'a> BodyReader<'a> {
 
     /// Checks each header block for `mustUnderstand` and skips it; we understand none.
     fn header(&mut self, check: bool) -> Result<(), SoapError> {
+        self.bound_header(true);
         while let Some(block) = self.next_child()? {
-            if check {
-                let mut must = false;
-                let mut for_us = true;
-                for attr in block.start.attributes() {
-                    let attr = attr.map_err(|e| self.xml_error(&e.to_string()))?;
-                    let (ns, local) = self.r.resolve_attribute(attr.key);
-                    if !matches!(ns, ResolveResult::Bound(n) if n.as_ref() == SOAP11_ENV_NS.as_bytes())
-                    {
-                        continue;
-                    }
-                    match local.as_ref() {
-                        b"mustUnderstand" => must = truthy(xsd::collapse_bytes(&attr.value)),
-                        // Blocks for another actor are not ours to refuse.
-                        b"actor" => {
-                            for_us = &*attr.value == b"http://schemas.xmlsoap.org/soap/actor/next"
-                        }
-                        _ => {}
-                    }
-                }
-                if must && for_us {
-                    let ns = self.namespace_of(&block);
-                    return Err(SoapError::MustUnderstand(format!(
-                        "{{{ns}}}{}",
-                        String::from_utf8_lossy(block.local_name())
-                    )));
-                }
+            if check && self.must_understand(&block) {
+                let ns = self.namespace_of(&block);
+                return Err(SoapError::MustUnderstand(format!(
+                    "{{{ns}}}{}",
+                    String::from_utf8_lossy(block.local_name())
+                )));
             }
             self.skip()?;
         }
+        self.bound_header(false);
         Ok(())
+    }
+
+    /// Whether `block` is marked `soap:mustUnderstand` and addressed to us (no `soap:actor`, or `next`).
+    fn must_understand(&self, block: &Element<'a>) -> bool {
+        if !block.has_prefixed_attributes() {
+            return false;
+        }
+        let mut must = false;
+        let mut for_us = true;
+        for attr in block.attributes() {
+            let local = attr.split_name().1;
+            if !matches!(local, b"mustUnderstand" | b"actor") {
+                continue;
+            }
+            if self.attribute_namespace(&attr) != Resolved::Bound(SOAP11_ENV_NS.as_bytes()) {
+                continue;
+            }
+            if local == b"mustUnderstand" {
+                must = truthy(xsd::collapse_bytes(attr.value));
+            } else {
+                // Blocks for another actor are not ours to refuse.
+                for_us = attr.value == b"http://schemas.xmlsoap.org/soap/actor/next";
+            }
+        }
+        must && for_us
     }
 
     /// After the Body's single child: checks the Body and Envelope end and nothing but comments follow.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Fault, FaultCode, MAX_DEPTH};
+use super::limits::{Exceeded, Limit};
 use crate::xsd::XsdError;
 
 /// Why a SOAP message was refused. `Display` is the `faultstring`; field paths read like
@@ -13,8 +13,13 @@ pub enum SoapError {
     Xml { pos: u64, msg: String },
     #[error("DOCTYPE and entity declarations are not accepted")]
     Doctype,
-    #[error("document is nested deeper than {MAX_DEPTH} elements")]
-    TooDeep,
+    /// One of the reader's [`Limits`](super::Limits) was exceeded at `path`.
+    #[error("{}", Located(.path, &Exceeded(*.limit, *.max)))]
+    Limit {
+        path: String,
+        limit: Limit,
+        max: usize,
+    },
     #[error("encoding '{0}' is not supported: send UTF-8")]
     Encoding(String),
     #[error("the root element is {{{ns}}}{local}, not a SOAP 1.1 Envelope")]
@@ -51,6 +56,19 @@ pub enum SoapError {
     InvalidContent { field: String, reason: String },
 }
 
+/// `path: what`, or just `what` at the top level.
+struct Located<'a, T>(&'a str, &'a T);
+
+impl<T: fmt::Display> fmt::Display for Located<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            write!(f, "{}", self.1)
+        } else {
+            write!(f, "{}: {}", self.0, self.1)
+        }
+    }
+}
+
 struct Unexpected<'a>(&'a str, &'a Option<&'static str>);
 
 impl fmt::Display for Unexpected<'_> {
@@ -81,25 +99,11 @@ impl SoapError {
             | Self::UnexpectedElement { path, .. }
             | Self::MissingField(path)
             | Self::UnexpectedText(path)
+            | Self::Limit { path, .. }
             | Self::InvalidField { field: path, .. }
             | Self::InvalidContent { field: path, .. } => prepend(path, seg),
             _ => {}
         }
         self
-    }
-
-    /// The fault to answer with: `Client` (the sender must change the message) except for the two cases SOAP
-    /// gives codes of their own.
-    pub fn fault(&self) -> Fault {
-        let code = match self {
-            Self::VersionMismatch(_) => FaultCode::VersionMismatch,
-            Self::MustUnderstand(_) => FaultCode::MustUnderstand,
-            _ => FaultCode::Client,
-        };
-        Fault {
-            code,
-            string: self.to_string(),
-            detail: None,
-        }
     }
 }

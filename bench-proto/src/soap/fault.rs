@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use super::{element, envelope_end, envelope_start, text_element, BodyReader, SOAP11_ENV_NS};
+use super::{
+    element, envelope_end, envelope_start, text_element, BodyReader, SoapError, SOAP11_ENV_NS,
+};
 
 /// The four fault codes SOAP 1.1 defines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -101,4 +103,22 @@ pub fn parse_fault(body: &[u8]) -> Option<Fault> {
         }
     }
     Some(fault)
+}
+
+/// A refused message answered as a fault.
+impl SoapError {
+    /// The fault to answer with: `Client` (the sender must change the message) except for the two cases SOAP
+    /// gives codes of their own.
+    pub fn fault(&self) -> Fault {
+        let code = match self {
+            Self::VersionMismatch(_) => FaultCode::VersionMismatch,
+            Self::MustUnderstand(_) => FaultCode::MustUnderstand,
+            _ => FaultCode::Client,
+        };
+        Fault {
+            code,
+            string: self.to_string(),
+            detail: None,
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Typed-field helpers on [`BodyReader`] shared by the services: read the next child `{ns}name` and parse
 //! its content, with errors carrying the element's path.
 
-use super::{BodyReader, SoapError};
+use super::{BodyReader, Limit, SoapError};
 use crate::xsd::{QName, XsdError};
 
 impl<'a> BodyReader<'a> {
@@ -11,8 +11,11 @@ impl<'a> BodyReader<'a> {
         ns: &'static str,
         lookup: impl Fn(&[u8]) -> Option<Op>,
     ) -> Result<Op, SoapError> {
-        let el = self.next_child()?.ok_or(SoapError::EmptyBody)?;
-        let local = || String::from_utf8_lossy(el.local_name()).into_owned();
+        let el = self
+            .next_child()
+            .map_err(|e| e.at("Body"))?
+            .ok_or(SoapError::EmptyBody)?;
+        let local = || super::reader::shorten(el.local_name());
         match lookup(el.local_name()) {
             Some(op) if self.is_in(&el, ns) => Ok(op),
             Some(_) => Err(SoapError::WrongNamespace {
@@ -76,7 +79,8 @@ impl<'a> BodyReader<'a> {
     }
 
     /// Reads every remaining child, each of which must be `{ns}name`, with `read` (which must consume
-    /// the element's end). Errors get `name[i]` prepended.
+    /// the element's end); at most [`Limits::max_items`](super::Limits) of them. Errors get `name[i]`
+    /// prepended.
     pub fn repeated<T>(
         &mut self,
         ns: &'static str,
@@ -84,9 +88,12 @@ impl<'a> BodyReader<'a> {
         mut read: impl FnMut(&mut Self) -> Result<T, SoapError>,
     ) -> Result<Vec<T>, SoapError> {
         let mut items = Vec::new();
-        while let Some(el) = self.next_child()? {
+        loop {
             let index = items.len();
             let at = |e: SoapError| e.at(&format!("{name}[{index}]"));
+            let Some(el) = self.next_child().map_err(at)? else {
+                return Ok(items);
+            };
             if el.local_name() != name.as_bytes() {
                 return Err(self.unexpected(&el));
             }
@@ -98,8 +105,10 @@ impl<'a> BodyReader<'a> {
                     found,
                 }));
             }
+            if index == self.limits.max_items {
+                return Err(at(self.exceeded(Limit::Items)));
+            }
             items.push(read(self).map_err(at)?);
         }
-        Ok(items)
     }
 }

@@ -1,40 +1,76 @@
 //! A bounded pull reader over a SOAP message (opened by `envelope.rs`) that lets a service walk the Body
-//! element by element. Namespaces are resolved by URI with quick-xml's `NsReader`, so any prefix (or the
-//! default namespace) works; depth is bounded by `MAX_DEPTH`.
+//! element by element. quick-xml's low-level `Reader` tokenizes; start tags, attributes and namespaces are
+//! handled here, on slices of the input, within [`Limits`], so that the cost of any message stays linear in
+//! its size. Any prefix (or the default namespace) works.
 
 use std::borrow::Cow;
 
-use quick_xml::events::{BytesStart, Event};
-use quick_xml::name::ResolveResult;
-use quick_xml::NsReader;
+use quick_xml::events::{BytesEnd, BytesStart, Event};
+use quick_xml::Reader;
 
-use super::{SoapError, MAX_DEPTH};
+use super::attrs::{is_name, split_qname, Attr, Attrs};
+use super::limits::{Limit, Limits};
+use super::ns::{Resolved, Scope};
+use super::SoapError;
 use crate::xsd::{self, XsdError};
 
-/// A start tag just read. Its namespace declarations stay in scope until the next read, so resolve its
-/// namespace (with [`BodyReader::is_in`]) before reading on.
-#[derive(Debug)]
+/// A start tag just read. Its namespace declarations stay in scope until the reader moves past the element's
+/// end, so resolve its namespace (with [`BodyReader::is_in`]) before reading on.
+#[derive(Debug, Clone, Copy)]
 pub struct Element<'a> {
-    pub(super) start: BytesStart<'a>,
+    /// The qualified name as written.
+    name: &'a [u8],
+    /// What follows the name inside the tag: the attributes (already checked).
+    attrs: &'a [u8],
+    /// Offset of the attribute bytes in the input, for error positions.
+    attrs_pos: usize,
+    /// Whether a prefixed attribute (other than a namespace declaration) is among them.
+    prefixed_attrs: bool,
 }
 
-impl Element<'_> {
+impl<'a> Element<'a> {
     /// The local name (without prefix).
-    pub fn local_name(&self) -> &[u8] {
-        self.start.local_name().into_inner()
+    pub fn local_name(&self) -> &'a [u8] {
+        split_qname(self.name).1
+    }
+
+    fn prefix(&self) -> Option<&'a [u8]> {
+        split_qname(self.name).0
     }
 
     pub(super) fn describe(&self) -> String {
-        String::from_utf8_lossy(self.start.name().as_ref()).into_owned()
+        shorten(self.name)
+    }
+
+    /// The element's attributes (their syntax was checked when the tag was read).
+    pub(super) fn attributes(&self) -> impl Iterator<Item = Attr<'a>> {
+        Attrs::new(self.attrs).map_while(Result::ok)
+    }
+
+    /// Whether it has a prefixed attribute other than a namespace declaration.
+    pub(super) fn has_prefixed_attributes(&self) -> bool {
+        self.prefixed_attrs
     }
 }
 
 /// Reads a SOAP 1.1 message from a byte slice without copying text that needs no unescaping.
 #[derive(Debug)]
 pub struct BodyReader<'a> {
-    pub(super) r: NsReader<&'a [u8]>,
-    /// Elements open around the current position (Envelope = 1).
-    pub(super) depth: usize,
+    input: &'a [u8],
+    r: Reader<&'a [u8]>,
+    ns: Scope<'a>,
+    /// Names of the elements open around the current position, outermost (the Envelope) first. Checking end
+    /// tags against it here is cheaper than quick-xml's copy of every name.
+    open: Vec<&'a [u8]>,
+    pub(super) limits: Limits,
+    /// An end tag was just read: the declarations of its element leave scope at the next read.
+    closed: bool,
+    /// Attribute names of the tag being checked, with their sort keys (reused, for the duplicate check).
+    seen: Vec<(u128, &'a [u8])>,
+    /// Elements the Header may still open (unbounded outside it).
+    header_left: usize,
+    /// Comments and processing instructions read so far.
+    comments: usize,
 }
 
 pub(super) fn is_blank(b: &[u8]) -> bool {
@@ -42,71 +78,261 @@ pub(super) fn is_blank(b: &[u8]) -> bool {
 }
 
 impl<'a> BodyReader<'a> {
-    pub(super) fn xml_error(&self, msg: &str) -> SoapError {
-        SoapError::Xml {
-            pos: self.r.buffer_position(),
-            msg: msg.to_owned(),
+    pub(super) fn new(input: &'a [u8], limits: Limits) -> Self {
+        let mut r = Reader::from_reader(input);
+        let config = r.config_mut();
+        config.expand_empty_elements = true;
+        config.check_end_names = false;
+        config.trim_text(false);
+        Self {
+            input,
+            r,
+            ns: Scope::default(),
+            open: Vec::with_capacity(16),
+            limits,
+            closed: false,
+            seen: Vec::new(),
+            header_left: usize::MAX,
+            comments: 0,
         }
     }
 
+    pub(super) fn xml_error(&self, msg: &str) -> SoapError {
+        self.xml_error_at(self.r.buffer_position(), msg)
+    }
+
+    fn xml_error_at(&self, pos: u64, msg: &str) -> SoapError {
+        SoapError::Xml {
+            pos,
+            msg: shorten_message(msg),
+        }
+    }
+
+    pub(super) fn exceeded(&self, limit: Limit) -> SoapError {
+        SoapError::Limit {
+            path: String::new(),
+            limit,
+            max: self.limits.get(limit),
+        }
+    }
+
+    /// The next event. Start and end tags must go through [`enter`](Self::enter) and
+    /// [`leave`](Self::leave).
+    #[inline]
     pub(super) fn event(&mut self) -> Result<Event<'a>, SoapError> {
-        self.r.read_event().map_err(|e| SoapError::Xml {
+        if self.closed {
+            self.ns.leave(self.open.len());
+            self.closed = false;
+        }
+        let event = self.r.read_event().map_err(|e| SoapError::Xml {
             pos: self.r.error_position(),
-            msg: e.to_string(),
-        })
+            msg: shorten_message(&e.to_string()),
+        })?;
+        if matches!(event, Event::Comment(_) | Event::PI(_)) {
+            self.comments += 1;
+            if self.comments > self.limits.max_comments {
+                return Err(self.exceeded(Limit::Comments));
+            }
+        }
+        Ok(event)
+    }
+
+    /// Bounds the elements read from now on by [`Limits::max_header_elements`] (`true`), or lifts the bound.
+    pub(super) fn bound_header(&mut self, on: bool) {
+        self.header_left = if on {
+            self.limits.max_header_elements
+        } else {
+            usize::MAX
+        };
+    }
+
+    /// Takes a start tag: one level deeper, its name and attributes checked, its namespace declarations in
+    /// scope.
+    #[inline]
+    pub(super) fn enter(&mut self, start: BytesStart<'a>) -> Result<Element<'a>, SoapError> {
+        if self.open.len() == self.limits.max_depth {
+            return Err(self.exceeded(Limit::Depth));
+        }
+        if self.header_left == 0 {
+            return Err(self.exceeded(Limit::HeaderElements));
+        }
+        self.header_left -= 1;
+        let (tag, pos) = self.in_input(&start)?;
+        let (name, attrs) = tag.split_at(start.name().as_ref().len());
+        if name.len() > self.limits.max_name_len {
+            return Err(self.exceeded(Limit::NameLength));
+        }
+        if !is_name(name) {
+            return Err(self.xml_error_at(pos as u64, "not a valid element name"));
+        }
+        self.open.push(name);
+        let mut el = Element {
+            name,
+            attrs,
+            attrs_pos: pos + name.len(),
+            prefixed_attrs: false,
+        };
+        if !attrs.is_empty() {
+            el.prefixed_attrs = self.take_attributes(&el)?;
+        }
+        Ok(el)
+    }
+
+    /// Takes an end tag, which must close the innermost open element.
+    #[inline]
+    pub(super) fn leave(&mut self, end: &BytesEnd<'_>) -> Result<(), SoapError> {
+        let name = end.name().into_inner();
+        match self.open.pop() {
+            Some(open) if open == name => {
+                self.closed = true;
+                Ok(())
+            }
+            Some(open) => Err(self.xml_error(&format!(
+                "end tag </{}> does not close <{}>",
+                shorten(name),
+                shorten(open)
+            ))),
+            None => Err(self.xml_error("end tag without a start tag")),
+        }
+    }
+
+    /// Elements open around the current position (the Envelope is 1).
+    pub(super) fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The tag's bytes as a slice of the input (which the slice reader always borrows from), and its offset.
+    fn in_input(&self, start: &BytesStart<'a>) -> Result<(&'a [u8], usize), SoapError> {
+        let bytes: &[u8] = start;
+        let offset = (bytes.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
+        match self.input.get(offset..offset.wrapping_add(bytes.len())) {
+            Some(tag) if std::ptr::eq(tag.as_ptr(), bytes.as_ptr()) => Ok((tag, offset)),
+            _ => Err(self.xml_error("start tag not read from the input")),
+        }
+    }
+
+    /// Checks every attribute of `el` (syntax, count, name length, no duplicates) and brings its namespace
+    /// declarations into scope. True if it has a prefixed attribute other than a declaration.
+    fn take_attributes(&mut self, el: &Element<'a>) -> Result<bool, SoapError> {
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.clear();
+        let result = self.declare_all(el, &mut seen).and_then(|prefixed| {
+            if has_duplicates(&mut seen) {
+                Err(self.xml_error_at(el.attrs_pos as u64, "duplicate attribute"))
+            } else {
+                Ok(prefixed)
+            }
+        });
+        self.seen = seen;
+        result
+    }
+
+    fn declare_all(
+        &mut self,
+        el: &Element<'a>,
+        seen: &mut Vec<(u128, &'a [u8])>,
+    ) -> Result<bool, SoapError> {
+        let mut declarations = 0;
+        let mut prefixed = false;
+        for attr in Attrs::new(el.attrs) {
+            let attr =
+                attr.map_err(|(at, why)| self.xml_error_at((el.attrs_pos + at) as u64, why))?;
+            if seen.len() == self.limits.max_attributes {
+                return Err(self.exceeded(Limit::Attributes));
+            }
+            if attr.name.len() > self.limits.max_name_len {
+                return Err(self.exceeded(Limit::NameLength));
+            }
+            seen.push((sort_key(attr.name), attr.name));
+            let prefix = match attr.split_name() {
+                (None, b"xmlns") => None,
+                (Some(b"xmlns"), local) => Some(local),
+                (Some(_), _) => {
+                    prefixed = true;
+                    continue;
+                }
+                (None, _) => continue,
+            };
+            declarations += 1;
+            if declarations > self.limits.max_namespace_declarations {
+                return Err(self.exceeded(Limit::NamespaceDeclarations));
+            }
+            if self.ns.len() == self.limits.max_namespaces_in_scope {
+                return Err(self.exceeded(Limit::NamespacesInScope));
+            }
+            let pos = (el.attrs_pos + attr.offset) as u64;
+            let uri = if is_plain(attr.value) {
+                Cow::Borrowed(attr.value)
+            } else {
+                match attr.normalized_value() {
+                    Ok(Cow::Borrowed(s)) => Cow::Borrowed(s.as_bytes()),
+                    Ok(Cow::Owned(s)) => Cow::Owned(s.into_bytes()),
+                    Err(e) => return Err(self.xml_error_at(pos, &e)),
+                }
+            };
+            self.ns
+                .declare(prefix, uri, self.open.len())
+                .map_err(|why| self.xml_error_at(pos, why))?;
+        }
+        Ok(prefixed)
+    }
+
+    fn resolve(&self, el: &Element<'_>) -> Resolved<'_> {
+        self.ns.resolve(el.prefix())
     }
 
     /// True if `el` resolves to namespace `ns` (`""` meaning no namespace).
     pub fn is_in(&self, el: &Element<'_>, ns: &str) -> bool {
-        match self.r.resolve_element(el.start.name()).0 {
-            ResolveResult::Bound(n) => n.as_ref() == ns.as_bytes(),
-            ResolveResult::Unbound => ns.is_empty(),
-            ResolveResult::Unknown(_) => false,
+        match self.resolve(el) {
+            Resolved::Bound(n) => n == ns.as_bytes(),
+            Resolved::NoNamespace => ns.is_empty(),
+            Resolved::Undeclared => false,
         }
     }
 
-    /// The namespace of `el` as text, for error messages.
+    /// The namespace of `el` as text, for error messages (shortened if long).
     pub fn namespace_of(&self, el: &Element<'_>) -> String {
-        match self.r.resolve_element(el.start.name()).0 {
-            ResolveResult::Bound(n) => String::from_utf8_lossy(n.as_ref()).into_owned(),
-            ResolveResult::Unbound => String::new(),
-            ResolveResult::Unknown(p) => {
-                format!("(undeclared prefix '{}')", String::from_utf8_lossy(&p))
-            }
+        match self.resolve(el) {
+            Resolved::Bound(n) => shorten(n),
+            Resolved::NoNamespace => String::new(),
+            Resolved::Undeclared => format!(
+                "(undeclared prefix '{}')",
+                String::from_utf8_lossy(el.prefix().unwrap_or_default())
+            ),
         }
     }
 
-    /// The unescaped value of the attribute `name` (in no namespace) of `el`, if present.
-    pub fn attribute(&self, el: &Element<'a>, name: &str) -> Result<Option<String>, SoapError> {
-        for attr in el.start.attributes() {
-            let attr = attr.map_err(|e| self.xml_error(&e.to_string()))?;
-            if attr.key.as_ref() == name.as_bytes() {
-                let value = attr
-                    .unescape_value()
-                    .map_err(|e| self.xml_error(&e.to_string()))?;
-                xsd::check_chars(&value).map_err(|c| SoapError::InvalidContent {
-                    field: format!("@{name}"),
-                    reason: format!("character U+{:04X} is not allowed in XML", u32::from(c)),
-                })?;
-                return Ok(Some(value.into_owned()));
-            }
+    /// The namespace an attribute's name resolves to (unprefixed attributes are in no namespace).
+    pub(super) fn attribute_namespace(&self, attr: &Attr<'_>) -> Resolved<'_> {
+        match attr.split_name().0 {
+            None => Resolved::NoNamespace,
+            prefix => self.ns.resolve(prefix),
         }
-        Ok(None)
+    }
+
+    /// The value of the attribute `name` (in no namespace) of `el`, if present, references expanded.
+    pub fn attribute(&self, el: &Element<'a>, name: &str) -> Result<Option<String>, SoapError> {
+        let Some(attr) = el.attributes().find(|a| a.name == name.as_bytes()) else {
+            return Ok(None);
+        };
+        let value = attr
+            .normalized_value()
+            .map_err(|e| self.xml_error_at((el.attrs_pos + attr.offset) as u64, &e))?;
+        xsd::check_chars(&value).map_err(|c| SoapError::InvalidContent {
+            field: format!("@{name}"),
+            reason: format!("character U+{:04X} is not allowed in XML", u32::from(c)),
+        })?;
+        Ok(Some(value.into_owned()))
     }
 
     /// The next child element of the current element, or `None` once its end tag is consumed.
+    #[inline]
     pub fn next_child(&mut self) -> Result<Option<Element<'a>>, SoapError> {
         loop {
             match self.event()? {
-                Event::Start(start) => {
-                    self.depth += 1;
-                    if self.depth > MAX_DEPTH {
-                        return Err(SoapError::TooDeep);
-                    }
-                    return Ok(Some(Element { start }));
-                }
-                Event::End(_) => {
-                    self.depth = self.depth.saturating_sub(1);
+                Event::Start(start) => return self.enter(start).map(Some),
+                Event::End(end) => {
+                    self.leave(&end)?;
                     return Ok(None);
                 }
                 Event::Text(t) if is_blank(&t) => {}
@@ -168,8 +394,23 @@ impl<'a> BodyReader<'a> {
     /// Entities and character references are expanded; CDATA is taken as is.
     pub fn text(&mut self) -> Result<Cow<'a, str>, SoapError> {
         let mut text: Cow<'a, str> = Cow::Borrowed("");
+        // Whether every piece so far was plain (and so needs no character check).
+        let mut plain = true;
         loop {
-            let piece: Cow<'a, str> = match self.event()? {
+            let event = self.event()?;
+            plain &=
+                matches!(&event, Event::Text(t) if is_plain(t)) || matches!(event, Event::End(_));
+            let piece: Cow<'a, str> = match event {
+                // Printable ASCII without references (the usual field) needs no unescaping and no
+                // character check: one pass decides.
+                Event::Text(t) if plain => match t.into_inner() {
+                    Cow::Borrowed(raw) => Cow::Borrowed(
+                        std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))?,
+                    ),
+                    Cow::Owned(raw) => Cow::Owned(
+                        String::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))?,
+                    ),
+                },
                 Event::Text(t) => t.unescape().map_err(|e| self.xml_error(&e.to_string()))?,
                 Event::CData(c) => match c.into_inner() {
                     Cow::Borrowed(b) => Cow::Borrowed(
@@ -179,13 +420,13 @@ impl<'a> BodyReader<'a> {
                         String::from_utf8(b).map_err(|e| self.xml_error(&e.to_string()))?,
                     ),
                 },
-                Event::End(_) => {
-                    self.depth = self.depth.saturating_sub(1);
+                Event::End(end) => {
+                    self.leave(&end)?;
                     break;
                 }
                 Event::Start(start) => {
-                    self.depth += 1;
-                    return Err(self.unexpected(&Element { start }));
+                    let el = self.enter(start)?;
+                    return Err(self.unexpected(&el));
                 }
                 Event::Comment(_) | Event::PI(_) => continue,
                 Event::DocType(_) => return Err(SoapError::Doctype),
@@ -198,10 +439,12 @@ impl<'a> BodyReader<'a> {
                 text.to_mut().push_str(&piece);
             }
         }
-        xsd::check_chars(&text).map_err(|c| SoapError::InvalidContent {
-            field: String::new(),
-            reason: format!("character U+{:04X} is not allowed in XML", u32::from(c)),
-        })?;
+        if !plain {
+            xsd::check_chars(&text).map_err(|c| SoapError::InvalidContent {
+                field: String::new(),
+                reason: format!("character U+{:04X} is not allowed in XML", u32::from(c)),
+            })?;
+        }
         Ok(text)
     }
 
@@ -214,22 +457,16 @@ impl<'a> BodyReader<'a> {
             reason,
         };
         let (prefix, local) = xsd::QName::split_lexical(&text).map_err(invalid)?;
-        // The end tag was just read, but quick-xml keeps the element's scope until the next read.
-        let lexical = xsd::collapse(&text);
-        let namespace = match self
-            .r
-            .resolve_element(quick_xml::name::QName(lexical.as_bytes()))
-            .0
-        {
-            ResolveResult::Bound(n) => String::from_utf8_lossy(n.as_ref()).into_owned(),
-            ResolveResult::Unbound => String::new(),
-            ResolveResult::Unknown(_) => {
-                let why = if prefix.is_some() {
-                    "undeclared prefix"
-                } else {
-                    "unresolvable"
-                };
-                return Err(invalid(XsdError::because("QName", &text, why)));
+        // The end tag was just read; the element's declarations stay in scope until the next read.
+        let namespace = match self.ns.resolve(prefix.map(str::as_bytes)) {
+            Resolved::Bound(n) => String::from_utf8_lossy(n).into_owned(),
+            Resolved::NoNamespace => String::new(),
+            Resolved::Undeclared => {
+                return Err(invalid(XsdError::because(
+                    "QName",
+                    &text,
+                    "undeclared prefix",
+                )))
             }
         };
         Ok(xsd::QName {
@@ -245,22 +482,19 @@ impl<'a> BodyReader<'a> {
         Ok(text)
     }
 
-    /// Skips the rest of the current element, children included (depth still bounded).
+    /// Skips the rest of the current element, children included (within the same limits).
     pub fn skip(&mut self) -> Result<(), SoapError> {
         self.consume_rest(None)
     }
 
     fn consume_rest(&mut self, mut text: Option<&mut String>) -> Result<(), SoapError> {
-        let target = self.depth.saturating_sub(1);
-        while self.depth > target {
+        let target = self.depth().saturating_sub(1);
+        while self.depth() > target {
             match self.event()? {
-                Event::Start(_) => {
-                    self.depth += 1;
-                    if self.depth > MAX_DEPTH {
-                        return Err(SoapError::TooDeep);
-                    }
+                Event::Start(start) => {
+                    self.enter(start)?;
                 }
-                Event::End(_) => self.depth = self.depth.saturating_sub(1),
+                Event::End(end) => self.leave(&end)?,
                 Event::Text(t) => {
                     if let Some(text) = text.as_deref_mut() {
                         text.push_str(&t.unescape().map_err(|e| self.xml_error(&e.to_string()))?);
@@ -278,4 +512,60 @@ impl<'a> BodyReader<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether `raw` is printable ASCII without `&`: text that is its own value and needs no checks.
+fn is_plain(raw: &[u8]) -> bool {
+    raw.iter()
+        .fold(true, |ok, &b| ok & (0x20..0x7F).contains(&b) & (b != b'&'))
+}
+
+/// An error message for a fault, cut after 300 bytes: quick-xml's messages quote the input (a whole unknown
+/// entity name, say), and no input may make a fault huge. Found by fuzzing.
+fn shorten_message(msg: &str) -> String {
+    const MAX: usize = 300;
+    if msg.len() <= MAX {
+        return msg.to_owned();
+    }
+    let mut end = MAX;
+    while !msg.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &msg[..end], msg.len())
+}
+
+/// `text` for a fault: lossily decoded, and cut after 100 bytes so that no input makes a fault huge.
+pub(super) fn shorten(text: &[u8]) -> String {
+    const MAX: usize = 100;
+    if text.len() <= MAX {
+        return String::from_utf8_lossy(text).into_owned();
+    }
+    format!(
+        "{}… ({} bytes)",
+        String::from_utf8_lossy(&text[..MAX]),
+        text.len()
+    )
+}
+
+/// A key that orders names cheaply: their length and first 14 bytes. Equal names have equal keys; names of up
+/// to 14 bytes with equal keys are equal.
+fn sort_key(name: &[u8]) -> u128 {
+    let mut key = [0u8; 16];
+    let head = &name[..name.len().min(14)];
+    key[..head.len()].copy_from_slice(head);
+    key[14..].copy_from_slice(&(name.len().min(usize::from(u16::MAX)) as u16).to_le_bytes());
+    u128::from_le_bytes(key)
+}
+
+/// Whether two of `names` are equal. Sorting by key (whole names only where keys tie) keeps this
+/// O(n log n) whatever the names, and the reader bounds n; small tags are compared pairwise.
+fn has_duplicates(names: &mut [(u128, &[u8])]) -> bool {
+    if names.len() <= 8 {
+        return names
+            .iter()
+            .enumerate()
+            .any(|(i, a)| names[i + 1..].iter().any(|b| a.0 == b.0 && a.1 == b.1));
+    }
+    names.sort_unstable();
+    names.windows(2).any(|w| w[0] == w[1])
 }

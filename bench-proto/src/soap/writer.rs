@@ -18,6 +18,7 @@ pub fn envelope_end(out: &mut Vec<u8>) {
 }
 
 /// Appends `<name>`.
+#[inline]
 pub fn start_element(out: &mut Vec<u8>, name: &str) {
     out.push(b'<');
     out.extend_from_slice(name.as_bytes());
@@ -34,6 +35,7 @@ pub fn start_element_ns(out: &mut Vec<u8>, name: &str, ns: &str) {
 }
 
 /// Appends `</name>`.
+#[inline]
 pub fn end_element(out: &mut Vec<u8>, name: &str) {
     out.extend_from_slice(b"</");
     out.extend_from_slice(name.as_bytes());
@@ -41,6 +43,7 @@ pub fn end_element(out: &mut Vec<u8>, name: &str) {
 }
 
 /// Appends `<name>` + `write(out)` + `</name>`; `write` appends the already-escaped content.
+#[inline]
 pub fn element(out: &mut Vec<u8>, name: &str, write: impl FnOnce(&mut Vec<u8>)) {
     start_element(out, name);
     write(out);
@@ -48,6 +51,28 @@ pub fn element(out: &mut Vec<u8>, name: &str, write: impl FnOnce(&mut Vec<u8>)) 
 }
 
 /// Appends `<name>text</name>` with `text` escaped.
+#[inline]
 pub fn text_element(out: &mut Vec<u8>, name: &str, text: &str) {
     element(out, name, |out| write_text(out, text));
 }
+
+/// [`element`] for a literal name: the tags are constants, two copies instead of six pushes.
+macro_rules! el {
+    ($out:expr, $name:literal, $write:expr) => {{
+        let out: &mut Vec<u8> = $out;
+        out.extend_from_slice(concat!("<", $name, ">").as_bytes());
+        ($write)(&mut *out);
+        out.extend_from_slice(concat!("</", $name, ">").as_bytes());
+    }};
+}
+
+/// [`text_element`] for a literal name.
+macro_rules! text_el {
+    ($out:expr, $name:literal, $text:expr) => {
+        $crate::soap::el!($out, $name, |out: &mut Vec<u8>| {
+            $crate::xsd::write_text(out, $text)
+        })
+    };
+}
+
+pub(crate) use {el, text_el};

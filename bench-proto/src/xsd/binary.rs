@@ -9,15 +9,18 @@ use super::{collapse, XsdError};
 pub fn parse_base64(raw: &str) -> Result<Vec<u8>, XsdError> {
     let s = collapse(raw);
     let bad = || XsdError::new("base64Binary", raw);
-    if s.bytes().any(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
-        // Wrapped data is the exception: only then pay for a filtered copy.
+    STANDARD.decode(s).or_else(|_| {
+        // Wrapped data is the exception: only when the text does not decode as it is, pay for a copy
+        // without whitespace.
         let compact: Vec<u8> = s
             .bytes()
             .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             .collect();
-        return STANDARD.decode(compact).map_err(|_| bad());
-    }
-    STANDARD.decode(s).map_err(|_| bad())
+        if compact.len() == s.len() {
+            return Err(bad());
+        }
+        STANDARD.decode(compact).map_err(|_| bad())
+    })
 }
 
 /// Appends `data` as unwrapped, padded base64.
@@ -30,14 +33,22 @@ pub fn write_base64(out: &mut Vec<u8>, data: &[u8]) {
     out.truncate(start + written);
 }
 
-fn hex_value(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
+/// The value of each hex digit; 0xFF for other bytes.
+const HEX_VALUE: [u8; 256] = {
+    let mut t = [0xFFu8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
     }
-}
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// Decodes hex digits in either case; an odd count is an error.
 pub fn parse_hex(raw: &str) -> Result<Vec<u8>, XsdError> {
@@ -45,22 +56,42 @@ pub fn parse_hex(raw: &str) -> Result<Vec<u8>, XsdError> {
     if s.len() % 2 != 0 {
         return Err(XsdError::because("hexBinary", raw, "odd number of digits"));
     }
-    let mut out = Vec::with_capacity(s.len() / 2);
-    for pair in s.chunks_exact(2) {
-        match (hex_value(pair[0]), hex_value(pair[1])) {
-            (Some(hi), Some(lo)) => out.push(hi << 4 | lo),
-            _ => return Err(XsdError::new("hexBinary", raw)),
-        }
+    let mut invalid = 0u8;
+    let out: Vec<u8> = s
+        .chunks_exact(2)
+        .map(|pair| {
+            let (hi, lo) = (
+                HEX_VALUE[usize::from(pair[0])],
+                HEX_VALUE[usize::from(pair[1])],
+            );
+            invalid |= hi | lo;
+            hi << 4 | (lo & 15)
+        })
+        .collect();
+    // Digits are below 16: any bit above says some byte was not a digit.
+    if invalid & 0xF0 != 0 {
+        return Err(XsdError::new("hexBinary", raw));
     }
     Ok(out)
 }
 
+/// The two upper-case hex digits of every byte.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    let mut t = [[0u8; 2]; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = [DIGITS[b >> 4], DIGITS[b & 15]];
+        b += 1;
+    }
+    t
+};
+
 /// Appends `data` as upper-case hex (the canonical form).
 pub fn write_hex(out: &mut Vec<u8>, data: &[u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
-    out.reserve(data.len() * 2);
-    for &b in data {
-        out.push(DIGITS[usize::from(b >> 4)]);
-        out.push(DIGITS[usize::from(b & 15)]);
+    let start = out.len();
+    out.resize(start + data.len() * 2, 0);
+    for (pair, &b) in out[start..].chunks_exact_mut(2).zip(data) {
+        pair.copy_from_slice(&HEX_PAIRS[usize::from(b)]);
     }
 }

@@ -1,9 +1,9 @@
 //! xsd:dateTime: `[-]yyyy-mm-ddThh:mm:ss[.fffffffff][Z|(+|-)hh:mm]`, with every field range-checked.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::str::FromStr;
 
-use super::{collapse, WriteFmt, XsdError};
+use super::{collapse, XsdError};
 
 /// A dateTime as written: local fields plus an optional timezone offset. Equality is of the fields, so
 /// `00:00:00Z` and `01:00:00+01:00` are different values here (they name the same instant).
@@ -200,20 +200,26 @@ impl DateTime {
 
     /// Appends the canonical form: fraction without trailing zeros, UTC offset as `Z`.
     pub fn write(&self, out: &mut Vec<u8>) {
-        let mut w = WriteFmt(out);
         if self.year < 0 {
-            let _ = w.write_char('-');
+            out.push(b'-');
         }
-        let _ = write!(
-            w,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            self.year.unsigned_abs(),
-            self.month,
-            self.day,
-            self.hour,
-            self.minute,
-            self.second
-        );
+        let year = self.year.unsigned_abs();
+        if year < 10_000 {
+            two(out, (year / 100) as u8);
+            two(out, (year % 100) as u8);
+        } else {
+            out.extend_from_slice(itoa::Buffer::new().format(year).as_bytes());
+        }
+        for (sep, v) in [
+            (b'-', self.month),
+            (b'-', self.day),
+            (b'T', self.hour),
+            (b':', self.minute),
+            (b':', self.second),
+        ] {
+            out.push(sep);
+            two(out, v);
+        }
         if self.nanos != 0 {
             let mut frac = self.nanos;
             let mut width = 9;
@@ -221,18 +227,31 @@ impl DateTime {
                 frac /= 10;
                 width -= 1;
             }
-            let _ = write!(w, ".{frac:0width$}");
+            out.push(b'.');
+            let mut digits = [b'0'; 9];
+            for d in digits[..width].iter_mut().rev() {
+                *d = b'0' + (frac % 10) as u8;
+                frac /= 10;
+            }
+            out.extend_from_slice(&digits[..width]);
         }
         match self.offset_minutes {
             None => {}
             Some(0) => out.push(b'Z'),
             Some(off) => {
-                let sign = if off < 0 { '-' } else { '+' };
+                out.push(if off < 0 { b'-' } else { b'+' });
                 let off = off.unsigned_abs();
-                let _ = write!(WriteFmt(out), "{sign}{:02}:{:02}", off / 60, off % 60);
+                two(out, (off / 60) as u8);
+                out.push(b':');
+                two(out, (off % 60) as u8);
             }
         }
     }
+}
+
+/// Appends `v` (below 100) as two digits.
+fn two(out: &mut Vec<u8>, v: u8) {
+    out.extend_from_slice(&[b'0' + v / 10 % 10, b'0' + v % 10]);
 }
 
 impl FromStr for DateTime {

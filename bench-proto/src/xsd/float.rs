@@ -1,10 +1,9 @@
 //! xsd:float and xsd:double: decimal and exponent forms, `INF`, `-INF`, `NaN`; written as the shortest text
 //! that reads back to the same value (the form Java's `Float.toString` gives for the same numbers).
 
-use std::fmt::{Display, LowerExp, Write as _};
 use std::str::FromStr;
 
-use super::{collapse, WriteFmt, XsdError};
+use super::{collapse, XsdError};
 
 /// Checks the xsd lexical pattern `[+-]?(digits[.digits?]|.digits)([eE][+-]?digits)?`, which is stricter than
 /// Rust's `FromStr` (that also takes `inf`, `infinity`, `nan` in any case).
@@ -43,7 +42,7 @@ fn is_decimal_or_exponent(s: &str) -> bool {
     i == b.len()
 }
 
-trait Ieee: FromStr + Display + LowerExp + Copy {
+trait Ieee: FromStr + Copy {
     const INFINITY: Self;
     const NEG_INFINITY: Self;
     const NAN: Self;
@@ -51,6 +50,8 @@ trait Ieee: FromStr + Display + LowerExp + Copy {
     fn is_infinite(self) -> bool;
     fn is_sign_negative(self) -> bool;
     fn abs_f64(self) -> f64;
+    /// The shortest text that reads back to `self` (finite), in ryu's own layout.
+    fn shortest(self, buf: &mut ryu::Buffer) -> &str;
 }
 
 macro_rules! ieee {
@@ -70,6 +71,9 @@ macro_rules! ieee {
             }
             fn abs_f64(self) -> f64 {
                 f64::from(self.abs())
+            }
+            fn shortest(self, buf: &mut ryu::Buffer) -> &str {
+                buf.format_finite(self)
             }
         }
     };
@@ -107,22 +111,97 @@ fn write<T: Ieee>(out: &mut Vec<u8>, v: T) {
             b"INF"
         });
     }
-    // Both std forms are the shortest digits that round-trip; pick plain notation in the range where it is
-    // short (as Java does), scientific elsewhere so f64::MAX is 23 characters and not 309.
-    let a = v.abs_f64();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let _ = write!(WriteFmt(out), "{v}");
-        return;
+    if v.is_sign_negative() {
+        out.push(b'-');
     }
-    let start = out.len();
-    let _ = write!(WriteFmt(out), "{v:e}");
-    if let Some(e) = out[start..].iter().position(|&b| b == b'e') {
-        let e = start + e;
-        out[e] = b'E';
-        // Java and the XSD canonical form keep one fraction digit: 1.0E10, not 1E10.
-        if !out[start..e].contains(&b'.') {
-            out.splice(e..e, *b".0");
+    let a = v.abs_f64();
+    if a == 0.0 {
+        return out.push(b'0');
+    }
+    let mut buf = ryu::Buffer::new();
+    let (digits, exp) = Digits::of(v.shortest(&mut buf));
+    let digits = digits.as_slice();
+    // Plain notation in the range where it is short (as Java does), scientific elsewhere so f64::MAX is 23
+    // characters and not 309.
+    if (1e-3..1e7).contains(&a) {
+        // value = 0.DIGITS × 10^exp
+        if exp <= 0 {
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat(b'0').take(exp.unsigned_abs() as usize));
+            out.extend_from_slice(digits);
+        } else if exp as usize >= digits.len() {
+            out.extend_from_slice(digits);
+            out.extend(std::iter::repeat(b'0').take(exp as usize - digits.len()));
+        } else {
+            let (int, frac) = digits.split_at(exp as usize);
+            out.extend_from_slice(int);
+            out.push(b'.');
+            out.extend_from_slice(frac);
         }
+    } else {
+        // Java and the XSD canonical form keep one fraction digit: 1.0E10, not 1E10.
+        out.push(digits[0]);
+        out.push(b'.');
+        if digits.len() > 1 {
+            out.extend_from_slice(&digits[1..]);
+        } else {
+            out.push(b'0');
+        }
+        out.push(b'E');
+        out.extend_from_slice(itoa::Buffer::new().format(exp - 1).as_bytes());
+    }
+}
+
+/// The significant digits of a number (no leading or trailing zeros), at most 17 for a double.
+struct Digits {
+    buf: [u8; 24],
+    len: usize,
+}
+
+impl Digits {
+    fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The digits and decimal exponent of ryu's text for a finite, non-zero number: value = 0.DIGITS × 10^exp.
+    fn of(text: &str) -> (Digits, i32) {
+        let mut d = Digits {
+            buf: [b'0'; 24],
+            len: 0,
+        };
+        let (mut int_len, mut seen_point, mut leading, mut exp) = (0i32, false, 0i32, 0i32);
+        let mut bytes = text.bytes();
+        for b in bytes.by_ref() {
+            match b {
+                b'-' => {}
+                b'.' => seen_point = true,
+                b'e' => break,
+                _ => {
+                    int_len += i32::from(!seen_point);
+                    if d.len == 0 && b == b'0' {
+                        leading += 1;
+                    } else if d.len < d.buf.len() {
+                        d.buf[d.len] = b;
+                        d.len += 1;
+                    }
+                }
+            }
+        }
+        // The exponent after `e`, if any.
+        let mut negative = false;
+        for b in bytes {
+            match b {
+                b'-' => negative = true,
+                _ => exp = exp * 10 + i32::from(b - b'0'),
+            }
+        }
+        if negative {
+            exp = -exp;
+        }
+        while d.len > 1 && d.buf[d.len - 1] == b'0' {
+            d.len -= 1;
+        }
+        (d, int_len - leading + exp)
     }
 }
 

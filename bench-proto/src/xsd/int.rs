@@ -1,9 +1,8 @@
 //! Integer types: int, long, short, byte, unsignedByte, unsignedInt, unsignedLong.
 
-use std::fmt::{Display, Write as _};
 use std::str::FromStr;
 
-use super::{collapse, WriteFmt, XsdError};
+use super::{collapse, XsdError};
 
 /// Parses the xsd integer lexical form `[+-]?[0-9]+` into `T`, reporting range errors distinctly.
 fn parse<T: FromStr>(ty: &'static str, raw: &str, unsigned: bool) -> Result<T, XsdError> {
@@ -53,7 +52,6 @@ pub fn parse_unsigned_long(s: &str) -> Result<u64, XsdError> {
 }
 
 /// Appends the canonical form of any integer (no sign for positives, no leading zeros).
-pub fn write_int(out: &mut Vec<u8>, v: impl Display) {
-    // Writing into a Vec cannot fail.
-    let _ = write!(WriteFmt(out), "{v}");
+pub fn write_int(out: &mut Vec<u8>, v: impl itoa::Integer) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }

@@ -268,3 +268,85 @@ fn long_bad_values_are_shortened_in_errors() {
     assert!(msg.len() < 100, "{msg}");
     assert!(msg.contains("10000 bytes"));
 }
+
+/// The float writers as they were (std's formatting), to compare the ryu-based ones with.
+fn std_float_text(v: f64, display: String, lower_exp: String) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-INF" } else { "INF" }.into();
+    }
+    let a = v.abs();
+    if a == 0.0 || (1e-3..1e7).contains(&a) {
+        return display;
+    }
+    let mut s = lower_exp.replace('e', "E");
+    let e = s.find('E').unwrap();
+    if !s[..e].contains('.') {
+        s.insert_str(e, ".0");
+    }
+    s
+}
+
+#[test]
+fn floats_write_as_std_formatting_did() {
+    // xorshift64*: many bit patterns, every exponent range.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut doubles: Vec<f64> = vec![
+        1e-3,
+        9.999e-4,
+        1e7,
+        9_999_999.0,
+        1e7 - 0.5,
+        0.1,
+        5e-324,
+        1.0,
+        100.0,
+        -0.0,
+        0.0,
+    ];
+    let mut floats: Vec<f32> = vec![
+        1e-3,
+        1e7,
+        9_999_999.0,
+        0.1,
+        1e-45,
+        1.0,
+        100.0,
+        f32::MAX,
+        -0.0,
+    ];
+    for _ in 0..20_000 {
+        let bits = next();
+        doubles.push(f64::from_bits(bits));
+        floats.push(f32::from_bits(bits as u32));
+        // Also numbers of a human scale, where plain and scientific notation meet.
+        doubles.push((bits % 100_000_000) as f64 / 10f64.powi((bits >> 60) as i32));
+        floats.push((bits % 100_000_000) as f32 / 10f32.powi((bits >> 60) as i32));
+    }
+    // Where two shortest forms are equally short, std and ryu may pick different last digits; both read back
+    // to the same value. Everything else must be identical.
+    let same = |ours: &str, std: &str, reads_back: bool| {
+        let exp = |s: &str| s.find('E').map(|e| s[e..].to_owned());
+        ours == std || (reads_back && ours.len() == std.len() && exp(ours) == exp(std))
+    };
+    for v in doubles {
+        let want = std_float_text(v, format!("{v}"), format!("{v:e}"));
+        let got = out(|o| write_double(o, v));
+        let back = parse_double(&got).unwrap();
+        assert!(same(&got, &want, back == v), "{v:e}: {got} vs {want}");
+    }
+    for v in floats {
+        let want = std_float_text(f64::from(v), format!("{v}"), format!("{v:e}"));
+        let got = out(|o| write_float(o, v));
+        let back = parse_float(&got).unwrap();
+        assert!(same(&got, &want, back == v), "{v:e}: {got} vs {want}");
+    }
+}

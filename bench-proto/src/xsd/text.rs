@@ -46,7 +46,8 @@ pub fn check_chars(s: &str) -> Result<(), char> {
 /// Appends `s` escaped for element content. `\r` is written as a character reference so that it survives
 /// the reader's line-end normalisation.
 pub fn write_text(out: &mut Vec<u8>, s: &str) {
-    write_escaped(out, s, |b| match b {
+    let special = |b: u8| (b == b'&') | (b == b'<') | (b == b'>') | (b == b'\r');
+    write_escaped(out, s, special, |b| match b {
         b'&' => Some(b"&amp;"),
         b'<' => Some(b"&lt;"),
         b'>' => Some(b"&gt;"),
@@ -57,7 +58,10 @@ pub fn write_text(out: &mut Vec<u8>, s: &str) {
 
 /// Appends `s` escaped for a double-quoted attribute value (whitespace kept through attribute normalisation).
 pub fn write_attr(out: &mut Vec<u8>, s: &str) {
-    write_escaped(out, s, |b| match b {
+    let special = |b: u8| {
+        (b == b'&') | (b == b'<') | (b == b'>') | (b == b'"') | (b < 0x20) & is_xml_space(b)
+    };
+    write_escaped(out, s, special, |b| match b {
         b'&' => Some(b"&amp;"),
         b'<' => Some(b"&lt;"),
         b'>' => Some(b"&gt;"),
@@ -69,17 +73,27 @@ pub fn write_attr(out: &mut Vec<u8>, s: &str) {
     });
 }
 
-fn write_escaped(out: &mut Vec<u8>, s: &str, escape: impl Fn(u8) -> Option<&'static [u8]>) {
+/// `special` says which bytes `escape` replaces: one branch-free pass finds whether any is there, so that the
+/// usual text is copied whole.
+fn write_escaped(
+    out: &mut Vec<u8>,
+    s: &str,
+    special: impl Fn(u8) -> bool,
+    escape: impl Fn(u8) -> Option<&'static [u8]>,
+) {
     let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if let Some(rep) = escape(b) {
-            out.extend_from_slice(&bytes[start..i]);
-            out.extend_from_slice(rep);
-            start = i + 1;
-        }
+    if !bytes.iter().fold(false, |any, &b| any | special(b)) {
+        out.extend_from_slice(bytes);
+        return;
     }
-    out.extend_from_slice(&bytes[start..]);
+    let mut rest = bytes;
+    // Runs without specials are found by the cheap predicate and copied whole.
+    while let Some(i) = rest.iter().position(|&b| special(b)) {
+        out.extend_from_slice(&rest[..i]);
+        out.extend_from_slice(escape(rest[i]).unwrap_or(&rest[i..=i]));
+        rest = &rest[i + 1..];
+    }
+    out.extend_from_slice(rest);
 }
 
 /// Lets `write!` format straight into a byte buffer (no intermediate `String`).

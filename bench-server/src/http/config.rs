@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use bench_proto::soap::Limits;
+
 /// Settings for [`super::run`]. Build it with `HttpConfig::default()` and adjust fields; `main` fills it from
 /// the command line.
 #[derive(Debug, Clone)]
@@ -42,6 +44,10 @@ pub struct HttpConfig {
     pub max_connections: usize,
     /// On shutdown, in-flight requests get this long to finish before their connections are dropped.
     pub shutdown_grace: Duration,
+    /// Bounds on what one SOAP message may make the parser do (nesting, attributes, namespaces, names, items,
+    /// Header elements, comments), so that parsing costs at most a few times what a valid body of the same
+    /// size costs. A message past one gets a Client fault naming the bound.
+    pub xml_limits: Limits,
 }
 
 impl HttpConfig {
@@ -89,6 +95,7 @@ impl Default for HttpConfig {
             linger: Self::DEFAULT_LINGER,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
+            xml_limits: Limits::default(),
         }
     }
 }

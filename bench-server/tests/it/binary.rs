@@ -182,3 +182,34 @@ fn usage_errors_exit_2_and_startup_errors_exit_1() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to serve"));
 }
+
+#[test]
+fn xml_limit_flags_reach_the_parser() {
+    let out = Command::new(EXE)
+        .args(["--xml-max-items", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a limit of 0 is a usage error");
+    let server = start(&["--http", "127.0.0.1:0", "--xml-max-items", "2"]);
+    let mut body = Vec::new();
+    bench_proto::cxf::write_request(&bench_proto::cxf::echo_complex_request(3, 1), &mut body);
+    let mut s = TcpStream::connect(server.http).expect("connect");
+    s.set_read_timeout(Some(BOUND)).unwrap();
+    write!(
+        s,
+        "POST {} HTTP/1.1\r\nHost: t\r\nContent-Type: text/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        bench_proto::cxf::PATH,
+        body.len()
+    )
+    .unwrap();
+    s.write_all(&body).unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).expect("response");
+    assert!(reply.starts_with("HTTP/1.1 500 "), "{reply}");
+    assert!(
+        reply.contains(
+            "echoComplexTypeDoc/in/item[2]: the sequence has more items than xml-max-items = 2"
+        ),
+        "{reply}"
+    );
+}

@@ -10,3 +10,4 @@ mod endpoints;
 mod hostile;
 mod limits;
 mod support;
+mod xml_limits;

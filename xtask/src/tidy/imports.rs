@@ -5,6 +5,9 @@
 //! A module's children are its implementation: they may use what their ancestors define (that is what
 //! `super::` is for) while the parent re-exports them as a facade. So an edge from a module to one of its own
 //! ancestors is not a layering edge; every other edge is, and must not close a cycle.
+//!
+//! Tests are leaves: a `#[cfg(test)]` module (inline or in its own file) may use any layer to check its
+//! own, so its imports are not edges of the graph. The graph is production code's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,8 +23,9 @@ pub(crate) struct Source {
     pub(crate) text: String,
 }
 
-/// A file's paths into the crate (with their lines) and its re-exports (name → full path).
-type Paths = (Vec<(Module, usize)>, Vec<(String, Module)>);
+/// A file's paths into the crate (with their lines), its re-exports (name → full path), and the child
+/// modules it declares `#[cfg(test)] mod name;`.
+type Paths = (Vec<(Module, usize)>, Vec<(String, Module)>, Vec<Module>);
 
 /// Every file module's imports: target → the first `file:line` naming it.
 #[derive(Debug, Default)]
@@ -85,16 +89,26 @@ impl Graph {
                 (i, paths(&toks, &s.module, &modules))
             })
             .collect();
+        // Files of test-only modules, and everything below them.
+        let test_roots: Vec<&Module> = parsed.iter().flat_map(|(_, (_, _, t))| t).collect();
+        let test_only = |m: &Module| {
+            test_roots
+                .iter()
+                .any(|t| m.len() >= t.len() && m[..t.len()] == t[..])
+        };
         // Re-exports: (module, name) → the full path it stands for.
         let mut reexports: BTreeMap<(Module, String), Module> = BTreeMap::new();
-        for (i, (_, re)) in &parsed {
+        for (i, (_, re, _)) in &parsed {
             for (name, target) in re {
                 reexports.insert((sources[*i].module.clone(), name.clone()), target.clone());
             }
         }
         let mut graph = Graph::default();
-        for (i, (paths, _)) in &parsed {
+        for (i, (paths, _, _)) in &parsed {
             let from = &sources[*i].module;
+            if test_only(from) {
+                continue;
+            }
             for (path, line) in paths {
                 let Some(to) = resolve(path, &modules, &reexports) else {
                     continue;
@@ -415,13 +429,21 @@ fn raw_string_start(b: &[u8], mut j: usize) -> bool {
 fn paths(toks: &[(Tok, usize)], file_module: &Module, modules: &BTreeSet<Module>) -> Paths {
     let mut out = Vec::new();
     let mut reexports = Vec::new();
-    // Inline `mod name { … }` scopes: (module path, brace depth at which it closes).
-    let mut scopes: Vec<(Module, usize)> = vec![(file_module.clone(), 0)];
+    let mut test_mods = Vec::new();
+    // Inline `mod name { … }` scopes: (module path, brace depth at which it closes, test-only).
+    let mut scopes: Vec<(Module, usize, bool)> = vec![(file_module.clone(), 0, false)];
     let mut depth = 0usize;
     let mut i = 0;
     let mut public = false;
+    let mut cfg_test = false;
     while i < toks.len() {
         let here = scopes.last().map(|s| s.0.clone()).unwrap_or_default();
+        let in_test = scopes.last().is_some_and(|s| s.2);
+        if is_cfg_test(toks, i) {
+            cfg_test = true;
+            i += 7;
+            continue;
+        }
         match &toks[i].0 {
             Tok::Punct('{') => {
                 depth += 1;
@@ -446,19 +468,24 @@ fn paths(toks: &[(Tok, usize)], file_module: &Module, modules: &BTreeSet<Module>
                 }
                 continue;
             }
-            Tok::Ident(w) if w == "mod" => {
-                if let (Some((Tok::Ident(name), _)), Some((Tok::Punct('{'), _))) =
-                    (toks.get(i + 1), toks.get(i + 2))
-                {
+            Tok::Ident(w) if w == "mod" => match (toks.get(i + 1), toks.get(i + 2)) {
+                (Some((Tok::Ident(name), _)), Some((Tok::Punct('{'), _))) => {
                     let mut m = here.clone();
                     m.push(name.clone());
                     depth += 1;
-                    scopes.push((m, depth));
+                    scopes.push((m, depth, in_test || cfg_test));
                     i += 3;
-                } else {
-                    i += 1;
                 }
-            }
+                (Some((Tok::Ident(name), _)), Some((Tok::Punct(';'), _))) => {
+                    if cfg_test || in_test {
+                        let mut m = here.clone();
+                        m.push(name.clone());
+                        test_mods.push(m);
+                    }
+                    i += 3;
+                }
+                _ => i += 1,
+            },
             Tok::Ident(w) if w == "use" => {
                 let line = toks[i].1;
                 let mut j = i + 1;
@@ -468,6 +495,9 @@ fn paths(toks: &[(Tok, usize)], file_module: &Module, modules: &BTreeSet<Module>
                     let Some(abs) = absolute(&rel, &here, modules) else {
                         continue;
                     };
+                    if in_test || cfg_test {
+                        continue;
+                    }
                     if public && here == *file_module {
                         if let Some(name) = alias.or_else(|| abs.last().cloned()) {
                             if name != "*" && name != "self" {
@@ -498,7 +528,9 @@ fn paths(toks: &[(Tok, usize)], file_module: &Module, modules: &BTreeSet<Module>
                         }
                     }
                     if let Some(abs) = absolute(&rel, &here, modules) {
-                        out.push((abs, line));
+                        if !in_test {
+                            out.push((abs, line));
+                        }
                     }
                     i = j;
                 } else {
@@ -508,8 +540,23 @@ fn paths(toks: &[(Tok, usize)], file_module: &Module, modules: &BTreeSet<Module>
             _ => i += 1,
         }
         public = false;
+        cfg_test = false;
     }
-    (out, reexports)
+    (out, reexports, test_mods)
+}
+
+/// `#[cfg(test)]` at `toks[i]`.
+fn is_cfg_test(toks: &[(Tok, usize)], i: usize) -> bool {
+    let want = [
+        Tok::Punct('#'),
+        Tok::Punct('['),
+        Tok::Ident("cfg".into()),
+        Tok::Punct('('),
+        Tok::Ident("test".into()),
+        Tok::Punct(')'),
+        Tok::Punct(']'),
+    ];
+    toks.len() >= i + want.len() && toks[i..i + want.len()].iter().map(|t| &t.0).eq(want.iter())
 }
 
 /// A `use` tree from `toks[*j]` to its `;`: every leaf path (with its `as` alias).

@@ -1,0 +1,254 @@
+//! The attributes of a start tag, read straight from the input: each `name="value"` checked for syntax in one
+//! pass (no duplicate check here: the reader does that once per tag, bounded by its limits).
+
+use std::borrow::Cow;
+
+use memchr::memchr2;
+
+/// One attribute: its qualified name and its raw value (between the quotes, references not yet expanded).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Attr<'a> {
+    pub(super) name: &'a [u8],
+    pub(super) value: &'a [u8],
+    /// Offset of the name in the attribute bytes of the tag.
+    pub(super) offset: usize,
+}
+
+impl<'a> Attr<'a> {
+    /// The local part of the name and its prefix, if any.
+    pub(super) fn split_name(&self) -> (Option<&'a [u8]>, &'a [u8]) {
+        split_qname(self.name)
+    }
+
+    /// The attribute value after reference expansion and attribute-value normalisation (each literal tab,
+    /// newline or carriage return becomes a space; character references keep what they name).
+    pub(super) fn normalized_value(&self) -> Result<Cow<'a, str>, String> {
+        let raw = std::str::from_utf8(self.value).map_err(|e| e.to_string())?;
+        let spaced: Cow<'a, str> = if raw.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
+            Cow::Owned(raw.replace("\r\n", " ").replace(['\t', '\n', '\r'], " "))
+        } else {
+            Cow::Borrowed(raw)
+        };
+        if !spaced.contains('&') {
+            return Ok(spaced);
+        }
+        match spaced {
+            Cow::Borrowed(s) => quick_xml::escape::unescape(s).map_err(|e| e.to_string()),
+            Cow::Owned(s) => quick_xml::escape::unescape(&s)
+                .map(|v| Cow::Owned(v.into_owned()))
+                .map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// `prefix:local` split at its first colon (names are short: a plain loop beats `memchr` here).
+pub(super) fn split_qname(name: &[u8]) -> (Option<&[u8]>, &[u8]) {
+    match name.iter().position(|&b| b == b':') {
+        Some(i) => (Some(&name[..i]), &name[i + 1..]),
+        None => (None, name),
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Byte classes of XML names: 2 may start a name, 1 may only follow, 0 may not appear. ASCII is checked
+/// exactly; every non-ASCII byte is let through (the full Unicode classes buy nothing here).
+const NAME_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 {
+            2
+        } else if c.is_ascii_digit() || c == b'-' || c == b'.' {
+            1
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
+/// Whether `name` is an XML name with at most one colon, not at either end (a namespace-valid QName).
+pub(super) fn is_name(name: &[u8]) -> bool {
+    let mut colon = None;
+    let mut ok = !name.is_empty();
+    for (i, &b) in name.iter().enumerate() {
+        let class = NAME_CLASS[usize::from(b)];
+        if class == 0 {
+            if b != b':' || colon.is_some() {
+                ok = false;
+                break;
+            }
+            colon = Some(i);
+        }
+    }
+    ok && NAME_CLASS[usize::from(name[0])] == 2
+        && colon.map_or(true, |i| {
+            name.get(i + 1)
+                .is_some_and(|&b| NAME_CLASS[usize::from(b)] == 2)
+        })
+}
+
+/// The position of the first `a` or `b` in `hay`. Most attribute values are short, where a plain loop beats
+/// `memchr`'s set-up; long ones go to `memchr`.
+fn find_either(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    const SHORT: usize = 24;
+    let head = &hay[..hay.len().min(SHORT)];
+    if let Some(i) = head.iter().position(|&c| c == a || c == b) {
+        return Some(i);
+    }
+    if hay.len() <= SHORT {
+        return None;
+    }
+    memchr2(a, b, &hay[SHORT..]).map(|i| i + SHORT)
+}
+
+/// Iterates the attributes in the bytes that follow an element's name inside its start tag. An item is an
+/// error (offset, what is wrong) when the syntax is broken; iteration should stop there.
+#[derive(Debug, Clone)]
+pub(super) struct Attrs<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Attrs<'a> {
+    pub(super) fn new(b: &'a [u8]) -> Self {
+        Self { b, i: 0 }
+    }
+
+    fn skip_space(&mut self) {
+        while self.i < self.b.len() && is_space(self.b[self.i]) {
+            self.i += 1;
+        }
+    }
+
+    fn fail(&mut self, why: &'static str) -> Option<Result<Attr<'a>, (usize, &'static str)>> {
+        let at = self.i;
+        self.i = self.b.len();
+        Some(Err((at, why)))
+    }
+}
+
+impl<'a> Iterator for Attrs<'a> {
+    type Item = Result<Attr<'a>, (usize, &'static str)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let before = self.i;
+        self.skip_space();
+        if self.i == self.b.len() {
+            return None;
+        }
+        if self.i == before {
+            return self.fail("attributes must be separated by whitespace");
+        }
+        let offset = self.i;
+        while self.i < self.b.len() && !is_space(self.b[self.i]) && self.b[self.i] != b'=' {
+            self.i += 1;
+        }
+        let name = &self.b[offset..self.i];
+        if !is_name(name) {
+            self.i = offset;
+            return self.fail("not a valid attribute name");
+        }
+        self.skip_space();
+        if self.b.get(self.i) != Some(&b'=') {
+            return self.fail("attribute without '=' and a value");
+        }
+        self.i += 1;
+        self.skip_space();
+        let quote = match self.b.get(self.i) {
+            Some(&q @ (b'"' | b'\'')) => q,
+            _ => return self.fail("attribute value not in quotes"),
+        };
+        let start = self.i + 1;
+        let Some(len) = find_either(quote, b'<', &self.b[start..]) else {
+            return self.fail("unterminated attribute value");
+        };
+        if self.b[start + len] == b'<' {
+            self.i = start + len;
+            return self.fail("'<' is not allowed in an attribute value");
+        }
+        let value = &self.b[start..start + len];
+        self.i = start + len + 1;
+        Some(Ok(Attr {
+            name,
+            value,
+            offset,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(b: &str) -> Result<Vec<(String, String)>, (usize, &'static str)> {
+        Attrs::new(b.as_bytes())
+            .map(|a| {
+                a.map(|a| {
+                    (
+                        String::from_utf8_lossy(a.name).into_owned(),
+                        String::from_utf8_lossy(a.value).into_owned(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn attributes_parse_with_either_quote_and_spaces_around_eq() {
+        assert_eq!(
+            names(" a=\"1\"\tb = '2' p:c=\"x>y\" ").unwrap(),
+            [("a", "1"), ("b", "2"), ("p:c", "x>y")].map(|(a, b)| (a.to_owned(), b.to_owned()))
+        );
+        assert_eq!(names("").unwrap(), []);
+        assert_eq!(names("  ").unwrap(), []);
+    }
+
+    #[test]
+    fn broken_attributes_say_where_and_why() {
+        for (bad, at) in [
+            (" a", 2),
+            (" a=1", 3),
+            (" a=\"1", 3),
+            (" a=\"1\"b=\"2\"", 6),
+            (" =\"1\"", 1),
+            (" 1a=\"\"", 1),
+            (" a=\"<\"", 4),
+            (" a:b:c=\"\"", 1),
+            (" a:=\"\"", 1),
+        ] {
+            assert_eq!(names(bad).unwrap_err().0, at, "{bad}");
+        }
+    }
+
+    #[test]
+    fn values_are_normalised_and_unescaped() {
+        let attr = |v: &'static str| Attr {
+            name: b"a",
+            value: v.as_bytes(),
+            offset: 0,
+        };
+        assert_eq!(attr("a\tb\r\nc\nd").normalized_value().unwrap(), "a b c d");
+        assert_eq!(attr("&lt;&#9;&amp;").normalized_value().unwrap(), "<\t&");
+        assert!(matches!(
+            attr("plain").normalized_value().unwrap(),
+            Cow::Borrowed("plain")
+        ));
+        assert!(attr("&bogus;").normalized_value().is_err());
+    }
+
+    #[test]
+    fn xml_names() {
+        for good in ["a", "_x", "p:local", "é", "a-b.c1"] {
+            assert!(is_name(good.as_bytes()), "{good}");
+        }
+        for bad in ["", "1a", "-a", ":a", "a:", "a:b:c", "a/b", "a\"", "a&b"] {
+            assert!(!is_name(bad.as_bytes()), "{bad}");
+        }
+    }
+}
