@@ -156,6 +156,13 @@ impl Backend for Swarm {
             record.network.name,
             self.opts.clients_tasks,
         ));
+        prov.pinning = crate::harness::pinning::Pinning {
+            enabled: false,
+            reason: Some("swarm tasks are placed by node labels, not pinned to CPUs".to_owned()),
+            server_cpus: Vec::new(),
+            client_cpus: Vec::new(),
+            tool: None,
+        };
         prov.swarm = Some(record);
     }
 }

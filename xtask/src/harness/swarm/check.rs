@@ -113,11 +113,10 @@ pub(crate) fn judge(seen: &[Seen]) -> Vec<Item> {
         match (s.image_present, n.role, n.wsbench_arch()) {
             (Some(true), Some(r), _) => items.push(ok(format!("{head}: has {}", images::service_tag(image_of(r))))),
             (Some(false), Some(r), Some(arch)) => items.push(missing(format!(
-                "{head}: lacks the current {} for {} (cargo xtask run … --swarm loads it; \
-                 build it with cargo xtask build --target {} --images)",
+                "{head}: lacks the current {} for {} (cargo xtask run … --swarm builds it here if need be \
+                 and loads it onto the node)",
                 images::service_tag(image_of(r)),
                 arch.name(),
-                arch.name()
             ))),
             _ => {}
         }

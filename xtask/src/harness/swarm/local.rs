@@ -235,6 +235,9 @@ fn start_node(sh: &Shell, node: &LocalNode) -> anyhow::Result<u32> {
         .args(["-H", &node.socket(), "--config-file"])
         .arg(&config)
         .args(["--storage-driver", "fuse-overlayfs", "--iptables=false", "--bridge=none"])
+        // Without it a node tries the registry for every task's image first (~20 s to fail here, and a registry
+        // image of the same name would win); with it a node runs the image `docker load` put there.
+        .env("DOCKER_SERVICE_PREFER_OFFLINE_IMAGE", "1")
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log)
