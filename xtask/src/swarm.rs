@@ -105,7 +105,12 @@ fn machine_state(sh: &Shell) -> Result<String> {
 /// A quick scenario across two local nodes, the server on one and the clients on the other, the machine left
 /// as it was found.
 fn two_nodes(sh: &Shell) -> Result<()> {
-    if cmd!(sh, "which docker").quiet().ignore_stdout().run().is_err() {
+    if cmd!(sh, "which docker")
+        .quiet()
+        .ignore_stdout()
+        .run()
+        .is_err()
+    {
         println!("SKIPPED swarm:two-nodes: Docker is not installed here (`docker` not on PATH)");
         return Ok(());
     }
@@ -123,16 +128,32 @@ fn two_nodes(sh: &Shell) -> Result<()> {
                 outcome.dir.join("provenance.json"),
             )?)?;
             let record: SwarmRecord = serde_json::from_value(prov["swarm"].clone())?;
-            ensure!(record.nodes.len() == 2, "expected 2 nodes: {:?}", record.nodes);
             ensure!(
-                record.nodes.iter().all(|n| n.facts.as_ref().is_some_and(|f| f.kernel.is_some())),
+                record.nodes.len() == 2,
+                "expected 2 nodes: {:?}",
+                record.nodes
+            );
+            ensure!(
+                record
+                    .nodes
+                    .iter()
+                    .all(|n| n.facts.as_ref().is_some_and(|f| f.kernel.is_some())),
                 "a node's kernel is not recorded"
             );
             let nodes_of = |kind: &str| -> Vec<&str> {
-                record.tasks.iter().filter(|t| t.kind == kind).map(|t| t.node.as_str()).collect()
+                record
+                    .tasks
+                    .iter()
+                    .filter(|t| t.kind == kind)
+                    .map(|t| t.node.as_str())
+                    .collect()
             };
             let (servers, clients) = (nodes_of("server"), nodes_of("client"));
-            ensure!(servers.len() == 1 && clients.len() == 2, "tasks: {:?}", record.tasks);
+            ensure!(
+                servers.len() == 1 && clients.len() == 2,
+                "tasks: {:?}",
+                record.tasks
+            );
             ensure!(
                 clients.iter().all(|c| !servers.contains(c)),
                 "server and clients ran on the same node: {servers:?} {clients:?}"

@@ -10,8 +10,8 @@ use super::artifacts::{Binaries, BuildInfo};
 use super::docker::record::ContainersRecord;
 use super::host;
 use super::pinning::Pinning;
-use super::swarm::record::SwarmRecord;
 use super::scenario::Plan;
+use super::swarm::record::SwarmRecord;
 
 pub(crate) const SCHEMA: &str = "wsbench.provenance/v1";
 

@@ -565,11 +565,19 @@ fn swarm_lines(o: &mut String, s: &crate::harness::swarm::record::SwarmRecord) {
         }
     }
     for (what, hosts) in placed {
+        let mut counted: Vec<(String, usize)> = Vec::new();
+        for h in &hosts {
+            match counted.iter_mut().find(|(c, _)| c == h) {
+                Some((_, n)) => *n += 1,
+                None => counted.push((h.clone(), 1)),
+            }
+        }
+        let on: Vec<String> = counted.iter().map(|(h, n)| format!("{h} ×{n}")).collect();
         let _ = writeln!(
             o,
             "- Swarm tasks: {} {what} on {}.",
             hosts.len(),
-            hosts.join(", ")
+            on.join(", ")
         );
     }
 }

@@ -70,9 +70,17 @@ pub(crate) fn judge(seen: &[Seen]) -> Vec<Item> {
     for s in seen {
         let n = &s.node;
         let role = n.role.map_or("no role label", Role::name);
-        let head = format!("node {} ({}, {}, {role})", n.hostname, &n.id[..n.id.len().min(12)], n.arch);
+        let head = format!(
+            "node {} ({}, {}, {role})",
+            n.hostname,
+            &n.id[..n.id.len().min(12)],
+            n.arch
+        );
         if !n.usable() {
-            items.push(missing(format!("{head}: {} / {} — not taking tasks", n.state, n.availability)));
+            items.push(missing(format!(
+                "{head}: {} / {} — not taking tasks",
+                n.state, n.availability
+            )));
             continue;
         }
         if n.role.is_none() {
@@ -80,16 +88,22 @@ pub(crate) fn judge(seen: &[Seen]) -> Vec<Item> {
             continue;
         }
         if n.wsbench_arch().is_none() {
-            items.push(missing(format!("{head}: wsbench builds for x86_64 and ppc64le only")));
+            items.push(missing(format!(
+                "{head}: wsbench builds for x86_64 and ppc64le only"
+            )));
         }
         match &s.facts {
             Ok(f) => {
                 items.push(ok(format!(
                     "{head}: engine {} answers — kernel {}, {} CPUs{}",
-                    n.engine.as_ref().map_or_else(String::new, EngineAddr::describe),
+                    n.engine
+                        .as_ref()
+                        .map_or_else(String::new, EngineAddr::describe),
                     f.kernel.as_deref().unwrap_or("?"),
                     f.cpus.map_or("?".into(), |c| c.to_string()),
-                    f.cpu_model.as_deref().map_or(String::new(), |m| format!(" ({m})"))
+                    f.cpu_model
+                        .as_deref()
+                        .map_or(String::new(), |m| format!(" ({m})"))
                 )));
                 match f.clock_skew_ms {
                     Some(skew) if skew.abs() > SKEW_WARN_MS + f.round_trip_ms.unwrap_or(0) => items.push(missing(format!(
@@ -133,7 +147,10 @@ pub(crate) fn judge(seen: &[Seen]) -> Vec<Item> {
                 role.name()
             )));
         } else {
-            items.push(ok(format!("{count} ready node(s) labelled {ROLE_LABEL}={}", role.name())));
+            items.push(ok(format!(
+                "{count} ready node(s) labelled {ROLE_LABEL}={}",
+                role.name()
+            )));
         }
     }
     items
@@ -181,10 +198,27 @@ mod tests {
             },
         ];
         let items = judge(&seen);
-        let bad: Vec<&str> = items.iter().filter(|i| !i.ok).map(|i| i.text.as_str()).collect();
-        assert!(bad.iter().any(|t| t.contains("clock is 2000 ms off")), "{bad:?}");
-        assert!(bad.iter().any(|t| t.contains("lacks the current")), "{bad:?}");
-        assert!(bad.iter().any(|t| t.contains("labelled wsbench.role=client")), "{bad:?}");
-        assert!(!bad.iter().any(|t| t.contains("host-b")), "an unlabelled node is not a problem: {bad:?}");
+        let bad: Vec<&str> = items
+            .iter()
+            .filter(|i| !i.ok)
+            .map(|i| i.text.as_str())
+            .collect();
+        assert!(
+            bad.iter().any(|t| t.contains("clock is 2000 ms off")),
+            "{bad:?}"
+        );
+        assert!(
+            bad.iter().any(|t| t.contains("lacks the current")),
+            "{bad:?}"
+        );
+        assert!(
+            bad.iter()
+                .any(|t| t.contains("labelled wsbench.role=client")),
+            "{bad:?}"
+        );
+        assert!(
+            !bad.iter().any(|t| t.contains("host-b")),
+            "an unlabelled node is not a problem: {bad:?}"
+        );
     }
 }

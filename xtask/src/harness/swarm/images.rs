@@ -87,7 +87,11 @@ pub(crate) fn distribute(sh: &Shell, nodes: &[Node]) -> anyhow::Result<Vec<Place
         };
         let loaded = id_on(sh, engine, &tag).as_deref() != Some(want.as_str());
         if loaded {
-            eprintln!("loading {from} onto {} ({})", node.hostname, engine.describe());
+            eprintln!(
+                "loading {from} onto {} ({})",
+                node.hostname,
+                engine.describe()
+            );
             if id_on(sh, engine, &from).as_deref() != Some(want.as_str()) {
                 engine.load_from_local(&from)?;
             }

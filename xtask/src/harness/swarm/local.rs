@@ -79,7 +79,9 @@ fn state_path() -> PathBuf {
 /// The state file, if a local swarm is up.
 pub(crate) fn read_state() -> anyhow::Result<Option<LocalSwarm>> {
     match std::fs::read_to_string(state_path()) {
-        Ok(text) => Ok(Some(serde_json::from_str(&text).context("parsing the local swarm state")?)),
+        Ok(text) => Ok(Some(
+            serde_json::from_str(&text).context("parsing the local swarm state")?,
+        )),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).context("reading the local swarm state"),
     }
@@ -94,7 +96,11 @@ fn write_state(s: &LocalSwarm) -> anyhow::Result<()> {
 /// What `up --local` needs from this machine, each missing piece named.
 pub(crate) fn preflight(sh: &Shell) -> anyhow::Result<()> {
     let mut missing = Vec::new();
-    if !cmd!(sh, "id -u").quiet().read().is_ok_and(|u| u.trim() == "0") {
+    if !cmd!(sh, "id -u")
+        .quiet()
+        .read()
+        .is_ok_and(|u| u.trim() == "0")
+    {
         missing.push("root (network namespaces and a second dockerd need it)".to_owned());
     }
     for (tool, package) in [
@@ -104,20 +110,34 @@ pub(crate) fn preflight(sh: &Shell) -> anyhow::Result<()> {
         ("dockerd", "docker.io"),
         ("fuse-overlayfs", "fuse-overlayfs"),
     ] {
-        if cmd!(sh, "which {tool}").quiet().ignore_stdout().run().is_err() {
+        if cmd!(sh, "which {tool}")
+            .quiet()
+            .ignore_stdout()
+            .run()
+            .is_err()
+        {
             missing.push(format!("{tool} (Debian package {package})"));
         }
     }
     if !Path::new("/dev/fuse").exists() {
-        missing.push("/dev/fuse (fuse-overlayfs, the extra engines' storage driver, needs it)".to_owned());
+        missing.push(
+            "/dev/fuse (fuse-overlayfs, the extra engines' storage driver, needs it)".to_owned(),
+        );
     }
-    ensure!(missing.is_empty(), "swarm up --local needs: {}", missing.join(", "));
+    ensure!(
+        missing.is_empty(),
+        "swarm up --local needs: {}",
+        missing.join(", ")
+    );
     Ok(())
 }
 
 /// Brings up a swarm of `n` nodes on this machine; on any failure (or Ctrl-C) takes down what it made.
 pub(crate) fn up(sh: &Shell, n: usize) -> anyhow::Result<LocalSwarm> {
-    ensure!((2..=8).contains(&n), "--local takes 2 to 8 nodes (this machine's engine and n−1 more)");
+    ensure!(
+        (2..=8).contains(&n),
+        "--local takes 2 to 8 nodes (this machine's engine and n−1 more)"
+    );
     interrupt::install()?;
     preflight(sh)?;
     if read_state()?.is_some() {
@@ -133,7 +153,16 @@ pub(crate) fn up(sh: &Shell, n: usize) -> anyhow::Result<LocalSwarm> {
     let mut s = LocalSwarm {
         initialised: false,
         gwbridge_existed: me
-            .read(sh, &["network", "inspect", "--format", "{{.Name}}", "docker_gwbridge"])
+            .read(
+                sh,
+                &[
+                    "network",
+                    "inspect",
+                    "--format",
+                    "{{.Name}}",
+                    "docker_gwbridge",
+                ],
+            )
             .is_ok(),
         nodes: Vec::new(),
     };
@@ -169,7 +198,14 @@ fn build(sh: &Shell, n: usize, s: &mut LocalSwarm) -> anyhow::Result<()> {
     write_state(s)?;
     me.read(
         sh,
-        &["swarm", "init", "--advertise-addr", &first.host_ip, "--listen-addr", &listen],
+        &[
+            "swarm",
+            "init",
+            "--advertise-addr",
+            &first.host_ip,
+            "--listen-addr",
+            &listen,
+        ],
     )?;
     let token = me.read(sh, &["swarm", "join-token", "--quiet", "worker"])?;
     let self_id = me.read(sh, &["info", "--format", "{{.Swarm.NodeID}}"])?;
@@ -178,16 +214,31 @@ fn build(sh: &Shell, n: usize, s: &mut LocalSwarm) -> anyhow::Result<()> {
         interrupt::check()?;
         node.engine().read(
             sh,
-            &["swarm", "join", "--token", &token, "--advertise-addr", &node.node_ip, &listen],
+            &[
+                "swarm",
+                "join",
+                "--token",
+                &token,
+                "--advertise-addr",
+                &node.node_ip,
+                &listen,
+            ],
         )?;
-        let id = node.engine().read(sh, &["info", "--format", "{{.Swarm.NodeID}}"])?;
+        let id = node
+            .engine()
+            .read(sh, &["info", "--format", "{{.Swarm.NodeID}}"])?;
         label(sh, &id, "client", Some(&node.socket()))?;
     }
     Ok(())
 }
 
 /// `docker node update --label-add wsbench.role=ROLE [--label-add wsbench.engine=ADDR] NODE`.
-pub(crate) fn label(sh: &Shell, node: &str, role: &str, engine: Option<&str>) -> anyhow::Result<()> {
+pub(crate) fn label(
+    sh: &Shell,
+    node: &str,
+    role: &str,
+    engine: Option<&str>,
+) -> anyhow::Result<()> {
     let mut args = vec![
         "node".to_owned(),
         "update".into(),
@@ -204,17 +255,39 @@ pub(crate) fn label(sh: &Shell, node: &str, role: &str, engine: Option<&str>) ->
 
 /// The namespace, the veth pair with its addresses, and a dockerd inside; returns dockerd's pid.
 fn start_node(sh: &Shell, node: &LocalNode) -> anyhow::Result<u32> {
-    let LocalNode { netns, veth_host, veth_node, host_ip, node_ip, .. } = node;
+    let LocalNode {
+        netns,
+        veth_host,
+        veth_node,
+        host_ip,
+        node_ip,
+        ..
+    } = node;
     let (host_cidr, node_cidr) = (format!("{host_ip}/24"), format!("{node_ip}/24"));
     cmd!(sh, "ip netns add {netns}").quiet().run()?;
-    cmd!(sh, "ip link add {veth_host} type veth peer name {veth_node}").quiet().run()?;
-    cmd!(sh, "ip link set {veth_node} netns {netns}").quiet().run()?;
-    cmd!(sh, "ip addr add {host_cidr} dev {veth_host}").quiet().run()?;
+    cmd!(
+        sh,
+        "ip link add {veth_host} type veth peer name {veth_node}"
+    )
+    .quiet()
+    .run()?;
+    cmd!(sh, "ip link set {veth_node} netns {netns}")
+        .quiet()
+        .run()?;
+    cmd!(sh, "ip addr add {host_cidr} dev {veth_host}")
+        .quiet()
+        .run()?;
     cmd!(sh, "ip link set {veth_host} up").quiet().run()?;
-    cmd!(sh, "ip -n {netns} addr add {node_cidr} dev {veth_node}").quiet().run()?;
-    cmd!(sh, "ip -n {netns} link set {veth_node} up").quiet().run()?;
+    cmd!(sh, "ip -n {netns} addr add {node_cidr} dev {veth_node}")
+        .quiet()
+        .run()?;
+    cmd!(sh, "ip -n {netns} link set {veth_node} up")
+        .quiet()
+        .run()?;
     cmd!(sh, "ip -n {netns} link set lo up").quiet().run()?;
-    cmd!(sh, "ip -n {netns} route add default via {host_ip}").quiet().run()?;
+    cmd!(sh, "ip -n {netns} route add default via {host_ip}")
+        .quiet()
+        .run()?;
     std::fs::create_dir_all(&node.run_dir)?;
     std::fs::create_dir_all(&node.data_dir)?;
     let config = node.run_dir.join("daemon.json");
@@ -234,7 +307,12 @@ fn start_node(sh: &Shell, node: &LocalNode) -> anyhow::Result<u32> {
         .arg(r.join("dockerd.pid"))
         .args(["-H", &node.socket(), "--config-file"])
         .arg(&config)
-        .args(["--storage-driver", "fuse-overlayfs", "--iptables=false", "--bridge=none"])
+        .args([
+            "--storage-driver",
+            "fuse-overlayfs",
+            "--iptables=false",
+            "--bridge=none",
+        ])
         // Without it a node tries the registry for every task's image first (~20 s to fail here, and a registry
         // image of the same name would win); with it a node runs the image `docker load` put there.
         .env("DOCKER_SERVICE_PREFER_OFFLINE_IMAGE", "1")
@@ -255,14 +333,24 @@ fn start_node(sh: &Shell, node: &LocalNode) -> anyhow::Result<u32> {
                 node.run_dir.join("dockerd.log").display()
             );
         }
-        ensure!(Instant::now() < deadline, "dockerd of {} did not answer within {} s", node.hostname, ENGINE_START.as_secs());
+        ensure!(
+            Instant::now() < deadline,
+            "dockerd of {} did not answer within {} s",
+            node.hostname,
+            ENGINE_START.as_secs()
+        );
         interrupt::check()?;
         std::thread::sleep(Duration::from_millis(200));
     }
     let p = pid.to_string();
     let name = &node.hostname;
-    cmd!(sh, "nsenter --target {p} --uts hostname {name}").quiet().run()?;
-    eprintln!("engine {name} up: {} in netns {netns} at {node_ip}", node.socket());
+    cmd!(sh, "nsenter --target {p} --uts hostname {name}")
+        .quiet()
+        .run()?;
+    eprintln!(
+        "engine {name} up: {} in netns {netns} at {node_ip}",
+        node.socket()
+    );
     Ok(pid)
 }
 
@@ -310,16 +398,31 @@ fn down_state(sh: &Shell, s: &LocalSwarm) -> Vec<String> {
             }
         }
         let netns = &node.netns;
-        let _ = cmd!(sh, "ip netns del {netns}").quiet().ignore_stderr().run();
+        let _ = cmd!(sh, "ip netns del {netns}")
+            .quiet()
+            .ignore_stderr()
+            .run();
         let veth = &node.veth_host;
         // The pair goes with the namespace; delete the host end in case something still held it.
-        if cmd!(sh, "ip link show {veth}").quiet().ignore_stdout().ignore_stderr().run().is_ok() {
+        if cmd!(sh, "ip link show {veth}")
+            .quiet()
+            .ignore_stdout()
+            .ignore_stderr()
+            .run()
+            .is_ok()
+        {
             let _ = cmd!(sh, "ip link del {veth}").quiet().ignore_stderr().run();
         }
         if Path::new(&format!("/var/run/netns/{netns}")).exists() {
             left.push(format!("network namespace {netns}"));
         }
-        if cmd!(sh, "ip link show {veth}").quiet().ignore_stdout().ignore_stderr().run().is_ok() {
+        if cmd!(sh, "ip link show {veth}")
+            .quiet()
+            .ignore_stdout()
+            .ignore_stderr()
+            .run()
+            .is_ok()
+        {
             left.push(format!("veth {veth}"));
         }
         for dir in [&node.data_dir, &node.run_dir] {
@@ -341,7 +444,10 @@ fn down_state(sh: &Shell, s: &LocalSwarm) -> Vec<String> {
         if !s.gwbridge_existed {
             // Swarm mode made it; containers still attached would keep it (then say so).
             let _ = me.read(sh, &["network", "rm", "docker_gwbridge"]);
-            if me.read(sh, &["network", "inspect", "docker_gwbridge"]).is_ok() {
+            if me
+                .read(sh, &["network", "inspect", "docker_gwbridge"])
+                .is_ok()
+            {
                 left.push("network docker_gwbridge".to_owned());
             }
         }
@@ -380,10 +486,16 @@ mod tests {
     #[test]
     fn nodes_get_names_and_addresses_of_their_own() {
         let (a, b) = (LocalNode::new(2), LocalNode::new(3));
-        assert_eq!((a.host_ip.as_str(), a.node_ip.as_str()), ("10.251.1.1", "10.251.1.2"));
+        assert_eq!(
+            (a.host_ip.as_str(), a.node_ip.as_str()),
+            ("10.251.1.1", "10.251.1.2")
+        );
         assert_ne!(a.netns, b.netns);
         assert_ne!(a.veth_host, b.veth_host);
-        assert!(a.veth_host.len() <= 15 && a.veth_node.len() <= 15, "IFNAMSIZ");
+        assert!(
+            a.veth_host.len() <= 15 && a.veth_node.len() <= 15,
+            "IFNAMSIZ"
+        );
         assert!(a.socket().len() < 100, "sun_path");
         assert!(!alive(u32::MAX));
         assert!(alive(std::process::id()));

@@ -313,21 +313,30 @@ impl Session {
             .stderr(Stdio::null())
             .spawn()
             .context("docker service logs --follow")?;
-        let stdout = logs.stdout.take().context("docker service logs has no stdout")?;
+        let stdout = logs
+            .stdout
+            .take()
+            .context("docker service logs has no stdout")?;
         let rx = ready::lines(stdout);
         let deadline = Instant::now() + READY_TIMEOUT;
         let outcome = loop {
             match ready::wait(&rx, Duration::from_millis(500)) {
                 Ok(r) => break Ok(r.line()),
                 Err(NotReady::Timeout(_)) => {}
-                Err(NotReady::Ended) => break Err(anyhow::anyhow!("the logs of {service} ended before READY")),
+                Err(NotReady::Ended) => {
+                    break Err(anyhow::anyhow!("the logs of {service} ended before READY"))
+                }
                 Err(why) => break Err(anyhow::anyhow!("{service} {why}")),
             }
             if let Some(t) = self.task(service)?.filter(Task::ended) {
                 break Err(anyhow::anyhow!(
                     "server task of {service} ended ({}{}) before READY on node {}",
                     t.state,
-                    if t.error.is_empty() { String::new() } else { format!(": {}", t.error) },
+                    if t.error.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", t.error)
+                    },
                     self.hostname(&t.node)
                 ));
             }
@@ -341,11 +350,18 @@ impl Session {
         let _ = logs.kill();
         let _ = logs.wait();
         let ready = outcome?;
-        let task = self
-            .task(service)?
-            .filter(|t| t.state == "running")
-            .with_context(|| format!("{service} stopped right after READY"))?;
-        Ok((task, ready))
+        // The manager may still say `starting` when the container already printed READY: wait for `running`.
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            match self.task(service)? {
+                Some(t) if t.state == "running" => return Ok((t, ready)),
+                Some(t) if t.ended() => bail!("{service} stopped right after READY ({})", t.state),
+                _ if Instant::now() > deadline => {
+                    bail!("{service} printed READY but its task is not running")
+                }
+                _ => std::thread::sleep(Duration::from_millis(100)),
+            }
+        }
     }
 
     /// Why a server instance is gone, if one is.
@@ -359,7 +375,11 @@ impl Session {
                         s.service,
                         t.state,
                         self.hostname(&t.node),
-                        if t.error.is_empty() { String::new() } else { format!(" ({})", t.error) }
+                        if t.error.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({})", t.error)
+                        }
                     ))
                 }
                 Ok(None) => return Some(format!("server service {} has no task", s.service)),
@@ -386,7 +406,12 @@ impl Session {
             } else {
                 server.http_url.clone()
             }
-            .with_context(|| format!("step {} needs a listener the server does not serve", step.id))?;
+            .with_context(|| {
+                format!(
+                    "step {} needs a listener the server does not serve",
+                    step.id
+                )
+            })?;
             let mut command = argv::client(share, &target, Path::new(RESULT), 0, &step.label);
             // The server runs on another node: there is no process of it to sample from a client task.
             if let Some(at) = command.iter().position(|a| a == "--monitor-pid") {
@@ -413,7 +438,9 @@ impl Session {
             });
             match copied {
                 Ok(()) => files.push(file),
-                Err(e) => missing.push(format!("{service} on {}: {e:#}", self.hostname(&task.node))),
+                Err(e) => {
+                    missing.push(format!("{service} on {}: {e:#}", self.hostname(&task.node)))
+                }
             }
             self.tasks.push(TaskRecord {
                 service: service.clone(),
@@ -486,26 +513,24 @@ impl Session {
         }
     }
 
-    /// Stops the server instances (scaled to 0: SIGTERM), appends their logs to `log`; Err when one did
-    /// not exit cleanly.
+    /// Stops the server instances (`docker stop` on their node: SIGTERM, SIGKILL after 10 s; with restart
+    /// condition none the task then stays ended), appends their logs to `log`; Err when one did not exit
+    /// cleanly.
     pub(crate) fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
         let servers = std::mem::take(&mut self.servers);
         let mut unclean = Vec::new();
         for s in &servers {
-            let _ = self.manager().read(
-                &self.sh,
-                &["service", "update", "--detach", "--quiet", "--replicas", "0", &s.service],
-            );
-        }
-        for s in &servers {
-            let deadline = Instant::now() + Duration::from_secs(30);
-            let task = loop {
-                match self.task(&s.service) {
-                    Ok(Some(t)) if t.ended() || Instant::now() > deadline => break Some(t),
-                    Ok(Some(_)) => std::thread::sleep(Duration::from_millis(200)),
-                    _ => break None,
-                }
-            };
+            let code = self.engine_of(&s.task.node).and_then(|engine| {
+                let cid = &s.task.container;
+                engine.read(&self.sh, &["stop", "--time", "10", cid])?;
+                engine
+                    .read(
+                        &self.sh,
+                        &["inspect", "--format", "{{.State.ExitCode}}", cid],
+                    )?
+                    .parse::<i64>()
+                    .context("exit code")
+            });
             let logs = Command::new("docker")
                 .args(["service", "logs", "--raw", &s.service])
                 .stdin(Stdio::null())
@@ -519,22 +544,22 @@ impl Session {
                 );
                 append(log, &text)?;
             }
-            let code = task.as_ref().and_then(|t| t.exit_code);
             if let Some(r) = self.tasks.iter_mut().rev().find(|r| r.service == s.service) {
-                r.exit_code = code;
+                r.exit_code = code.as_ref().ok().copied();
             }
-            if code != Some(0) {
-                unclean.push(format!(
-                    "{} ({})",
-                    s.service,
-                    task.map_or("no task".to_owned(), |t| format!("{}, exit {:?}", t.state, t.exit_code))
-                ));
+            match code {
+                Ok(0) => {}
+                Ok(c) => unclean.push(format!("{} (exit status {c})", s.service)),
+                Err(e) => unclean.push(format!("{} ({e:#})", s.service)),
             }
         }
         let names: Vec<String> = servers.iter().map(|s| s.service.clone()).collect();
         self.remove_services(&names);
         if !unclean.is_empty() {
-            bail!("server instances did not exit cleanly: {}", unclean.join(", "));
+            bail!(
+                "server instances did not exit cleanly: {}",
+                unclean.join(", ")
+            );
         }
         Ok(())
     }
@@ -672,8 +697,15 @@ mod tests {
 
     #[test]
     fn service_names_are_short_and_dns_safe() {
-        let name = format!("wsb-{}-{}-c12", session_id(), short("03-clients-100_and_more_words_here"));
+        let name = format!(
+            "wsb-{}-{}-c12",
+            session_id(),
+            short("03-clients-100_and_more_words_here")
+        );
         assert!(name.len() <= 63, "{name}");
-        assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'), "{name}");
+        assert!(
+            name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'),
+            "{name}"
+        );
     }
 }
