@@ -491,11 +491,18 @@ impl Session {
         let warmup = step.client.warmup.map_or(Duration::ZERO, |d| d.0);
         let deadline = Instant::now() + length + warmup + Duration::from_secs(120);
         let mut signalled = false;
+        let mut failed_queries = 0;
         loop {
-            let tasks: Vec<Option<Task>> = services
-                .iter()
-                .map(|s| self.task(s))
-                .collect::<anyhow::Result<_>>()?;
+            let tasks: Vec<Option<Task>> = match services.iter().map(|s| self.task(s)).collect() {
+                Ok(t) => t,
+                // Ctrl-C reaches the docker CLI in flight too (same process group): ask again.
+                Err(_) if interrupt::interrupted() && failed_queries < 5 => {
+                    failed_queries += 1;
+                    std::thread::sleep(Duration::from_millis(250));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             if tasks.iter().all(|t| t.as_ref().is_some_and(Task::ended)) {
                 return Ok(tasks.into_iter().flatten().collect());
             }
