@@ -187,7 +187,10 @@ pub(crate) fn facts(sh: &Shell, node: &Node) -> anyhow::Result<Facts> {
         .and_then(|t| parse_rfc3339_ms(&t))
         .map(|node_ms| node_ms - (t0 + t1) / 2);
     // An engine reached over a local unix socket runs on this machine: its CPU is this machine's.
-    let local = engine.0.as_deref().map_or(true, |a| a.starts_with("unix://"));
+    let local = engine
+        .0
+        .as_deref()
+        .map_or(true, |a| a.starts_with("unix://"));
     Ok(Facts {
         hostname: s("Name"),
         kernel: s("KernelVersion"),
