@@ -13,6 +13,7 @@ mod list;
 mod max_rate;
 mod report;
 mod run;
+mod swarm;
 mod test;
 #[cfg(test)]
 mod tidy;
@@ -60,6 +61,8 @@ enum Cmd {
     Icount(icount::Args),
     /// Fuzz the SOAP reader, the CXF and Customer parsers and the chat codec (cargo-fuzz).
     Fuzz(fuzz::Args),
+    /// Docker Swarm helpers: check the swarm, label nodes, a local multi-engine swarm (up --local N / down).
+    Swarm(swarm::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -80,6 +83,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::MaxRate(args) => max_rate::run(&sh, args),
         Cmd::Icount(args) => icount::run(&sh, args),
         Cmd::Fuzz(args) => fuzz::run(&sh, args),
+        Cmd::Swarm(args) => swarm::run(&sh, args),
     }
     .with_context(|| "cargo xtask failed")
 }

@@ -10,6 +10,7 @@ use crate::harness::artifacts::Arch;
 use crate::harness::docker::DockerOptions;
 use crate::harness::pipeline::{self, Engine, RunOptions};
 use crate::harness::rundoc::Status;
+use crate::harness::swarm::SwarmOptions;
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {
@@ -28,8 +29,16 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) no_pin: bool,
     /// Run server and clients as containers on a private network (images FROM scratch, built here).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "swarm")]
     pub(crate) containers: bool,
+    /// Run server instances and clients as services on the Docker Swarm this machine's engine manages, placed
+    /// on nodes labelled wsbench.role=server / wsbench.role=client (see README, On several machines).
+    #[arg(long)]
+    pub(crate) swarm: bool,
+    /// Client tasks per step on the swarm (at least one per server instance): the step's clients, rate and
+    /// request count are split across them and their results merged exactly.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "swarm")]
+    pub(crate) clients_tasks: usize,
     /// Client containers per step: the step's clients, rate and request count are split across them and their
     /// results merged exactly (histograms added).
     #[arg(long, value_name = "N", default_value_t = 1, requires = "containers")]
@@ -40,7 +49,7 @@ pub(crate) struct Args {
     pub(crate) link: Option<String>,
     /// Run bench-client built for ARCH; `ppc64le` runs under qemu-ppc64le against the native server (the CXF
     /// seed's IBM client → Intel server pairing); emulated figures are labelled so and never compared with native ones.
-    #[arg(long, value_enum, value_name = "ARCH", conflicts_with = "containers")]
+    #[arg(long, value_enum, value_name = "ARCH", conflicts_with_all = ["containers", "swarm"])]
     pub(crate) client_arch: Option<Arch>,
 }
 
@@ -50,7 +59,14 @@ impl Args {
         if self.clients_containers == 0 {
             bail!("--clients-containers must be ≥ 1");
         }
-        let engine = if self.containers {
+        if self.clients_tasks == 0 {
+            bail!("--clients-tasks must be ≥ 1");
+        }
+        let engine = if self.swarm {
+            Engine::Swarm(SwarmOptions {
+                clients_tasks: self.clients_tasks,
+            })
+        } else if self.containers {
             Engine::Docker(DockerOptions {
                 clients_containers: self.clients_containers,
                 link: self.link.clone(),

@@ -2,7 +2,7 @@
 //! private network, standing in for separate hosts; everything created is removed again, also on failure or
 //! Ctrl-C.
 
-mod clients;
+pub(crate) mod clients;
 pub(crate) mod engine;
 pub(crate) mod record;
 mod session;

@@ -11,6 +11,7 @@ use super::docker::record::ContainersRecord;
 use super::host;
 use super::pinning::Pinning;
 use super::scenario::Plan;
+use super::swarm::record::SwarmRecord;
 
 pub(crate) const SCHEMA: &str = "wsbench.provenance/v1";
 
@@ -36,6 +37,9 @@ pub(crate) struct Provenance {
     /// `--client-arch`: the client's architecture, build (build.json) and emulator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) client_arch: Option<ClientArch>,
+    /// `--swarm`: every node (hostname, arch, CPUs, kernel, role), the images on each, every task and its node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) swarm: Option<SwarmRecord>,
 }
 
 /// `--client-arch`: which client ran, how it was built, and the emulator that ran it.
@@ -96,6 +100,7 @@ impl Provenance {
             commands: Commands::default(),
             containers: None,
             client_arch: None,
+            swarm: None,
         }
     }
 }
