@@ -36,9 +36,12 @@ pub(crate) struct Provenance {
     /// `--client-arch`: the client's architecture, build (build.json) and emulator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) client_arch: Option<ClientArch>,
+    /// `--server-arch` (containers): the server image's architecture, build and emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server_arch: Option<ClientArch>,
 }
 
-/// `--client-arch`: which client ran, how it was built, and the emulator that ran it.
+/// `--client-arch` (and `--server-arch`): which binary ran, how it was built, and the emulator that ran it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ClientArch {
     pub(crate) arch: String,
@@ -96,6 +99,7 @@ impl Provenance {
             commands: Commands::default(),
             containers: None,
             client_arch: None,
+            server_arch: None,
         }
     }
 }

@@ -130,7 +130,12 @@ fn headline(o: &mut String, loaded: &results::Run) {
     let _ = writeln!(o, "\n## Measured here vs published\n");
     if run.emulated {
         let arch = run.client_arch.as_deref().unwrap_or("?");
-        let _ = writeln!(o, "EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones.");
+        let server = run
+            .server_arch
+            .as_deref()
+            .map(|s| format!(" and bench-server as {s}"))
+            .unwrap_or_default();
+        let _ = writeln!(o, "EMULATED: bench-client ran as {arch}{server} under qemu; its figures measure the emulator and are not compared with published or native ones.");
         return;
     }
     if run.published.is_empty() {
