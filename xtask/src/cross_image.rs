@@ -20,6 +20,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         Some(arch) => vec![arch],
         None => Arch::ALL.to_vec(),
     };
+    let start = std::time::Instant::now();
     for o in builders::ensure(sh, &arches, args.rebuild)? {
         if o.built {
             println!("{}: built in {:.0} s", o.tag, o.seconds);
@@ -27,6 +28,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             println!("{}: present (recipe unchanged)", o.tag);
         }
     }
+    println!("total: {:.0} s", start.elapsed().as_secs_f64());
     println!(
         "`cargo xtask build --builder cross` uses these through CROSS_TARGET_<TRIPLE>_IMAGE where the cross-rs \
          images cannot be pulled."

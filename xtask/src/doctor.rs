@@ -224,7 +224,7 @@ fn ppc64le(sh: &Shell) -> Vec<Check> {
 /// `cross` with its images, and binfmt_misc for ppc64le containers: optional features, so warnings.
 fn cross_and_emulation(sh: &Shell) -> Vec<Check> {
     let install = format!("cargo install cross --locked --version {CROSS_VERSION}");
-    let mut checks = vec![match version(sh, "cross", "--version") {
+    let mut checks = vec![match toolchain::cross_version(sh) {
         Some(v) if v.contains(CROSS_VERSION) => Check::new("cross", Level::Ok, v, ""),
         Some(v) => Check::new(
             "cross",

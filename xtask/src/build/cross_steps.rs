@@ -21,11 +21,7 @@ pub(crate) fn steps() -> Vec<Step> {
 
 /// cross 0.2.5, the rust-src it mounts from the host toolchain, and Docker.
 fn require_cross(sh: &Shell) -> anyhow::Result<()> {
-    let version = cmd!(sh, "cross --version")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .unwrap_or_default();
+    let version = toolchain::cross_version(sh).unwrap_or_default();
     ensure!(
         version.contains(toolchain::CROSS_VERSION),
         "cross {v} is needed (found {version:?}): `cargo install cross --locked --version {v}`",
@@ -87,6 +83,7 @@ fn cross_smoke(sh: &Shell) -> anyhow::Result<()> {
         let t = triple.to_uppercase().replace('-', "_");
         let start = std::time::Instant::now();
         let mut c = cmd!(sh, "cross build --release --target {triple}")
+            .env("PATH", toolchain::cross_path()?)
             .env(toolchain::image_var(arch), image.tag())
             .env(
                 format!("CARGO_TARGET_{t}_RUSTFLAGS"),

@@ -53,7 +53,7 @@ impl Plan {
 /// is present or can be pulled; otherwise cargo on the host. The local builder images (`cargo xtask
 /// cross-image`) serve `--builder cross` only, so that `auto` never swaps a warm cargo build for a cold one.
 pub(crate) fn choose(sh: &Shell, sel: BuilderSel) -> anyhow::Result<Builder> {
-    let cross = first_line(sh, "cross", &["--version"]);
+    let cross = cross_version(sh);
     let engine = docker_answers(sh);
     match sel {
         BuilderSel::Auto => Ok(match (cross, engine) {
@@ -76,6 +76,21 @@ pub(crate) fn choose(sh: &Shell, sel: BuilderSel) -> anyhow::Result<Builder> {
         },
         BuilderSel::Cargo => cargo(sh),
     }
+}
+
+/// `cross --version`'s first line, run with the rustup shim (cross checks its toolchain even for --version).
+pub(crate) fn cross_version(sh: &Shell) -> Option<String> {
+    let path = cross_path().ok()?;
+    let out = cmd!(sh, "cross --version")
+        .env("PATH", path)
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    out.lines()
+        .next()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
 }
 
 fn cargo(sh: &Shell) -> anyhow::Result<Builder> {
@@ -130,6 +145,7 @@ impl Builder {
                 if let CrossImage::Local(tag) = &image {
                     env.push((image_var(arch), tag.clone()));
                 }
+                env.push(("PATH".to_owned(), cross_path()?));
                 Ok(Plan {
                     program: "cross",
                     triple,
@@ -199,6 +215,36 @@ impl CrossImage {
             CrossImage::User(t) | CrossImage::CrossRs(t) | CrossImage::Local(t) => t,
         }
     }
+}
+
+/// The PATH to run `cross` with: a `rustup` shim first. cross 0.2.5 looks for its toolchain in `rustup
+/// toolchain list` and does not know rustup ≥ 1.28's `(active, default)` marks, so it misses the installed
+/// toolchain and tries to install (update) it; the shim strips the marks and passes everything else through.
+pub(crate) fn cross_path() -> anyhow::Result<String> {
+    let dir = crate::harness::paths::project_root().join("target/cross-shim");
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| *d != dir)
+        .map(|d| d.join("rustup"))
+        .find(|p| p.is_file())
+        .map(|p| p.display().to_string());
+    let Some(real) = real else {
+        bail!("`rustup` is not on PATH: cross needs rustup (https://rustup.rs)");
+    };
+    std::fs::create_dir_all(&dir)?;
+    let shim = dir.join("rustup");
+    let text = format!(
+        "#!/bin/sh\n# Written by cargo xtask (toolchain.rs: cross_path); strips rustup's (active, default) marks.\n\
+         case \" $* \" in\n  *\" toolchain list \"*) \"{real}\" \"$@\" | sed -e 's/ (.*)$//'; exit 0 ;;\nesac\n\
+         exec \"{real}\" \"$@\"\n"
+    );
+    if std::fs::read_to_string(&shim).ok().as_deref() != Some(text.as_str()) {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::write(&shim, &text)?;
+        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let joined = std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(&path)))?;
+    Ok(joined.to_string_lossy().into_owned())
 }
 
 /// The cross-rs image Cross.toml names for `arch` (the pinned cross release's).
