@@ -4,6 +4,7 @@ mod bench;
 mod build;
 mod calibrate;
 mod compare;
+mod cross_image;
 mod doctor;
 mod fuzz;
 mod gate;
@@ -43,6 +44,8 @@ enum Cmd {
     Doctor(doctor::Args),
     /// Build server and client for x86_64 and/or ppc64le into target/dist.
     Build(build::Args),
+    /// Build the local builder images for `cargo xtask build --builder cross` (debootstrap, docker import).
+    CrossImage(cross_image::Args),
     /// The test command: fmt, clippy, tests, docs, quick scenarios.
     Test(test::Args),
     /// Run the criterion benchmarks, with baselines.
@@ -74,6 +77,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Run(args) => run::run(&sh, args),
         Cmd::Doctor(args) => doctor::run(&sh, args),
         Cmd::Build(args) => build::run(&sh, args),
+        Cmd::CrossImage(args) => cross_image::run(&sh, args),
         Cmd::Test(args) => test::run(&sh, args),
         Cmd::Bench(args) => bench::run(&sh, args),
         Cmd::Gate(args) => gate::run(&sh, args),

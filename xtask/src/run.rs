@@ -48,9 +48,13 @@ pub(crate) struct Args {
     #[arg(long, value_name = "RATE", requires = "containers")]
     pub(crate) link: Option<String>,
     /// Run bench-client built for ARCH; `ppc64le` runs under qemu-ppc64le against the native server (the CXF
-    /// seed's IBM client → Intel server pairing); emulated figures are labelled so and never compared with native ones.
-    #[arg(long, value_enum, value_name = "ARCH", conflicts_with_all = ["containers", "swarm"])]
+    /// seed's IBM client → Intel server pairing), with --containers as ppc64le client containers (binfmt_misc);
+    /// emulated figures are labelled so and never compared with native ones. On a swarm a node's arch picks it.
+    #[arg(long, value_enum, value_name = "ARCH", conflicts_with = "swarm")]
     pub(crate) client_arch: Option<Arch>,
+    /// Run the server container from the ARCH image (`ppc64le`: a POWER server under emulation, binfmt_misc).
+    #[arg(long, value_enum, value_name = "ARCH", requires = "containers")]
+    pub(crate) server_arch: Option<Arch>,
 }
 
 impl Args {
@@ -70,6 +74,8 @@ impl Args {
             Engine::Docker(DockerOptions {
                 clients_containers: self.clients_containers,
                 link: self.link.clone(),
+                server_arch: self.server_arch,
+                client_arch: self.client_arch,
             })
         } else {
             Engine::Local
@@ -81,7 +87,8 @@ impl Args {
             out: self.out.clone(),
             pin: !self.no_pin,
             engine,
-            client_arch: self.client_arch,
+            // In containers the arch picks the client image instead of an emulated client process.
+            client_arch: self.client_arch.filter(|_| !self.containers),
         })
     }
 }

@@ -40,9 +40,12 @@ pub(crate) struct Provenance {
     /// `--swarm`: every node (hostname, arch, CPUs, kernel, role), the images on each, every task and its node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) swarm: Option<SwarmRecord>,
+    /// `--server-arch` (containers): the server image's architecture, build and emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server_arch: Option<ClientArch>,
 }
 
-/// `--client-arch`: which client ran, how it was built, and the emulator that ran it.
+/// `--client-arch` (and `--server-arch`): which binary ran, how it was built, and the emulator that ran it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ClientArch {
     pub(crate) arch: String,
@@ -101,6 +104,7 @@ impl Provenance {
             containers: None,
             client_arch: None,
             swarm: None,
+            server_arch: None,
         }
     }
 }

@@ -130,7 +130,11 @@ fn headline(o: &mut String, loaded: &results::Run) {
     let _ = writeln!(o, "\n## Measured here vs published\n");
     if run.emulated {
         let arch = run.client_arch.as_deref().unwrap_or("?");
-        let _ = writeln!(o, "EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones.");
+        let _ = match run.server_arch.as_deref() {
+            // Containers: either side may be the emulated one (run.json's notes say which).
+            Some(server) => writeln!(o, "EMULATED: bench-client ran as {arch}, bench-server as {server}, at least one of them under qemu; the figures measure the emulator and are not compared with published or native ones."),
+            None => writeln!(o, "EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones."),
+        };
         return;
     }
     if run.published.is_empty() {
