@@ -56,9 +56,13 @@ pub struct RunArgs {
     /// Fully parse and compare the first N responses on each connection.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub validate_first: u64,
-    /// …and every Nth response after them (0: only the first ones).
+    /// …and every Nth response after them (0: only the first ones). Every response, sampled or not, is
+    /// checked for its status, envelope, response element and item count before it counts as ok.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub validate_every: u64,
+    /// Fully parse and compare every response (--validate-first 0 --validate-every 1).
+    #[arg(long, conflicts_with_all = ["validate_first", "validate_every"])]
+    pub validate_all: bool,
     /// Exit 0 even when calls failed.
     #[arg(long)]
     pub allow_errors: bool,

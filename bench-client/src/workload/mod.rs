@@ -1,8 +1,9 @@
 //! What each call sends and how its response is judged: request bodies generated once before the run
 //! (deterministic, from bench-proto), the request head template, and response checks.
 //!
-//! The hot loop clones a `Bytes` body and a small header map, and checks each response cheaply (status,
-//! a fault or non-envelope sniff of the first bytes); a sample of responses is fully parsed and compared.
+//! The hot loop clones a `Bytes` body and a small header map, and checks every response before it counts
+//! (status; for SOAP, bench-proto's shape check: envelope, response element in its namespace, item count);
+//! a sample of responses is fully parsed and compared.
 
 mod check;
 mod customer;
@@ -45,26 +46,17 @@ impl Workload {
     pub fn build(cfg: &RunConfig) -> anyhow::Result<Workload> {
         let op = cfg.operation;
         let variants = match op.service() {
-            Service::Plain => vec![Variant {
-                body: Bytes::new(),
-                expect: Expect::Plain,
-            }],
+            Service::Plain => vec![Variant::new(Bytes::new(), Expect::Plain)],
             Service::Cxf => (0..cfg.clients.min(CXF_VARIANTS))
                 .map(|id| {
                     let (body, response) =
                         cxf::request(op, cfg.packet_size, cfg.message_size, id as i32);
-                    Variant {
-                        body,
-                        expect: Expect::Cxf(response),
-                    }
+                    Variant::new(body, Expect::Cxf(response))
                 })
                 .collect(),
             Service::Customer => {
                 let (body, expect) = customer::request(op, cfg.message_size)?;
-                vec![Variant {
-                    body,
-                    expect: Expect::Customer(expect),
-                }]
+                vec![Variant::new(body, Expect::Customer(expect))]
             }
             Service::Chat => {
                 anyhow::bail!("the chat load is `bench-client chat`, not a request load")
@@ -118,7 +110,7 @@ impl Workload {
         body: &[u8],
         full: bool,
     ) -> Result<bool, ErrorKind> {
-        check::check(self.operation, v, status, body, full)
+        check::check(v, status, body, full)
     }
 
     /// What was wrong with a failed call (error path only).
