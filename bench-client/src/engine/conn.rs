@@ -1,7 +1,7 @@
 //! One virtual user: its connection and its request loop, closed loop (back to back, optional think time)
 //! or open loop (at its scheduled times, latency from the intended send time).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::pin::pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -29,7 +29,15 @@ pub(super) struct Shared {
     pub progress: Arc<Progress>,
     pub worker: usize,
     pub start: watch::Receiver<Option<Start>>,
+    /// Per connection of this worker (connection `c` at `c / threads`): when its call in flight was sent
+    /// (intended, in open loop), for the report of calls still waiting when the run ends.
+    pub in_flight: Vec<Cell<Option<Instant>>>,
 }
+
+/// Connect failures back off exponentially from this delay up to [`BACKOFF_MAX`], instead of retrying
+/// at once (tens of thousands of times a second against a refused port); each attempt is a connect error.
+const BACKOFF_MIN: Duration = Duration::from_millis(10);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// Connects (before the clock starts), reports ready, waits for the start, then calls until its request
 /// count is done. The worker aborts this task at the deadline or a stop, so that a wake-up polls only the
@@ -62,6 +70,8 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         .map(|r| Schedule::new(start.t0, r, cfg.clients, conn));
     let mut buf: Vec<u8> = Vec::new();
     let mut timer = pin!(sleep(Duration::ZERO));
+    let slot = &sh.in_flight[(conn / cfg.threads) as usize];
+    let mut backoff = Duration::ZERO;
     // k counts calls made (the schedule index), responses those answered, measured those recorded.
     let (mut measured, mut responses, mut k) = (0u64, 0u64, 0u64);
 
@@ -87,6 +97,7 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         };
         k += 1;
         let sent_at = Instant::now();
+        slot.set(Some(intended.unwrap_or(sent_at)));
         timer.as_mut().reset(sent_at + cfg.timeout);
         let outcome = tokio::select! {
             biased;
@@ -95,8 +106,11 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         };
         let end = Instant::now();
         if start.deadline.is_some_and(|d| end > d) {
-            return; // completed after the measured interval: neither counted nor recorded
+            // Completed after the measured interval: neither counted nor recorded; the worker reports it
+            // as in flight at the end (its slot stays set).
+            return;
         }
+        slot.set(None);
         // Open loop: a call belongs to the interval its intended send time falls in, so the measured
         // calls are at most rate × duration; closed loop: calls completed in the interval.
         let measuring = intended.unwrap_or(end) >= start.measure_start;
@@ -109,8 +123,15 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
             Some(Err(b)) => Err((ErrorKind::Io, Some(b))),
             Some(Ok(status)) => Ok(status),
         };
+        backoff = match &status {
+            Err((ErrorKind::Connect, _)) => (backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX),
+            _ => Duration::ZERO,
+        };
         if !measuring {
             responses += u64::from(status.is_ok());
+            if !backoff.is_zero() {
+                sleep(backoff).await;
+            }
             continue;
         }
         measured += 1;
@@ -132,6 +153,9 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
                     }
                     Err(kind) => {
                         st.validated += u64::from(full);
+                        if kind == ErrorKind::HttpStatus {
+                            st.record_status(status.as_u16());
+                        }
                         fail(&mut st, kind, || {
                             workload.describe(variant, kind, status, &buf)
                         });
@@ -154,6 +178,10 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
             }
         }
         st.last_completion = Some(end);
+        drop(st);
+        if !backoff.is_zero() {
+            sleep(backoff).await;
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::LocalSet;
+use tokio::time::Instant;
 
 use super::clock::Start;
 use super::conn::{self, Shared};
@@ -55,6 +56,7 @@ pub(super) fn main(ctx: Ctx) {
         result,
     } = ctx;
     let stats = WorkerStats::new(cfg.rate.is_some(), hlog.map(|tx| (worker, tx)));
+    let in_flight = conns.iter().map(|_| Cell::new(None)).collect();
     let shared = Rc::new(Shared {
         cfg,
         workload,
@@ -62,6 +64,7 @@ pub(super) fn main(ctx: Ctx) {
         progress,
         worker,
         start: start.clone(),
+        in_flight,
     });
     let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
@@ -99,7 +102,20 @@ pub(super) fn main(ctx: Ctx) {
             _ = deadline => true,
         };
         if ended_early {
-            // Calls in flight are abandoned: neither counted nor recorded.
+            // Calls in flight are abandoned: not ok, but reported (how many, how long they had waited),
+            // and those that had waited the timeout or longer are timeouts.
+            let now = Instant::now();
+            let end = match *start_rx.borrow() {
+                Some(Start {
+                    deadline: Some(d), ..
+                }) => now.min(d),
+                _ => now,
+            };
+            let mut st = shared.stats.borrow_mut();
+            for sent in shared.in_flight.iter().filter_map(Cell::take) {
+                st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
+            }
+            drop(st);
             let rest = tasks.split_off(awaited.get());
             for t in &rest {
                 t.abort();

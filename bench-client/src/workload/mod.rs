@@ -11,6 +11,7 @@ mod cxf;
 mod snippet;
 mod variant;
 
+use anyhow::Context as _;
 use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST};
 use http::{HeaderMap, Method, Request, Uri};
@@ -46,7 +47,10 @@ impl Workload {
     pub fn build(cfg: &RunConfig) -> anyhow::Result<Workload> {
         let op = cfg.operation;
         let variants = match op.service() {
-            Service::Plain => vec![Variant::new(Bytes::new(), Expect::Plain)],
+            Service::Plain => vec![Variant::new(
+                cfg.custom.body.clone().unwrap_or_default(),
+                Expect::Plain,
+            )],
             Service::Cxf => (0..cfg.clients.min(CXF_VARIANTS))
                 .map(|id| {
                     let (body, response) =
@@ -63,7 +67,10 @@ impl Workload {
             }
         };
         let mut headers = HeaderMap::new();
-        headers.insert(HOST, cfg.target.host.clone());
+        // HTTP/2 carries the authority in the request's URI (`:authority`), and has no `Connection`.
+        if !cfg.http2 {
+            headers.insert(HOST, cfg.target.host.clone());
+        }
         if op.is_soap() {
             headers.insert(
                 CONTENT_TYPE,
@@ -71,17 +78,29 @@ impl Workload {
             );
             headers.insert(SOAP_ACTION, HeaderValue::from_static("\"\""));
         }
-        if !cfg.keepalive {
+        if !cfg.keepalive && !cfg.http2 {
             headers.insert(CONNECTION, HeaderValue::from_static("close"));
         }
+        for (name, value) in &cfg.custom.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        let method = match &cfg.custom.method {
+            Some(m) => m.clone(),
+            None if op.is_soap() || cfg.custom.body.is_some() => Method::POST,
+            None => Method::GET,
+        };
+        let uri = if cfg.http2 {
+            cfg.target
+                .request_url()
+                .parse()
+                .context("the request URL")?
+        } else {
+            Uri::from(cfg.target.path.clone())
+        };
         Ok(Workload {
             operation: op,
-            method: if op.is_soap() {
-                Method::POST
-            } else {
-                Method::GET
-            },
-            uri: Uri::from(cfg.target.path.clone()),
+            method,
+            uri,
             headers,
             variants,
         })
