@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::{sleep, sleep_until, Instant};
 
 use super::clock::Start;
-use super::exchange::{connect, exchange, Broken, Link};
+use super::exchange::{connect, exchange, Broken, Connector, Link};
 use super::schedule::Schedule;
 use super::stats::WorkerStats;
 use crate::config::RunConfig;
@@ -32,6 +32,7 @@ pub(super) struct Shared {
     /// Per connection of this worker (connection `c` at `c / threads`): when its call in flight was sent
     /// (intended, in open loop), for the report of calls still waiting when the run ends.
     pub in_flight: Vec<Cell<Option<Instant>>>,
+    pub connector: Connector,
 }
 
 /// Connect failures back off exponentially from this delay up to [`BACKOFF_MAX`], instead of retrying
@@ -44,9 +45,7 @@ const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// call in progress (not the stop signal and the deadline too).
 pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
     let link = if sh.cfg.keepalive {
-        connect(sh.cfg.target.addr, sh.cfg.connect_timeout)
-            .await
-            .ok()
+        connect(&sh.connector, sh.cfg.connect_timeout).await.ok()
     } else {
         None
     };
@@ -101,7 +100,7 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         timer.as_mut().reset(sent_at + cfg.timeout);
         let outcome = tokio::select! {
             biased;
-            r = call(cfg, workload, variant, &mut link, &mut buf) => Some(r),
+            r = call(cfg, &sh.connector, workload, variant, &mut link, &mut buf) => Some(r),
             _ = timer.as_mut() => None,
         };
         let end = Instant::now();
@@ -135,50 +134,57 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
             continue;
         }
         measured += 1;
-        let mut st = sh.stats.borrow_mut();
-        match status {
-            Ok(status) => {
-                let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
-                responses += 1;
-                match workload.check(variant, status, &buf, full) {
-                    Ok(validated) => {
-                        let latency = end - intended.unwrap_or(sent_at);
-                        let uncorrected = intended.map(|_| micros(end - sent_at));
-                        let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
-                        st.record_ok(end - start.measure_start, micros(latency), uncorrected, lag);
-                        st.validated += u64::from(validated);
-                        st.bytes_sent += variant.body.len() as u64;
-                        st.bytes_received += buf.len() as u64;
-                        counter.add_ok();
-                    }
-                    Err(kind) => {
-                        st.validated += u64::from(full);
-                        if kind == ErrorKind::HttpStatus {
-                            st.record_status(status.as_u16());
+        {
+            let mut st = sh.stats.borrow_mut();
+            match status {
+                Ok(status) => {
+                    let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
+                    responses += 1;
+                    match workload.check(variant, status, &buf, full) {
+                        Ok(validated) => {
+                            let latency = end - intended.unwrap_or(sent_at);
+                            let uncorrected = intended.map(|_| micros(end - sent_at));
+                            let lag =
+                                intended.map(|t| micros(sent_at.saturating_duration_since(t)));
+                            st.record_ok(
+                                end - start.measure_start,
+                                micros(latency),
+                                uncorrected,
+                                lag,
+                            );
+                            st.validated += u64::from(validated);
+                            st.bytes_sent += variant.body.len() as u64;
+                            st.bytes_received += buf.len() as u64;
+                            counter.add_ok();
                         }
-                        fail(&mut st, kind, || {
-                            workload.describe(variant, kind, status, &buf)
-                        });
-                        counter.add_error();
+                        Err(kind) => {
+                            st.validated += u64::from(full);
+                            if kind == ErrorKind::HttpStatus {
+                                st.record_status(status.as_u16());
+                            }
+                            fail(&mut st, kind, || {
+                                workload.describe(variant, kind, status, &buf)
+                            });
+                            counter.add_error();
+                        }
                     }
                 }
-            }
-            Err((kind, broken)) => {
-                if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
-                    st.addr_not_avail += 1;
+                Err((kind, broken)) => {
+                    if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
+                        st.addr_not_avail += 1;
+                    }
+                    fail(&mut st, kind, || match broken {
+                        Some(b) => b.to_string(),
+                        None => format!(
+                            "no complete response within {}",
+                            humantime::format_duration(cfg.timeout)
+                        ),
+                    });
+                    counter.add_error();
                 }
-                fail(&mut st, kind, || match broken {
-                    Some(b) => b.to_string(),
-                    None => format!(
-                        "no complete response within {}",
-                        humantime::format_duration(cfg.timeout)
-                    ),
-                });
-                counter.add_error();
             }
+            st.last_completion = Some(end);
         }
-        st.last_completion = Some(end);
-        drop(st);
         if !backoff.is_zero() {
             sleep(backoff).await;
         }
@@ -188,6 +194,7 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
 /// One call: (re)connect if needed, send, read the whole response.
 async fn call(
     cfg: &RunConfig,
+    connector: &Connector,
     workload: &Workload,
     variant: &crate::workload::Variant,
     link: &mut Option<Link>,
@@ -195,7 +202,7 @@ async fn call(
 ) -> Result<StatusCode, Broken> {
     let l = match link {
         Some(l) => l,
-        None => link.insert(connect(cfg.target.addr, cfg.connect_timeout).await?),
+        None => link.insert(connect(connector, cfg.connect_timeout).await?),
     };
     exchange(l, workload.request(variant), buf).await
 }

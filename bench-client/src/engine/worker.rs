@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::clock::Start;
 use super::conn::{self, Shared};
+use super::exchange::Connector;
 use super::stats::WorkerStats;
 use crate::config::RunConfig;
 use crate::hlog::IntervalMsg;
@@ -23,6 +24,7 @@ pub(super) struct Ctx {
     pub conns: Vec<u64>,
     pub cfg: Arc<RunConfig>,
     pub workload: Arc<Workload>,
+    pub connector: Connector,
     pub progress: Arc<Progress>,
     pub start: watch::Receiver<Option<Start>>,
     pub stop: watch::Receiver<bool>,
@@ -48,6 +50,7 @@ pub(super) fn main(ctx: Ctx) {
         conns,
         cfg,
         workload,
+        connector,
         progress,
         start,
         stop,
@@ -65,6 +68,7 @@ pub(super) fn main(ctx: Ctx) {
         worker,
         start: start.clone(),
         in_flight,
+        connector,
     });
     let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
@@ -111,11 +115,12 @@ pub(super) fn main(ctx: Ctx) {
                 }) => now.min(d),
                 _ => now,
             };
-            let mut st = shared.stats.borrow_mut();
-            for sent in shared.in_flight.iter().filter_map(Cell::take) {
-                st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
+            {
+                let mut st = shared.stats.borrow_mut();
+                for sent in shared.in_flight.iter().filter_map(Cell::take) {
+                    st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
+                }
             }
-            drop(st);
             let rest = tasks.split_off(awaited.get());
             for t in &rest {
                 t.abort();

@@ -10,3 +10,4 @@ mod operations;
 mod results;
 mod sigint;
 mod support;
+mod tls;

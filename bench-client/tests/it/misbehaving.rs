@@ -54,10 +54,13 @@ fn wrong_envelope() -> bytes::Bytes {
     body.into()
 }
 
+/// Which error counter a case must fill.
+type Kind = fn(&ResultsDoc) -> u64;
+
 #[test]
 fn http_answers_that_are_wrong_are_validation_or_status_errors() {
     let wrong = wrong_envelope();
-    let cases: [(&str, Server, fn(&ResultsDoc) -> u64); 4] = [
+    let cases: [(&str, Server, Kind); 4] = [
         (
             "wrong-envelope",
             Server::http(Counts::new(), move |_, _| {
