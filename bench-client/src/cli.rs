@@ -31,7 +31,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         (Some(Command::Merge(args)), _) => cmd::merge::main(args),
         (Some(Command::Chat(args)), _) => cmd::chat::main(args),
         (None, None) => {
-            Err(UsageError("nothing to do: give --url and --operation (see --help)".into()).into())
+            Err(UsageError("nothing to do: give a URL (and --operation for a SOAP load; see --help)".into()).into())
         }
     }
 }

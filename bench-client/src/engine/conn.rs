@@ -1,7 +1,7 @@
 //! One virtual user: its connection and its request loop, closed loop (back to back, optional think time)
 //! or open loop (at its scheduled times, latency from the intended send time).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::pin::pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::{sleep, sleep_until, Instant};
 
 use super::clock::Start;
-use super::exchange::{connect, exchange, Broken, Link};
+use super::exchange::{connect, exchange, Broken, Connector, Link};
 use super::schedule::Schedule;
 use super::stats::WorkerStats;
 use crate::config::RunConfig;
@@ -29,16 +29,23 @@ pub(super) struct Shared {
     pub progress: Arc<Progress>,
     pub worker: usize,
     pub start: watch::Receiver<Option<Start>>,
+    /// Per connection of this worker (connection `c` at `c / threads`): when its call in flight was sent
+    /// (intended, in open loop), for the report of calls still waiting when the run ends.
+    pub in_flight: Vec<Cell<Option<Instant>>>,
+    pub connector: Connector,
 }
+
+/// Connect failures back off exponentially from this delay up to [`BACKOFF_MAX`], instead of retrying
+/// at once (tens of thousands of times a second against a refused port); each attempt is a connect error.
+const BACKOFF_MIN: Duration = Duration::from_millis(10);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// Connects (before the clock starts), reports ready, waits for the start, then calls until its request
 /// count is done. The worker aborts this task at the deadline or a stop, so that a wake-up polls only the
 /// call in progress (not the stop signal and the deadline too).
 pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
     let link = if sh.cfg.keepalive {
-        connect(sh.cfg.target.addr, sh.cfg.connect_timeout)
-            .await
-            .ok()
+        connect(&sh.connector, sh.cfg.connect_timeout).await.ok()
     } else {
         None
     };
@@ -62,6 +69,8 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         .map(|r| Schedule::new(start.t0, r, cfg.clients, conn));
     let mut buf: Vec<u8> = Vec::new();
     let mut timer = pin!(sleep(Duration::ZERO));
+    let slot = &sh.in_flight[(conn / cfg.threads) as usize];
+    let mut backoff = Duration::ZERO;
     // k counts calls made (the schedule index), responses those answered, measured those recorded.
     let (mut measured, mut responses, mut k) = (0u64, 0u64, 0u64);
 
@@ -87,16 +96,20 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         };
         k += 1;
         let sent_at = Instant::now();
+        slot.set(Some(intended.unwrap_or(sent_at)));
         timer.as_mut().reset(sent_at + cfg.timeout);
         let outcome = tokio::select! {
             biased;
-            r = call(cfg, workload, variant, &mut link, &mut buf) => Some(r),
+            r = call(cfg, &sh.connector, workload, variant, &mut link, &mut buf) => Some(r),
             _ = timer.as_mut() => None,
         };
         let end = Instant::now();
         if start.deadline.is_some_and(|d| end > d) {
-            return; // completed after the measured interval: neither counted nor recorded
+            // Completed after the measured interval: neither counted nor recorded; the worker reports it
+            // as in flight at the end (its slot stays set).
+            return;
         }
+        slot.set(None);
         // Open loop: a call belongs to the interval its intended send time falls in, so the measured
         // calls are at most rate × duration; closed loop: calls completed in the interval.
         let measuring = intended.unwrap_or(end) >= start.measure_start;
@@ -109,57 +122,79 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
             Some(Err(b)) => Err((ErrorKind::Io, Some(b))),
             Some(Ok(status)) => Ok(status),
         };
+        backoff = match &status {
+            Err((ErrorKind::Connect, _)) => (backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX),
+            _ => Duration::ZERO,
+        };
         if !measuring {
             responses += u64::from(status.is_ok());
+            if !backoff.is_zero() {
+                sleep(backoff).await;
+            }
             continue;
         }
         measured += 1;
-        let mut st = sh.stats.borrow_mut();
-        match status {
-            Ok(status) => {
-                let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
-                responses += 1;
-                match workload.check(variant, status, &buf, full) {
-                    Ok(validated) => {
-                        let latency = end - intended.unwrap_or(sent_at);
-                        let uncorrected = intended.map(|_| micros(end - sent_at));
-                        let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
-                        st.record_ok(end - start.measure_start, micros(latency), uncorrected, lag);
-                        st.validated += u64::from(validated);
-                        st.bytes_sent += variant.body.len() as u64;
-                        st.bytes_received += buf.len() as u64;
-                        counter.add_ok();
-                    }
-                    Err(kind) => {
-                        st.validated += u64::from(full);
-                        fail(&mut st, kind, || {
-                            workload.describe(variant, kind, status, &buf)
-                        });
-                        counter.add_error();
+        {
+            let mut st = sh.stats.borrow_mut();
+            match status {
+                Ok(status) => {
+                    let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
+                    responses += 1;
+                    match workload.check(variant, status, &buf, full) {
+                        Ok(validated) => {
+                            let latency = end - intended.unwrap_or(sent_at);
+                            let uncorrected = intended.map(|_| micros(end - sent_at));
+                            let lag =
+                                intended.map(|t| micros(sent_at.saturating_duration_since(t)));
+                            st.record_ok(
+                                end - start.measure_start,
+                                micros(latency),
+                                uncorrected,
+                                lag,
+                            );
+                            st.validated += u64::from(validated);
+                            st.bytes_sent += variant.body.len() as u64;
+                            st.bytes_received += buf.len() as u64;
+                            counter.add_ok();
+                        }
+                        Err(kind) => {
+                            st.validated += u64::from(full);
+                            if kind == ErrorKind::HttpStatus {
+                                st.record_status(status.as_u16());
+                            }
+                            fail(&mut st, kind, || {
+                                workload.describe(variant, kind, status, &buf)
+                            });
+                            counter.add_error();
+                        }
                     }
                 }
-            }
-            Err((kind, broken)) => {
-                if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
-                    st.addr_not_avail += 1;
+                Err((kind, broken)) => {
+                    if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
+                        st.addr_not_avail += 1;
+                    }
+                    fail(&mut st, kind, || match broken {
+                        Some(b) => b.to_string(),
+                        None => format!(
+                            "no complete response within {}",
+                            humantime::format_duration(cfg.timeout)
+                        ),
+                    });
+                    counter.add_error();
                 }
-                fail(&mut st, kind, || match broken {
-                    Some(b) => b.to_string(),
-                    None => format!(
-                        "no complete response within {}",
-                        humantime::format_duration(cfg.timeout)
-                    ),
-                });
-                counter.add_error();
             }
+            st.last_completion = Some(end);
         }
-        st.last_completion = Some(end);
+        if !backoff.is_zero() {
+            sleep(backoff).await;
+        }
     }
 }
 
 /// One call: (re)connect if needed, send, read the whole response.
 async fn call(
     cfg: &RunConfig,
+    connector: &Connector,
     workload: &Workload,
     variant: &crate::workload::Variant,
     link: &mut Option<Link>,
@@ -167,7 +202,7 @@ async fn call(
 ) -> Result<StatusCode, Broken> {
     let l = match link {
         Some(l) => l,
-        None => link.insert(connect(cfg.target.addr, cfg.connect_timeout).await?),
+        None => link.insert(connect(connector, cfg.connect_timeout).await?),
     };
     exchange(l, workload.request(variant), buf).await
 }

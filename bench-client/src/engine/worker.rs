@@ -7,9 +7,11 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::LocalSet;
+use tokio::time::Instant;
 
 use super::clock::Start;
 use super::conn::{self, Shared};
+use super::exchange::Connector;
 use super::stats::WorkerStats;
 use crate::config::RunConfig;
 use crate::hlog::IntervalMsg;
@@ -22,6 +24,7 @@ pub(super) struct Ctx {
     pub conns: Vec<u64>,
     pub cfg: Arc<RunConfig>,
     pub workload: Arc<Workload>,
+    pub connector: Connector,
     pub progress: Arc<Progress>,
     pub start: watch::Receiver<Option<Start>>,
     pub stop: watch::Receiver<bool>,
@@ -47,6 +50,7 @@ pub(super) fn main(ctx: Ctx) {
         conns,
         cfg,
         workload,
+        connector,
         progress,
         start,
         stop,
@@ -55,6 +59,7 @@ pub(super) fn main(ctx: Ctx) {
         result,
     } = ctx;
     let stats = WorkerStats::new(cfg.rate.is_some(), hlog.map(|tx| (worker, tx)));
+    let in_flight = conns.iter().map(|_| Cell::new(None)).collect();
     let shared = Rc::new(Shared {
         cfg,
         workload,
@@ -62,6 +67,8 @@ pub(super) fn main(ctx: Ctx) {
         progress,
         worker,
         start: start.clone(),
+        in_flight,
+        connector,
     });
     let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
@@ -99,7 +106,21 @@ pub(super) fn main(ctx: Ctx) {
             _ = deadline => true,
         };
         if ended_early {
-            // Calls in flight are abandoned: neither counted nor recorded.
+            // Calls in flight are abandoned: not ok, but reported (how many, how long they had waited),
+            // and those that had waited the timeout or longer are timeouts.
+            let now = Instant::now();
+            let end = match *start_rx.borrow() {
+                Some(Start {
+                    deadline: Some(d), ..
+                }) => now.min(d),
+                _ => now,
+            };
+            {
+                let mut st = shared.stats.borrow_mut();
+                for sent in shared.in_flight.iter().filter_map(Cell::take) {
+                    st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
+                }
+            }
             let rest = tasks.split_off(awaited.get());
             for t in &rest {
                 t.abort();

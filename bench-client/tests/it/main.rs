@@ -5,7 +5,9 @@
 mod chat;
 mod cli;
 mod errors;
+mod misbehaving;
 mod operations;
 mod results;
 mod sigint;
 mod support;
+mod tls;
