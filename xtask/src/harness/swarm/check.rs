@@ -234,7 +234,7 @@ mod tests {
             "{bad:?}"
         );
         assert!(
-            bad.iter().any(|t| t.contains("lacks the current")),
+            bad.iter().any(|t| t.contains("is not built here")),
             "{bad:?}"
         );
         assert!(
