@@ -88,16 +88,41 @@ pub(crate) fn test_steps() -> Vec<Step> {
     vec![Step::new("swarm:two-nodes", two_nodes)]
 }
 
-/// What a swarm run could leave on this machine: namespaces, links, networks, services, swarm state.
+/// What a swarm run could leave on this machine: namespaces, links, networks, containers, swarm state, files.
+/// Only what wsbench names or labels: others share this machine's engine and make their own.
 fn machine_state(sh: &Shell) -> Result<String> {
     let me = EngineAddr::default();
+    let ours = |text: String, prefixes: &[&str]| -> String {
+        text.lines()
+            .filter(|l| prefixes.iter().any(|p| l.starts_with(p)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let swarm_made = ["wsb", "docker_gwbridge", "ingress"];
     Ok([
         cmd!(sh, "ip netns list").quiet().read()?,
-        cmd!(sh, "ip -brief link").quiet().read()?,
-        me.read(sh, &["network", "ls", "--format", "{{.Name}} {{.Driver}}"])?,
-        me.read(sh, &["ps", "-a", "--format", "{{.Names}}"])?,
-        me.read(sh, &["volume", "ls", "--quiet"])?,
+        ours(cmd!(sh, "ip -brief link").quiet().read()?, &swarm_made),
+        ours(
+            me.read(sh, &["network", "ls", "--format", "{{.Name}} {{.Driver}}"])?,
+            &swarm_made,
+        ),
+        me.read(
+            sh,
+            &[
+                "ps",
+                "-a",
+                "--filter",
+                "label=wsbench.session",
+                "--format",
+                "{{.Names}}",
+            ],
+        )?,
         me.read(sh, &["info", "--format", "{{.Swarm.LocalNodeState}}"])?,
+        format!(
+            "{:?}",
+            ["/run/wsbench-swarm", "/var/lib/wsbench-swarm"]
+                .map(|d| std::path::Path::new(d).exists())
+        ),
     ]
     .join("\n"))
 }

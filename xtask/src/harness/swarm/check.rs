@@ -7,6 +7,7 @@ use xshell::Shell;
 use super::cli::{EngineAddr, ROLE_LABEL};
 use super::images::{self, image_of};
 use super::nodes::{self, Facts, Node, Role};
+use crate::harness::artifacts::Arch;
 
 /// Clock skew beyond this makes the nodes' timestamps disagree visibly (latencies are measured on one clock).
 const SKEW_WARN_MS: i64 = 500;
@@ -34,6 +35,8 @@ pub(crate) struct Seen {
     pub(crate) facts: Result<Facts, String>,
     /// None: not applicable (no role, or no engine to ask).
     pub(crate) image_present: Option<bool>,
+    /// The image for its arch is built here (so a run can load it onto the node).
+    pub(crate) image_built_here: bool,
 }
 
 /// Gathers what the check judges (the manager must be this machine's engine).
@@ -46,9 +49,14 @@ pub(crate) fn gather(sh: &Shell) -> anyhow::Result<Result<Vec<Seen>, String>> {
         .into_iter()
         .map(|node| {
             let facts = nodes::facts(sh, &node).map_err(|e| format!("{e:#}"));
-            let image_present = match (node.role, node.wsbench_arch(), &node.engine) {
-                (Some(role), Some(arch), Some(engine)) if facts.is_ok() => {
-                    let want = images::id_on(sh, &local, &images::local_tag(image_of(role), arch));
+            let want = match (node.role, node.wsbench_arch()) {
+                (Some(role), Some(arch)) => {
+                    images::id_on(sh, &local, &images::local_tag(image_of(role), arch))
+                }
+                _ => None,
+            };
+            let image_present = match (node.role, &node.engine) {
+                (Some(role), Some(engine)) if facts.is_ok() => {
                     let have = images::id_on(sh, engine, &images::service_tag(image_of(role)));
                     Some(want.is_some() && want == have)
                 }
@@ -58,6 +66,7 @@ pub(crate) fn gather(sh: &Shell) -> anyhow::Result<Result<Vec<Seen>, String>> {
                 node,
                 facts,
                 image_present,
+                image_built_here: want.is_some(),
             }
         })
         .collect();
@@ -126,11 +135,20 @@ pub(crate) fn judge(seen: &[Seen]) -> Vec<Item> {
         }
         match (s.image_present, n.role, n.wsbench_arch()) {
             (Some(true), Some(r), _) => items.push(ok(format!("{head}: has {}", images::service_tag(image_of(r))))),
+            (Some(false), Some(r), Some(arch)) if s.image_built_here || Arch::host() == Some(arch) => {
+                items.push(ok(format!(
+                    "{head}: lacks the current {} for {} (cargo xtask run … --swarm builds it here if need \
+                     be and loads it onto the node)",
+                    images::service_tag(image_of(r)),
+                    arch.name(),
+                )))
+            }
             (Some(false), Some(r), Some(arch)) => items.push(missing(format!(
-                "{head}: lacks the current {} for {} (cargo xtask run … --swarm builds it here if need be \
-                 and loads it onto the node)",
-                images::service_tag(image_of(r)),
+                "{head}: {} is not built here, so it cannot be loaded onto this {} node: \
+                 cargo xtask build --target {} --images",
+                images::local_tag(image_of(r), arch),
                 arch.name(),
+                arch.name()
             ))),
             _ => {}
         }
@@ -185,16 +203,24 @@ mod tests {
             round_trip_ms: Some(3),
             ..Facts::default()
         };
+        let foreign = Arch::ALL
+            .into_iter()
+            .find(|a| Arch::host() != Some(*a))
+            .unwrap();
+        let mut server = node("a", Some(Role::Server), Some(EngineAddr::default()));
+        server.arch = foreign.name().to_owned();
         let seen = [
             Seen {
-                node: node("a", Some(Role::Server), Some(EngineAddr::default())),
+                node: server,
                 facts: Ok(facts),
                 image_present: Some(false),
+                image_built_here: false,
             },
             Seen {
                 node: node("b", None, None),
                 facts: Err("no engine".into()),
                 image_present: None,
+                image_built_here: false,
             },
         ];
         let items = judge(&seen);
@@ -208,7 +234,7 @@ mod tests {
             "{bad:?}"
         );
         assert!(
-            bad.iter().any(|t| t.contains("lacks the current")),
+            bad.iter().any(|t| t.contains("is not built here")),
             "{bad:?}"
         );
         assert!(

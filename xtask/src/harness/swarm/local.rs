@@ -19,7 +19,7 @@ use crate::harness::interrupt;
 /// Runtime files (sockets, pid files, the state file); the engines' data lives under [`DATA`].
 const RUN: &str = "/run/wsbench-swarm";
 const DATA: &str = "/var/lib/wsbench-swarm";
-/// 10.251.<k>.0/24 per extra node: host side .1, node side .2.
+/// `10.251.K.0/24` for node K+1: host side .1, node side .2.
 const SUBNET: &str = "10.251";
 const ENGINE_START: Duration = Duration::from_secs(60);
 

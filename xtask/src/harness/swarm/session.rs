@@ -425,6 +425,17 @@ impl Session {
             commands.push(argv);
         }
         let tasks = self.wait_clients(step, &services)?;
+        // Each client's console report, as a client container's would be shown (its stdout, from the node).
+        for service in &services {
+            if let Ok(out) = Command::new("docker")
+                .args(["service", "logs", "--raw", service])
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+            {
+                print!("{}", String::from_utf8_lossy(&out.stdout));
+            }
+        }
         let mut exit_codes = Vec::new();
         let mut files = Vec::new();
         let mut missing = Vec::new();
