@@ -1,16 +1,14 @@
 //! A bounded pull reader over a SOAP message (opened by `envelope.rs`) that lets a service walk the Body
-//! element by element. quick-xml's low-level `Reader` tokenizes; start tags, attributes and namespaces are
-//! handled here, on slices of the input, within [`Limits`], so that the cost of any message stays linear in
-//! its size. Any prefix (or the default namespace) works.
+//! element by element. `scan.rs` tokenizes (quick-xml's `Reader` reads the rare constructs); start tags,
+//! attributes and namespaces are handled here, on slices of the input, within [`Limits`], so that the cost of
+//! any message stays linear in its size. Any prefix (or the default namespace) works.
 
 use std::borrow::Cow;
-
-use quick_xml::events::{BytesEnd, BytesStart, Event};
-use quick_xml::Reader;
 
 use super::attrs::{is_name, split_qname, Attr, Attrs};
 use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
+use super::scan::{ScanError, Scanner, Token};
 use super::SoapError;
 use crate::xsd::{self, XsdError};
 
@@ -56,11 +54,9 @@ impl<'a> Element<'a> {
 /// Reads a SOAP 1.1 message from a byte slice without copying text that needs no unescaping.
 #[derive(Debug)]
 pub struct BodyReader<'a> {
-    input: &'a [u8],
-    r: Reader<&'a [u8]>,
+    scan: Scanner<'a>,
     ns: Scope<'a>,
-    /// Names of the elements open around the current position, outermost (the Envelope) first. Checking end
-    /// tags against it here is cheaper than quick-xml's copy of every name.
+    /// Names of the elements open around the current position, outermost (the Envelope) first.
     open: Vec<&'a [u8]>,
     pub(super) limits: Limits,
     /// An end tag was just read: the declarations of its element leave scope at the next read.
@@ -79,14 +75,8 @@ pub(super) fn is_blank(b: &[u8]) -> bool {
 
 impl<'a> BodyReader<'a> {
     pub(super) fn new(input: &'a [u8], limits: Limits) -> Self {
-        let mut r = Reader::from_reader(input);
-        let config = r.config_mut();
-        config.expand_empty_elements = true;
-        config.check_end_names = false;
-        config.trim_text(false);
         Self {
-            input,
-            r,
+            scan: Scanner::new(input),
             ns: Scope::default(),
             open: Vec::with_capacity(16),
             limits,
@@ -98,7 +88,7 @@ impl<'a> BodyReader<'a> {
     }
 
     pub(super) fn xml_error(&self, msg: &str) -> SoapError {
-        self.xml_error_at(self.r.buffer_position(), msg)
+        self.xml_error_at(self.scan.position() as u64, msg)
     }
 
     fn xml_error_at(&self, pos: u64, msg: &str) -> SoapError {
@@ -119,16 +109,19 @@ impl<'a> BodyReader<'a> {
     /// The next event. Start and end tags must go through [`enter`](Self::enter) and
     /// [`leave`](Self::leave).
     #[inline]
-    pub(super) fn event(&mut self) -> Result<Event<'a>, SoapError> {
+    pub(super) fn event(&mut self) -> Result<Token<'a>, SoapError> {
         if self.closed {
             self.ns.leave(self.open.len());
             self.closed = false;
         }
-        let event = self.r.read_event().map_err(|e| SoapError::Xml {
-            pos: self.r.error_position(),
-            msg: shorten_message(&e.to_string()),
-        })?;
-        if matches!(event, Event::Comment(_) | Event::PI(_)) {
+        let event = self
+            .scan
+            .next_token()
+            .map_err(|ScanError { pos, msg }| SoapError::Xml {
+                pos: pos as u64,
+                msg: shorten_message(&msg),
+            })?;
+        if matches!(event, Token::Comment | Token::Pi) {
             self.comments += 1;
             if self.comments > self.limits.max_comments {
                 return Err(self.exceeded(Limit::Comments));
@@ -149,7 +142,12 @@ impl<'a> BodyReader<'a> {
     /// Takes a start tag: one level deeper, its name and attributes checked, its namespace declarations in
     /// scope.
     #[inline]
-    pub(super) fn enter(&mut self, start: BytesStart<'a>) -> Result<Element<'a>, SoapError> {
+    pub(super) fn enter(
+        &mut self,
+        tag: &'a [u8],
+        name_len: usize,
+        pos: usize,
+    ) -> Result<Element<'a>, SoapError> {
         if self.open.len() == self.limits.max_depth {
             return Err(self.exceeded(Limit::Depth));
         }
@@ -157,8 +155,7 @@ impl<'a> BodyReader<'a> {
             return Err(self.exceeded(Limit::HeaderElements));
         }
         self.header_left -= 1;
-        let (tag, pos) = self.in_input(&start)?;
-        let (name, attrs) = tag.split_at(start.name().as_ref().len());
+        let (name, attrs) = tag.split_at(name_len);
         if name.len() > self.limits.max_name_len {
             return Err(self.exceeded(Limit::NameLength));
         }
@@ -180,8 +177,7 @@ impl<'a> BodyReader<'a> {
 
     /// Takes an end tag, which must close the innermost open element.
     #[inline]
-    pub(super) fn leave(&mut self, end: &BytesEnd<'_>) -> Result<(), SoapError> {
-        let name = end.name().into_inner();
+    pub(super) fn leave(&mut self, name: &[u8]) -> Result<(), SoapError> {
         match self.open.pop() {
             Some(open) if open == name => {
                 self.closed = true;
@@ -199,16 +195,6 @@ impl<'a> BodyReader<'a> {
     /// Elements open around the current position (the Envelope is 1).
     pub(super) fn depth(&self) -> usize {
         self.open.len()
-    }
-
-    /// The tag's bytes as a slice of the input (which the slice reader always borrows from), and its offset.
-    fn in_input(&self, start: &BytesStart<'a>) -> Result<(&'a [u8], usize), SoapError> {
-        let bytes: &[u8] = start;
-        let offset = (bytes.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
-        match self.input.get(offset..offset.wrapping_add(bytes.len())) {
-            Some(tag) if std::ptr::eq(tag.as_ptr(), bytes.as_ptr()) => Ok((tag, offset)),
-            _ => Err(self.xml_error("start tag not read from the input")),
-        }
     }
 
     /// Checks every attribute of `el` (syntax, count, name length, no duplicates) and brings its namespace
@@ -330,19 +316,21 @@ impl<'a> BodyReader<'a> {
     pub fn next_child(&mut self) -> Result<Option<Element<'a>>, SoapError> {
         loop {
             match self.event()? {
-                Event::Start(start) => return self.enter(start).map(Some),
-                Event::End(end) => {
-                    self.leave(&end)?;
+                Token::Start { tag, name_len, pos } => {
+                    return self.enter(tag, name_len, pos).map(Some)
+                }
+                Token::End(name) => {
+                    self.leave(name)?;
                     return Ok(None);
                 }
-                Event::Text(t) if is_blank(&t) => {}
-                Event::Text(_) | Event::CData(_) => {
+                Token::Text(t) if is_blank(t) => {}
+                Token::Text(_) | Token::CData(_) => {
                     return Err(SoapError::UnexpectedText(String::new()))
                 }
-                Event::Comment(_) | Event::PI(_) => {}
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Eof => return Err(self.xml_error("unexpected end of document")),
-                Event::Decl(_) | Event::Empty(_) => return Err(self.xml_error("unexpected markup")),
+                Token::Comment | Token::Pi => {}
+                Token::DocType => return Err(SoapError::Doctype),
+                Token::Eof => return Err(self.xml_error("unexpected end of document")),
+                Token::Decl(_) => return Err(self.xml_error("unexpected markup")),
             }
         }
     }
@@ -397,41 +385,35 @@ impl<'a> BodyReader<'a> {
         // Whether every piece so far was plain (and so needs no character check).
         let mut plain = true;
         loop {
-            let event = self.event()?;
-            plain &=
-                matches!(&event, Event::Text(t) if is_plain(t)) || matches!(event, Event::End(_));
-            let piece: Cow<'a, str> = match event {
+            let piece: Cow<'a, str> = match self.event()? {
                 // Printable ASCII without references (the usual field) needs no unescaping and no
                 // character check: one pass decides.
-                Event::Text(t) if plain => match t.into_inner() {
-                    Cow::Borrowed(raw) => Cow::Borrowed(
-                        std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                    Cow::Owned(raw) => Cow::Owned(
-                        String::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                },
-                Event::Text(t) => t.unescape().map_err(|e| self.xml_error(&e.to_string()))?,
-                Event::CData(c) => match c.into_inner() {
-                    Cow::Borrowed(b) => Cow::Borrowed(
-                        std::str::from_utf8(b).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                    Cow::Owned(b) => Cow::Owned(
-                        String::from_utf8(b).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                },
-                Event::End(end) => {
-                    self.leave(&end)?;
+                Token::Text(t) if plain && is_plain(t) => Cow::Borrowed(self.utf8(t)?),
+                Token::Text(t) => {
+                    plain = false;
+                    self.unescape(t)?
+                }
+                Token::CData(c) => {
+                    plain = false;
+                    match c {
+                        Cow::Borrowed(b) => Cow::Borrowed(self.utf8(b)?),
+                        Cow::Owned(b) => Cow::Owned(
+                            String::from_utf8(b).map_err(|e| self.xml_error(&e.to_string()))?,
+                        ),
+                    }
+                }
+                Token::End(name) => {
+                    self.leave(name)?;
                     break;
                 }
-                Event::Start(start) => {
-                    let el = self.enter(start)?;
+                Token::Start { tag, name_len, pos } => {
+                    let el = self.enter(tag, name_len, pos)?;
                     return Err(self.unexpected(&el));
                 }
-                Event::Comment(_) | Event::PI(_) => continue,
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Eof => return Err(self.xml_error("unexpected end of document")),
-                Event::Decl(_) | Event::Empty(_) => return Err(self.xml_error("unexpected markup")),
+                Token::Comment | Token::Pi => continue,
+                Token::DocType => return Err(SoapError::Doctype),
+                Token::Eof => return Err(self.xml_error("unexpected end of document")),
+                Token::Decl(_) => return Err(self.xml_error("unexpected markup")),
             };
             if text.is_empty() {
                 text = piece;
@@ -446,6 +428,15 @@ impl<'a> BodyReader<'a> {
             })?;
         }
         Ok(text)
+    }
+
+    fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
+        std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))
+    }
+
+    /// Character data with its entity and character references expanded.
+    fn unescape(&self, raw: &'a [u8]) -> Result<Cow<'a, str>, SoapError> {
+        quick_xml::escape::unescape(self.utf8(raw)?).map_err(|e| self.xml_error(&e.to_string()))
     }
 
     /// The text of the current element as an xsd:QName, its prefix resolved through the declarations in
@@ -491,22 +482,22 @@ impl<'a> BodyReader<'a> {
         let target = self.depth().saturating_sub(1);
         while self.depth() > target {
             match self.event()? {
-                Event::Start(start) => {
-                    self.enter(start)?;
+                Token::Start { tag, name_len, pos } => {
+                    self.enter(tag, name_len, pos)?;
                 }
-                Event::End(end) => self.leave(&end)?,
-                Event::Text(t) => {
+                Token::End(name) => self.leave(name)?,
+                Token::Text(t) => {
                     if let Some(text) = text.as_deref_mut() {
-                        text.push_str(&t.unescape().map_err(|e| self.xml_error(&e.to_string()))?);
+                        text.push_str(&self.unescape(t)?);
                     }
                 }
-                Event::CData(c) => {
+                Token::CData(c) => {
                     if let Some(text) = text.as_deref_mut() {
                         text.push_str(&String::from_utf8_lossy(&c));
                     }
                 }
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Eof => return Err(self.xml_error("unexpected end of document")),
+                Token::DocType => return Err(SoapError::Doctype),
+                Token::Eof => return Err(self.xml_error("unexpected end of document")),
                 _ => {}
             }
         }
