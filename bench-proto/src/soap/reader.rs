@@ -4,8 +4,9 @@
 //! any message stays linear in its size. Any prefix (or the default namespace) works.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
-use super::attrs::{is_name, split_qname, Attr, Attrs};
+use super::attrs::{qname_colon, Attr, Attrs};
 use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
 use super::scan::{ScanError, Scanner, Token};
@@ -18,6 +19,8 @@ use crate::xsd::{self, XsdError};
 pub struct Element<'a> {
     /// The qualified name as written.
     name: &'a [u8],
+    /// Where the local name starts in `name` (after the prefix and its colon; 0 if unprefixed).
+    local: usize,
     /// What follows the name inside the tag: the attributes (already checked).
     attrs: &'a [u8],
     /// Offset of the attribute bytes in the input, for error positions.
@@ -29,11 +32,11 @@ pub struct Element<'a> {
 impl<'a> Element<'a> {
     /// The local name (without prefix).
     pub fn local_name(&self) -> &'a [u8] {
-        split_qname(self.name).1
+        &self.name[self.local..]
     }
 
     fn prefix(&self) -> Option<&'a [u8]> {
-        split_qname(self.name).0
+        (self.local > 0).then(|| &self.name[..self.local - 1])
     }
 
     pub(super) fn describe(&self) -> String {
@@ -67,6 +70,10 @@ pub struct BodyReader<'a> {
     header_left: usize,
     /// Comments and processing instructions read so far.
     comments: usize,
+    /// The scope's generation, the binding [`is_in`](Self::is_in) last found bound to the namespace at an
+    /// address, and that address: every field of a message asks the same question, and comparing URIs is
+    /// the cost.
+    ns_memo: Cell<(u64, usize, usize, usize)>,
 }
 
 pub(super) fn is_blank(b: &[u8]) -> bool {
@@ -84,6 +91,7 @@ impl<'a> BodyReader<'a> {
             seen: Vec::new(),
             header_left: usize::MAX,
             comments: 0,
+            ns_memo: Cell::new((u64::MAX, 0, 0, 0)),
         }
     }
 
@@ -110,10 +118,7 @@ impl<'a> BodyReader<'a> {
     /// [`leave`](Self::leave).
     #[inline]
     pub(super) fn event(&mut self) -> Result<Token<'a>, SoapError> {
-        if self.closed {
-            self.ns.leave(self.open.len());
-            self.closed = false;
-        }
+        self.settle();
         let event = self
             .scan
             .next_token()
@@ -128,6 +133,15 @@ impl<'a> BodyReader<'a> {
             }
         }
         Ok(event)
+    }
+
+    /// Takes the declarations of the element whose end tag was just read out of scope.
+    #[inline]
+    fn settle(&mut self) {
+        if self.closed {
+            self.ns.leave(self.open.len());
+            self.closed = false;
+        }
     }
 
     /// Bounds the elements read from now on by [`Limits::max_header_elements`] (`true`), or lifts the bound.
@@ -159,12 +173,13 @@ impl<'a> BodyReader<'a> {
         if name.len() > self.limits.max_name_len {
             return Err(self.exceeded(Limit::NameLength));
         }
-        if !is_name(name) {
+        let Some(colon) = qname_colon(name) else {
             return Err(self.xml_error_at(pos as u64, "not a valid element name"));
-        }
+        };
         self.open.push(name);
         let mut el = Element {
             name,
+            local: colon.map_or(0, |i| i + 1),
             attrs,
             attrs_pos: pos + name.len(),
             prefixed_attrs: false,
@@ -269,8 +284,19 @@ impl<'a> BodyReader<'a> {
 
     /// True if `el` resolves to namespace `ns` (`""` meaning no namespace).
     pub fn is_in(&self, el: &Element<'_>, ns: &str) -> bool {
+        let binding = self.ns.binding_of(el.prefix());
+        let memo = binding.map(|i| (self.ns.generation(), i, ns.as_ptr() as usize, ns.len()));
+        if memo.is_some() && memo == Some(self.ns_memo.get()) {
+            return true;
+        }
         match self.resolve(el) {
-            Resolved::Bound(n) => n == ns.as_bytes(),
+            Resolved::Bound(n) if n == ns.as_bytes() => {
+                if let Some(memo) = memo {
+                    self.ns_memo.set(memo);
+                }
+                true
+            }
+            Resolved::Bound(_) => false,
             Resolved::NoNamespace => ns.is_empty(),
             Resolved::Undeclared => false,
         }
@@ -381,6 +407,39 @@ impl<'a> BodyReader<'a> {
     /// The text content of the current element (which must have no child elements), up to its end tag.
     /// Entities and character references are expanded; CDATA is taken as is.
     pub fn text(&mut self) -> Result<Cow<'a, str>, SoapError> {
+        if let Some(raw) = self.plain_text()? {
+            return Ok(Cow::Borrowed(self.utf8(raw)?));
+        }
+        self.general_text()
+    }
+
+    /// As [`text`](Self::text), as bytes: plain text needs no UTF-8 check (it is ASCII).
+    pub fn text_bytes(&mut self) -> Result<Cow<'a, [u8]>, SoapError> {
+        if let Some(raw) = self.plain_text()? {
+            return Ok(Cow::Borrowed(raw));
+        }
+        Ok(match self.general_text()? {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        })
+    }
+
+    /// The usual field, plain text and the end tag right after it: consumed, the text returned. Anything
+    /// else is left for [`general_text`](Self::general_text).
+    #[inline]
+    fn plain_text(&mut self) -> Result<Option<&'a [u8]>, SoapError> {
+        self.settle();
+        match self.scan.text_then_end() {
+            Some((text, end, next)) if is_plain(text) => {
+                self.scan.seek(next);
+                self.leave(end)?;
+                Ok(Some(text))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn general_text(&mut self) -> Result<Cow<'a, str>, SoapError> {
         let mut text: Cow<'a, str> = Cow::Borrowed("");
         // Whether every piece so far was plain (and so needs no character check).
         let mut plain = true;
@@ -505,10 +564,25 @@ impl<'a> BodyReader<'a> {
     }
 }
 
-/// Whether `raw` is printable ASCII without `&`: text that is its own value and needs no checks.
+/// Whether `raw` is printable ASCII without `&`: text that is its own value and needs no checks. Eight bytes
+/// at a time (bit tricks on a `u64`: any byte at or above 0x7F, below 0x20, or equal to `&`).
+#[inline]
 fn is_plain(raw: &[u8]) -> bool {
-    raw.iter()
-        .fold(true, |ok, &b| ok & (0x20..0x7F).contains(&b) & (b != b'&'))
+    const LO: u64 = u64::from_le_bytes([0x01; 8]);
+    const HI: u64 = u64::from_le_bytes([0x80; 8]);
+    let byte_ok = |b: u8| (0x20..0x7F).contains(&b) & (b != b'&');
+    let mut chunks = raw.chunks_exact(8);
+    let mut bad = 0u64;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let amp = x ^ (LO * u64::from(b'&'));
+        bad |= (x.wrapping_add(LO) | x)
+            | (x.wrapping_sub(LO * 0x20) & !x)
+            | (amp.wrapping_sub(LO) & !amp);
+    }
+    bad & HI == 0 && chunks.remainder().iter().all(|&b| byte_ok(b))
 }
 
 /// An error message for a fault, cut after 300 bytes: quick-xml's messages quote the input (a whole unknown
@@ -559,4 +633,25 @@ fn has_duplicates(names: &mut [(u128, &[u8])]) -> bool {
     }
     names.sort_unstable();
     names.windows(2).any(|w| w[0] == w[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain;
+
+    #[test]
+    fn plain_text_is_printable_ascii_without_references() {
+        let slow = |b: &[u8]| b.iter().all(|&c| (0x20..0x7F).contains(&c) && c != b'&');
+        for len in [0, 1, 7, 8, 9, 16, 23] {
+            let base = vec![b'a'; len];
+            assert!(is_plain(&base));
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut t = base.clone();
+                    t[at] = b;
+                    assert_eq!(is_plain(&t), slow(&t), "byte {b:#x} at {at} of {len}");
+                }
+            }
+        }
+    }
 }

@@ -75,6 +75,27 @@ impl<'a> Scanner<'a> {
         self.pos
     }
 
+    /// Whether what follows is text without markup (perhaps none) and then an end tag: the text, the end
+    /// tag's name and the offset after it; nothing is consumed (see [`seek`](Self::seek)).
+    #[inline]
+    pub(super) fn text_then_end(&self) -> Option<(&'a [u8], &'a [u8], usize)> {
+        if self.pending_end.is_some() {
+            return None;
+        }
+        let rest = self.input.get(self.pos..)?;
+        let lt = find_lt(rest)?;
+        if rest.get(lt + 1) != Some(&b'/') {
+            return None;
+        }
+        let (name, used) = end_name(&rest[lt + 2..])?;
+        Some((&rest[..lt], name, self.pos + lt + 2 + used))
+    }
+
+    /// Moves to `pos`, an offset [`text_then_end`](Self::text_then_end) returned.
+    pub(super) fn seek(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
     fn error(&self, pos: usize, msg: &str) -> ScanError {
         ScanError {
             pos,
@@ -105,18 +126,10 @@ impl<'a> Scanner<'a> {
     }
 
     fn end_tag(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
-        let body = &self.input[start + 2..];
-        let Some(gt) = memchr(b'>', body) else {
+        let Some((name, used)) = end_name(&self.input[start + 2..]) else {
             return Err(self.error(start, "unclosed end tag"));
         };
-        let mut name = &body[..gt];
-        while let [rest @ .., last] = name {
-            if !is_space(*last) {
-                break;
-            }
-            name = rest;
-        }
-        self.pos = start + 2 + gt + 1;
+        self.pos = start + 2 + used;
         Ok(Token::End(name))
     }
 
@@ -126,7 +139,7 @@ impl<'a> Scanner<'a> {
         // The tag ends at the first `>` outside quoted attribute values.
         let mut i = 0;
         let gt = loop {
-            let Some(at) = memchr3(b'>', b'"', b'\'', &body[i..]) else {
+            let Some(at) = find_tag_end(&body[i..]) else {
                 return Err(self.error(start, "unclosed start tag"));
             };
             let at = i + at;
@@ -134,7 +147,7 @@ impl<'a> Scanner<'a> {
             if quote == b'>' {
                 break at;
             }
-            let Some(close) = memchr(quote, &body[at + 1..]) else {
+            let Some(close) = find_byte(quote, &body[at + 1..]) else {
                 return Err(self.error(start, "unclosed attribute value"));
             };
             i = at + 1 + close + 1;
@@ -182,18 +195,56 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// The position of the first `<`: a plain loop for short text (most fields), `memchr` beyond.
+/// Names, tags and most fields are short: a plain loop over the first bytes beats `memchr`'s set-up, which
+/// serves beyond them.
+const SHORT: usize = 24;
+
+/// The position of the first `<`.
 #[inline]
 fn find_lt(hay: &[u8]) -> Option<usize> {
-    const SHORT: usize = 16;
+    find_byte(b'<', hay)
+}
+
+#[inline]
+fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
     let head = &hay[..hay.len().min(SHORT)];
-    if let Some(i) = head.iter().position(|&c| c == b'<') {
+    if let Some(i) = head.iter().position(|&c| c == needle) {
         return Some(i);
     }
     if hay.len() <= SHORT {
         return None;
     }
-    memchr(b'<', &hay[SHORT..]).map(|i| i + SHORT)
+    memchr(needle, &hay[SHORT..]).map(|i| i + SHORT)
+}
+
+/// The position of the first `>`, `"` or `'`.
+#[inline]
+fn find_tag_end(hay: &[u8]) -> Option<usize> {
+    let head = &hay[..hay.len().min(SHORT)];
+    if let Some(i) = head
+        .iter()
+        .position(|&c| matches!(c, b'>' | b'"' | b'\''))
+    {
+        return Some(i);
+    }
+    if hay.len() <= SHORT {
+        return None;
+    }
+    memchr3(b'>', b'"', b'\'', &hay[SHORT..]).map(|i| i + SHORT)
+}
+
+/// After `</`: the end tag's name (trailing whitespace dropped) and the bytes up to and including `>`.
+#[inline]
+fn end_name(after: &[u8]) -> Option<(&[u8], usize)> {
+    let gt = find_byte(b'>', after)?;
+    let mut name = &after[..gt];
+    while let [rest @ .., last] = name {
+        if !is_space(*last) {
+            break;
+        }
+        name = rest;
+    }
+    Some((name, gt + 1))
 }
 
 #[cfg(test)]
