@@ -190,6 +190,29 @@ impl<'a> BodyReader<'a> {
         Ok(el)
     }
 
+    /// [`enter`](Self::enter) for a start tag without attributes whose name is known to be valid.
+    #[inline]
+    fn enter_plain(&mut self, name: &'a [u8], pos: usize) -> Result<Element<'a>, SoapError> {
+        if self.open.len() == self.limits.max_depth {
+            return Err(self.exceeded(Limit::Depth));
+        }
+        if self.header_left == 0 {
+            return Err(self.exceeded(Limit::HeaderElements));
+        }
+        self.header_left -= 1;
+        if name.len() > self.limits.max_name_len {
+            return Err(self.exceeded(Limit::NameLength));
+        }
+        self.open.push(name);
+        Ok(Element {
+            name,
+            local: 0,
+            attrs: &[],
+            attrs_pos: pos + name.len(),
+            prefixed_attrs: false,
+        })
+    }
+
     /// Takes an end tag, which must close the innermost open element.
     #[inline]
     pub(super) fn leave(&mut self, name: &[u8]) -> Result<(), SoapError> {
@@ -340,6 +363,16 @@ impl<'a> BodyReader<'a> {
     /// The next child element of the current element, or `None` once its end tag is consumed.
     #[inline]
     pub fn next_child(&mut self) -> Result<Option<Element<'a>>, SoapError> {
+        self.settle();
+        // The usual end, `</name>` of the innermost element right here.
+        if let Some(&open) = self.open.last() {
+            if let Some(next) = self.scan.close_here(open) {
+                self.scan.seek(next);
+                self.open.pop();
+                self.closed = true;
+                return Ok(None);
+            }
+        }
         loop {
             match self.event()? {
                 Token::Start { tag, name_len, pos } => {
@@ -367,8 +400,14 @@ impl<'a> BodyReader<'a> {
         ns: &'static str,
         name: &'static str,
     ) -> Result<Element<'a>, SoapError> {
-        let Some(el) = self.next_child()? else {
-            return Err(SoapError::MissingField(String::new()));
+        self.settle();
+        // The usual child, `<name>` right here: no name to check (it is the schema's), no attributes.
+        let el = match self.scan.open_plain(name.as_bytes()) {
+            Some((tag, pos)) => self.enter_plain(tag, pos)?,
+            None => match self.next_child()? {
+                Some(el) => el,
+                None => return Err(SoapError::MissingField(String::new())),
+            },
         };
         if el.local_name() != name.as_bytes() {
             return Err(SoapError::UnexpectedElement {
@@ -429,10 +468,14 @@ impl<'a> BodyReader<'a> {
     #[inline]
     fn plain_text(&mut self) -> Result<Option<&'a [u8]>, SoapError> {
         self.settle();
-        match self.scan.text_then_end() {
-            Some((text, end, next)) if is_plain(text) => {
+        let Some(&open) = self.open.last() else {
+            return Ok(None);
+        };
+        match self.scan.text_then_close(open) {
+            Some((text, next)) if is_plain(text) => {
                 self.scan.seek(next);
-                self.leave(end)?;
+                self.open.pop();
+                self.closed = true;
                 Ok(Some(text))
             }
             _ => Ok(None),

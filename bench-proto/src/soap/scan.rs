@@ -75,20 +75,50 @@ impl<'a> Scanner<'a> {
         self.pos
     }
 
-    /// Whether what follows is text without markup (perhaps none) and then an end tag: the text, the end
-    /// tag's name and the offset after it; nothing is consumed (see [`seek`](Self::seek)).
+    /// Whether `<name>` is what follows: the name as a slice of the input and its offset, consumed.
     #[inline]
-    pub(super) fn text_then_end(&self) -> Option<(&'a [u8], &'a [u8], usize)> {
+    pub(super) fn open_plain(&mut self, name: &[u8]) -> Option<(&'a [u8], usize)> {
+        if self.pending_end.is_some() {
+            return None;
+        }
+        let from = self.pos + 1;
+        let tag = self.input.get(self.pos..from + name.len() + 1)?;
+        if tag[0] != b'<' || tag[tag.len() - 1] != b'>' || &tag[1..tag.len() - 1] != name {
+            return None;
+        }
+        self.pos = from + name.len() + 1;
+        Some((&self.input[from..from + name.len()], from))
+    }
+
+    /// Whether `</name>` is what follows: the offset after it (nothing is consumed; see
+    /// [`seek`](Self::seek)).
+    #[inline]
+    pub(super) fn close_here(&self, name: &[u8]) -> Option<usize> {
+        if self.pending_end.is_some() {
+            return None;
+        }
+        let end = self.pos + name.len() + 3;
+        let tag = self.input.get(self.pos..end)?;
+        (tag.starts_with(b"</") && tag[tag.len() - 1] == b'>' && &tag[2..tag.len() - 1] == name)
+            .then_some(end)
+    }
+
+    /// Whether what follows is text without markup (perhaps none) and then `</name>`: the text and the
+    /// offset after the end tag (nothing is consumed; see [`seek`](Self::seek)).
+    #[inline]
+    pub(super) fn text_then_close(&self, name: &[u8]) -> Option<(&'a [u8], usize)> {
         if self.pending_end.is_some() {
             return None;
         }
         let rest = self.input.get(self.pos..)?;
         let lt = find_lt(rest)?;
-        if rest.get(lt + 1) != Some(&b'/') {
-            return None;
+        let end = Scanner {
+            input: self.input,
+            pos: self.pos + lt,
+            pending_end: None,
         }
-        let (name, used) = end_name(&rest[lt + 2..])?;
-        Some((&rest[..lt], name, self.pos + lt + 2 + used))
+        .close_here(name)?;
+        Some((&rest[..lt], end))
     }
 
     /// Moves to `pos`, an offset [`text_then_end`](Self::text_then_end) returned.
