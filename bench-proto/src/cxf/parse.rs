@@ -34,7 +34,9 @@ pub fn parse_response(body: &[u8]) -> Result<Response, SoapError> {
 fn request_body(r: &mut BodyReader<'_>, op: Operation) -> Result<Request, SoapError> {
     let req = match op {
         Operation::EchoStringDoc => Request::EchoString(r.string_field(NS, "in")?),
-        Operation::EchoBase64Doc => Request::EchoBase64(r.bytes_field(NS, "in", xsd::parse_base64_bytes)?),
+        Operation::EchoBase64Doc => {
+            Request::EchoBase64(r.bytes_field(NS, "in", xsd::parse_base64_bytes)?)
+        }
         Operation::EchoComplexTypeDoc => {
             let items = r.within(NS, "in", seq)?;
             let id = r.field(NS, "id", xsd::parse_int)?;
@@ -48,7 +50,9 @@ fn request_body(r: &mut BodyReader<'_>, op: Operation) -> Result<Request, SoapEr
 fn response_body(r: &mut BodyReader<'_>, op: Operation) -> Result<Response, SoapError> {
     let resp = match op {
         Operation::EchoStringDoc => Response::EchoString(r.string_field(NS, "out")?),
-        Operation::EchoBase64Doc => Response::EchoBase64(r.bytes_field(NS, "out", xsd::parse_base64_bytes)?),
+        Operation::EchoBase64Doc => {
+            Response::EchoBase64(r.bytes_field(NS, "out", xsd::parse_base64_bytes)?)
+        }
         Operation::EchoComplexTypeDoc => {
             let items = r.within(NS, "return", seq)?;
             let id_out = r.field(NS, "idout", xsd::parse_int)?;

@@ -108,12 +108,18 @@ impl<'a> BodyReader<'a> {
         loop {
             let index = items.len();
             let at = |e: SoapError| e.at(&format!("{name}[{index}]"));
-            let Some(el) = self.next_child().map_err(at)? else {
-                return Ok(items);
+            let el = match self.plain_child(name).map_err(at)? {
+                Some(el) => el,
+                None => {
+                    let Some(el) = self.next_child().map_err(at)? else {
+                        return Ok(items);
+                    };
+                    if el.local_name() != name.as_bytes() {
+                        return Err(self.unexpected(&el));
+                    }
+                    el
+                }
             };
-            if el.local_name() != name.as_bytes() {
-                return Err(self.unexpected(&el));
-            }
             if !self.is_in(&el, ns) {
                 let found = self.namespace_of(&el);
                 return Err(at(SoapError::WrongNamespace {

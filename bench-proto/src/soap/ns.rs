@@ -97,13 +97,6 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// Which binding a name with this prefix takes its namespace from, if one does.
-    #[inline]
-    pub(super) fn binding_of(&self, prefix: Option<&[u8]>) -> Option<usize> {
-        let key = prefix.unwrap_or_default();
-        self.bindings.iter().rposition(|b| b.prefix == key)
-    }
-
     /// The namespace of a name with this prefix (`None`: unprefixed, so the default namespace).
     pub(super) fn resolve(&self, prefix: Option<&[u8]>) -> Resolved<'_> {
         let key = match prefix {

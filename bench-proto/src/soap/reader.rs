@@ -9,7 +9,7 @@ use std::cell::Cell;
 use super::attrs::{qname_colon, Attr, Attrs};
 use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
-use super::scan::{ScanError, Scanner, Token};
+use super::scan::{same, ScanError, Scanner, Token};
 use super::SoapError;
 use crate::xsd::{self, XsdError};
 
@@ -70,10 +70,10 @@ pub struct BodyReader<'a> {
     header_left: usize,
     /// Comments and processing instructions read so far.
     comments: usize,
-    /// The scope's generation, the binding [`is_in`](Self::is_in) last found bound to the namespace at an
-    /// address, and that address: every field of a message asks the same question, and comparing URIs is
-    /// the cost.
-    ns_memo: Cell<(u64, usize, usize, usize)>,
+    /// The scope's generation and the namespace (address, length) [`is_in`](Self::is_in) last found the
+    /// default namespace to be: every field of a message asks the same question, and comparing URIs is the
+    /// cost.
+    ns_memo: Cell<(u64, usize, usize)>,
 }
 
 pub(super) fn is_blank(b: &[u8]) -> bool {
@@ -91,7 +91,7 @@ impl<'a> BodyReader<'a> {
             seen: Vec::new(),
             header_left: usize::MAX,
             comments: 0,
-            ns_memo: Cell::new((u64::MAX, 0, 0, 0)),
+            ns_memo: Cell::new((u64::MAX, 0, 0)),
         }
     }
 
@@ -190,6 +190,17 @@ impl<'a> BodyReader<'a> {
         Ok(el)
     }
 
+    /// The usual child, `<name>` right here (no prefix, no attributes: a name the schema gives needs no
+    /// check), entered; `None` (nothing read) for anything else.
+    #[inline]
+    pub(super) fn plain_child(&mut self, name: &str) -> Result<Option<Element<'a>>, SoapError> {
+        self.settle();
+        match self.scan.open_plain(name.as_bytes()) {
+            Some((tag, pos)) => self.enter_plain(tag, pos).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// [`enter`](Self::enter) for a start tag without attributes whose name is known to be valid.
     #[inline]
     fn enter_plain(&mut self, name: &'a [u8], pos: usize) -> Result<Element<'a>, SoapError> {
@@ -217,7 +228,7 @@ impl<'a> BodyReader<'a> {
     #[inline]
     pub(super) fn leave(&mut self, name: &[u8]) -> Result<(), SoapError> {
         match self.open.pop() {
-            Some(open) if open == name => {
+            Some(open) if same(open, name) => {
                 self.closed = true;
                 Ok(())
             }
@@ -307,14 +318,15 @@ impl<'a> BodyReader<'a> {
 
     /// True if `el` resolves to namespace `ns` (`""` meaning no namespace).
     pub fn is_in(&self, el: &Element<'_>, ns: &str) -> bool {
-        let binding = self.ns.binding_of(el.prefix());
-        let memo = binding.map(|i| (self.ns.generation(), i, ns.as_ptr() as usize, ns.len()));
-        if memo.is_some() && memo == Some(self.ns_memo.get()) {
+        // Remembered for unprefixed names only (the default namespace: what nearly every field uses).
+        let memo = (self.ns.generation(), ns.as_ptr() as usize, ns.len());
+        let unprefixed = el.local == 0;
+        if unprefixed && self.ns_memo.get() == memo {
             return true;
         }
         match self.resolve(el) {
             Resolved::Bound(n) if n == ns.as_bytes() => {
-                if let Some(memo) = memo {
+                if unprefixed {
                     self.ns_memo.set(memo);
                 }
                 true
@@ -400,10 +412,8 @@ impl<'a> BodyReader<'a> {
         ns: &'static str,
         name: &'static str,
     ) -> Result<Element<'a>, SoapError> {
-        self.settle();
-        // The usual child, `<name>` right here: no name to check (it is the schema's), no attributes.
-        let el = match self.scan.open_plain(name.as_bytes()) {
-            Some((tag, pos)) => self.enter_plain(tag, pos)?,
+        let el = match self.plain_child(name)? {
+            Some(el) => el,
             None => match self.next_child()? {
                 Some(el) => el,
                 None => return Err(SoapError::MissingField(String::new())),

@@ -83,7 +83,7 @@ impl<'a> Scanner<'a> {
         }
         let from = self.pos + 1;
         let tag = self.input.get(self.pos..from + name.len() + 1)?;
-        if tag[0] != b'<' || tag[tag.len() - 1] != b'>' || &tag[1..tag.len() - 1] != name {
+        if tag[0] != b'<' || tag[tag.len() - 1] != b'>' || !same(&tag[1..tag.len() - 1], name) {
             return None;
         }
         self.pos = from + name.len() + 1;
@@ -99,7 +99,7 @@ impl<'a> Scanner<'a> {
         }
         let end = self.pos + name.len() + 3;
         let tag = self.input.get(self.pos..end)?;
-        (tag.starts_with(b"</") && tag[tag.len() - 1] == b'>' && &tag[2..tag.len() - 1] == name)
+        (tag.starts_with(b"</") && tag[tag.len() - 1] == b'>' && same(&tag[2..tag.len() - 1], name))
             .then_some(end)
     }
 
@@ -187,10 +187,7 @@ impl<'a> Scanner<'a> {
             Some(tag) => (tag, true),
             None => (&body[..gt], false),
         };
-        let name_len = tag
-            .iter()
-            .position(|&b| is_space(b))
-            .unwrap_or(tag.len());
+        let name_len = tag.iter().position(|&b| is_space(b)).unwrap_or(tag.len());
         if empty {
             self.pending_end = Some(&tag[..name_len]);
         }
@@ -229,6 +226,25 @@ impl<'a> Scanner<'a> {
 /// serves beyond them.
 const SHORT: usize = 24;
 
+/// `a == b` for names: those of up to 16 bytes in two overlapping 8-byte words, not a `memcmp` call.
+#[inline]
+pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    match n {
+        0..=7 => a.iter().zip(b).fold(true, |eq, (x, y)| eq & (x == y)),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// The position of the first `<`.
 #[inline]
 fn find_lt(hay: &[u8]) -> Option<usize> {
@@ -251,10 +267,7 @@ fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
 #[inline]
 fn find_tag_end(hay: &[u8]) -> Option<usize> {
     let head = &hay[..hay.len().min(SHORT)];
-    if let Some(i) = head
-        .iter()
-        .position(|&c| matches!(c, b'>' | b'"' | b'\''))
-    {
+    if let Some(i) = head.iter().position(|&c| matches!(c, b'>' | b'"' | b'\'')) {
         return Some(i);
     }
     if hay.len() <= SHORT {
@@ -303,6 +316,27 @@ mod tests {
                 }
             };
             out.push(t);
+        }
+    }
+
+    #[test]
+    fn names_compare_equal_only_when_equal() {
+        let names = [
+            "",
+            "a",
+            "ab",
+            "varFloat",
+            "varStruct",
+            "varUnsignedLong",
+            "varBase64Binary",
+            "a_very_long_element_name",
+            "varFloaT",
+            "varStrucu",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(same(a.as_bytes(), b.as_bytes()), a == b, "{a} {b}");
+            }
         }
     }
 

@@ -67,11 +67,33 @@ pub fn parse_hex_bytes(raw: &[u8]) -> Result<Vec<u8>, XsdError> {
     let s = collapse_bytes(raw);
     let lossy = || String::from_utf8_lossy(raw);
     if s.len() % 2 != 0 {
-        return Err(XsdError::because("hexBinary", &lossy(), "odd number of digits"));
+        return Err(XsdError::because(
+            "hexBinary",
+            &lossy(),
+            "odd number of digits",
+        ));
     }
     let mut out = vec![0u8; s.len() / 2];
     let mut invalid = 0u8;
-    for (o, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
+    // Four bytes from eight digits per step: fewer loop checks, the look-ups independent.
+    let mut outs = out.chunks_exact_mut(4);
+    let mut ins = s.chunks_exact(8);
+    for (o, d) in (&mut outs).zip(&mut ins) {
+        let v = |i: usize| HEX_VALUE[usize::from(d[i])];
+        let (a, b, c, e) = (
+            v(0) << 4 | v(1),
+            v(2) << 4 | v(3),
+            v(4) << 4 | v(5),
+            v(6) << 4 | v(7),
+        );
+        invalid |= v(0) | v(1) | v(2) | v(3) | v(4) | v(5) | v(6) | v(7);
+        o.copy_from_slice(&[a, b, c, e]);
+    }
+    for (o, pair) in outs
+        .into_remainder()
+        .iter_mut()
+        .zip(ins.remainder().chunks_exact(2))
+    {
         let (hi, lo) = (
             HEX_VALUE[usize::from(pair[0])],
             HEX_VALUE[usize::from(pair[1])],
