@@ -80,31 +80,20 @@ fn escape(b: u8) -> &'static [u8] {
     }
 }
 
-/// Bytes whose [`SPECIAL`] class has bit `class` are escaped: one pass of table look-ups finds whether any
-/// is there, so that the usual text is copied whole.
+/// Bytes whose [`SPECIAL`] class has bit `class` are escaped. One pass of table look-ups; runs between them
+/// are copied whole (the usual text, without any, in one copy at the end).
 #[inline]
 fn write_escaped(out: &mut Vec<u8>, s: &str, class: u8) {
     let bytes = s.as_bytes();
-    if bytes
-        .iter()
-        .fold(0u8, |any, &b| any | SPECIAL[usize::from(b)])
-        & class
-        == 0
-    {
-        out.extend_from_slice(bytes);
-        return;
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if SPECIAL[usize::from(b)] & class != 0 {
+            out.extend_from_slice(&bytes[run..i]);
+            out.extend_from_slice(escape(b));
+            run = i + 1;
+        }
     }
-    let mut rest = bytes;
-    // Runs without specials are copied whole.
-    while let Some(i) = rest
-        .iter()
-        .position(|&b| SPECIAL[usize::from(b)] & class != 0)
-    {
-        out.extend_from_slice(&rest[..i]);
-        out.extend_from_slice(escape(rest[i]));
-        rest = &rest[i + 1..];
-    }
-    out.extend_from_slice(rest);
+    out.extend_from_slice(&bytes[run..]);
 }
 
 /// Lets `write!` format straight into a byte buffer (no intermediate `String`).
