@@ -34,7 +34,9 @@ pub fn parse_response(body: &[u8]) -> Result<Response, SoapError> {
 fn request_body(r: &mut BodyReader<'_>, op: Operation) -> Result<Request, SoapError> {
     let req = match op {
         Operation::EchoStringDoc => Request::EchoString(r.string_field(NS, "in")?),
-        Operation::EchoBase64Doc => Request::EchoBase64(r.field(NS, "in", xsd::parse_base64)?),
+        Operation::EchoBase64Doc => {
+            Request::EchoBase64(r.bytes_field(NS, "in", xsd::parse_base64_bytes)?)
+        }
         Operation::EchoComplexTypeDoc => {
             let items = r.within(NS, "in", seq)?;
             let id = r.field(NS, "id", xsd::parse_int)?;
@@ -48,7 +50,9 @@ fn request_body(r: &mut BodyReader<'_>, op: Operation) -> Result<Request, SoapEr
 fn response_body(r: &mut BodyReader<'_>, op: Operation) -> Result<Response, SoapError> {
     let resp = match op {
         Operation::EchoStringDoc => Response::EchoString(r.string_field(NS, "out")?),
-        Operation::EchoBase64Doc => Response::EchoBase64(r.field(NS, "out", xsd::parse_base64)?),
+        Operation::EchoBase64Doc => {
+            Response::EchoBase64(r.bytes_field(NS, "out", xsd::parse_base64_bytes)?)
+        }
         Operation::EchoComplexTypeDoc => {
             let items = r.within(NS, "return", seq)?;
             let id_out = r.field(NS, "idout", xsd::parse_int)?;
@@ -71,8 +75,8 @@ fn item(r: &mut BodyReader<'_>) -> Result<NestedComplexType, SoapError> {
         var_unsigned_long: r.field(NS, "varUnsignedLong", xsd::parse_unsigned_long)?,
         var_float: r.field(NS, "varFloat", xsd::parse_float)?,
         var_qname: r.qname_field(NS, "varQName")?,
-        var_base64_binary: r.field(NS, "varBase64Binary", xsd::parse_base64)?,
-        var_hex_binary: r.field(NS, "varHexBinary", xsd::parse_hex)?,
+        var_base64_binary: r.bytes_field(NS, "varBase64Binary", xsd::parse_base64_bytes)?,
+        var_hex_binary: r.bytes_field(NS, "varHexBinary", xsd::parse_hex_bytes)?,
         var_struct: simple_struct(r)?,
         var_enum: r.field(NS, "varEnum", |s| {
             ColourEnum::parse(s).ok_or_else(|| XsdError::enumeration("ColourEnum", s))

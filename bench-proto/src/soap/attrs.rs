@@ -74,23 +74,32 @@ const NAME_CLASS: [u8; 256] = {
 
 /// Whether `name` is an XML name with at most one colon, not at either end (a namespace-valid QName).
 pub(super) fn is_name(name: &[u8]) -> bool {
+    qname_colon(name).is_some()
+}
+
+/// If `name` is a namespace-valid QName, where its colon is (`Some(None)`: unprefixed).
+#[inline]
+pub(super) fn qname_colon(name: &[u8]) -> Option<Option<usize>> {
+    let first = *name.first()?;
+    // The usual name has no colon: one table pass, no branches per byte.
+    if NAME_CLASS[usize::from(first)] == 2
+        && name
+            .iter()
+            .fold(true, |ok, &b| ok & (NAME_CLASS[usize::from(b)] != 0))
+    {
+        return Some(None);
+    }
     let mut colon = None;
-    let mut ok = !name.is_empty();
     for (i, &b) in name.iter().enumerate() {
-        let class = NAME_CLASS[usize::from(b)];
-        if class == 0 {
+        if NAME_CLASS[usize::from(b)] == 0 {
             if b != b':' || colon.is_some() {
-                ok = false;
-                break;
+                return None;
             }
             colon = Some(i);
         }
     }
-    ok && NAME_CLASS[usize::from(name[0])] == 2
-        && colon.map_or(true, |i| {
-            name.get(i + 1)
-                .is_some_and(|&b| NAME_CLASS[usize::from(b)] == 2)
-        })
+    let starts = |b: Option<&u8>| b.is_some_and(|&b| NAME_CLASS[usize::from(b)] == 2);
+    (starts(Some(&first)) && colon.map_or(true, |i| starts(name.get(i + 1)))).then_some(colon)
 }
 
 /// The position of the first `a` or `b` in `hay`. Most attribute values are short, where a plain loop beats

@@ -1,10 +1,9 @@
 //! Opening and closing a SOAP 1.1 envelope: the prolog (no DOCTYPE, UTF-8 only), the Envelope, its Header
 //! (refusing blocks marked mustUnderstand), the Body; and nothing but comments after the Envelope.
 
-use quick_xml::events::Event;
-
 use super::ns::Resolved;
 use super::reader::is_blank;
+use super::scan::Token;
 use super::{BodyReader, Element, Limits, SoapError, SOAP11_ENV_NS};
 use crate::xsd;
 
@@ -93,19 +92,19 @@ impl<'a> BodyReader<'a> {
     fn prolog(&mut self) -> Result<Element<'a>, SoapError> {
         loop {
             match self.event()? {
-                Event::Decl(d) => {
-                    if let Some(Ok(enc)) = d.encoding() {
+                Token::Decl(encoding) => {
+                    if let Some(enc) = encoding {
                         if !enc.eq_ignore_ascii_case(b"utf-8") && !enc.eq_ignore_ascii_case(b"utf8")
                         {
                             return Err(SoapError::Encoding(super::reader::shorten(&enc)));
                         }
                     }
                 }
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Text(t) if is_blank(&t) => {}
-                Event::Comment(_) | Event::PI(_) => {}
-                Event::Start(start) => return self.enter(start),
-                Event::Eof => return Err(self.xml_error("empty document")),
+                Token::DocType => return Err(SoapError::Doctype),
+                Token::Text(t) if is_blank(t) => {}
+                Token::Comment | Token::Pi => {}
+                Token::Start { tag, name_len, pos } => return self.enter(tag, name_len, pos),
+                Token::Eof => return Err(self.xml_error("empty document")),
                 _ => return Err(self.xml_error("content before the root element")),
             }
         }
@@ -163,9 +162,9 @@ impl<'a> BodyReader<'a> {
         }
         loop {
             match self.event()? {
-                Event::Eof => return Ok(()),
-                Event::Text(t) if is_blank(&t) => {}
-                Event::Comment(_) | Event::PI(_) => {}
+                Token::Eof => return Ok(()),
+                Token::Text(t) if is_blank(t) => {}
+                Token::Comment | Token::Pi => {}
                 _ => return Err(self.xml_error("content after the Envelope")),
             }
         }

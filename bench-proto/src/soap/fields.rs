@@ -60,6 +60,23 @@ impl<'a> BodyReader<'a> {
         })
     }
 
+    /// The next child `{ns}name`, its text parsed as bytes by `parse` (for types whose lexical space is
+    /// ASCII, such as the binary ones: their text needs no UTF-8 check first).
+    pub fn bytes_field<T>(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+        parse: impl FnOnce(&[u8]) -> Result<T, XsdError>,
+    ) -> Result<T, SoapError> {
+        self.within(ns, name, |r| {
+            let text = r.text_bytes()?;
+            parse(&text).map_err(|reason| SoapError::InvalidField {
+                field: String::new(),
+                reason,
+            })
+        })
+    }
+
     /// The next child `{ns}name` as an xsd:string.
     pub fn string_field(
         &mut self,
@@ -91,12 +108,18 @@ impl<'a> BodyReader<'a> {
         loop {
             let index = items.len();
             let at = |e: SoapError| e.at(&format!("{name}[{index}]"));
-            let Some(el) = self.next_child().map_err(at)? else {
-                return Ok(items);
+            let el = match self.plain_child(name).map_err(at)? {
+                Some(el) => el,
+                None => {
+                    let Some(el) = self.next_child().map_err(at)? else {
+                        return Ok(items);
+                    };
+                    if el.local_name() != name.as_bytes() {
+                        return Err(self.unexpected(&el));
+                    }
+                    el
+                }
             };
-            if el.local_name() != name.as_bytes() {
-                return Err(self.unexpected(&el));
-            }
             if !self.is_in(&el, ns) {
                 let found = self.namespace_of(&el);
                 return Err(at(SoapError::WrongNamespace {

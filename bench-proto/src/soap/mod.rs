@@ -9,6 +9,7 @@ mod fields;
 mod limits;
 mod ns;
 mod reader;
+mod scan;
 mod writer;
 mod wsdl;
 

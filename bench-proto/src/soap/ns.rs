@@ -33,6 +33,8 @@ struct Binding<'a> {
 #[derive(Debug)]
 pub(super) struct Scope<'a> {
     bindings: Vec<Binding<'a>>,
+    /// Changes whenever a binding comes or goes, so that a lookup remembered with it is known to hold.
+    generation: u64,
 }
 
 impl Default for Scope<'_> {
@@ -40,6 +42,7 @@ impl Default for Scope<'_> {
         // A SOAP message declares a handful; one allocation serves them.
         Self {
             bindings: Vec::with_capacity(8),
+            generation: 0,
         }
     }
 }
@@ -47,6 +50,10 @@ impl Default for Scope<'_> {
 impl<'a> Scope<'a> {
     pub(super) fn len(&self) -> usize {
         self.bindings.len()
+    }
+
+    pub(super) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Adds a declaration made by the element at `depth`: `prefix` is `None` for `xmlns="…"`. Refuses what
@@ -73,6 +80,7 @@ impl<'a> Scope<'a> {
             None if reserved => return Err("the XML and xmlns namespaces cannot be the default"),
             _ => {}
         }
+        self.generation += 1;
         self.bindings.push(Binding {
             prefix: prefix.unwrap_or_default(),
             uri,
@@ -85,6 +93,7 @@ impl<'a> Scope<'a> {
     pub(super) fn leave(&mut self, depth: usize) {
         while self.bindings.last().is_some_and(|b| b.depth > depth) {
             self.bindings.pop();
+            self.generation += 1;
         }
     }
 

@@ -1,16 +1,15 @@
 //! A bounded pull reader over a SOAP message (opened by `envelope.rs`) that lets a service walk the Body
-//! element by element. quick-xml's low-level `Reader` tokenizes; start tags, attributes and namespaces are
-//! handled here, on slices of the input, within [`Limits`], so that the cost of any message stays linear in
-//! its size. Any prefix (or the default namespace) works.
+//! element by element. `scan.rs` tokenizes (quick-xml's `Reader` reads the rare constructs); start tags,
+//! attributes and namespaces are handled here, on slices of the input, within [`Limits`], so that the cost of
+//! any message stays linear in its size. Any prefix (or the default namespace) works.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
-use quick_xml::events::{BytesEnd, BytesStart, Event};
-use quick_xml::Reader;
-
-use super::attrs::{is_name, split_qname, Attr, Attrs};
+use super::attrs::{qname_colon, Attr, Attrs};
 use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
+use super::scan::{same, ScanError, Scanner, Token};
 use super::SoapError;
 use crate::xsd::{self, XsdError};
 
@@ -20,6 +19,8 @@ use crate::xsd::{self, XsdError};
 pub struct Element<'a> {
     /// The qualified name as written.
     name: &'a [u8],
+    /// Where the local name starts in `name` (after the prefix and its colon; 0 if unprefixed).
+    local: usize,
     /// What follows the name inside the tag: the attributes (already checked).
     attrs: &'a [u8],
     /// Offset of the attribute bytes in the input, for error positions.
@@ -31,11 +32,11 @@ pub struct Element<'a> {
 impl<'a> Element<'a> {
     /// The local name (without prefix).
     pub fn local_name(&self) -> &'a [u8] {
-        split_qname(self.name).1
+        &self.name[self.local..]
     }
 
     fn prefix(&self) -> Option<&'a [u8]> {
-        split_qname(self.name).0
+        (self.local > 0).then(|| &self.name[..self.local - 1])
     }
 
     pub(super) fn describe(&self) -> String {
@@ -56,11 +57,9 @@ impl<'a> Element<'a> {
 /// Reads a SOAP 1.1 message from a byte slice without copying text that needs no unescaping.
 #[derive(Debug)]
 pub struct BodyReader<'a> {
-    input: &'a [u8],
-    r: Reader<&'a [u8]>,
+    scan: Scanner<'a>,
     ns: Scope<'a>,
-    /// Names of the elements open around the current position, outermost (the Envelope) first. Checking end
-    /// tags against it here is cheaper than quick-xml's copy of every name.
+    /// Names of the elements open around the current position, outermost (the Envelope) first.
     open: Vec<&'a [u8]>,
     pub(super) limits: Limits,
     /// An end tag was just read: the declarations of its element leave scope at the next read.
@@ -71,6 +70,10 @@ pub struct BodyReader<'a> {
     header_left: usize,
     /// Comments and processing instructions read so far.
     comments: usize,
+    /// The scope's generation and the namespace (address, length) [`is_in`](Self::is_in) last found the
+    /// default namespace to be: every field of a message asks the same question, and comparing URIs is the
+    /// cost.
+    ns_memo: Cell<(u64, usize, usize)>,
 }
 
 pub(super) fn is_blank(b: &[u8]) -> bool {
@@ -79,14 +82,8 @@ pub(super) fn is_blank(b: &[u8]) -> bool {
 
 impl<'a> BodyReader<'a> {
     pub(super) fn new(input: &'a [u8], limits: Limits) -> Self {
-        let mut r = Reader::from_reader(input);
-        let config = r.config_mut();
-        config.expand_empty_elements = true;
-        config.check_end_names = false;
-        config.trim_text(false);
         Self {
-            input,
-            r,
+            scan: Scanner::new(input),
             ns: Scope::default(),
             open: Vec::with_capacity(16),
             limits,
@@ -94,11 +91,12 @@ impl<'a> BodyReader<'a> {
             seen: Vec::new(),
             header_left: usize::MAX,
             comments: 0,
+            ns_memo: Cell::new((u64::MAX, 0, 0)),
         }
     }
 
     pub(super) fn xml_error(&self, msg: &str) -> SoapError {
-        self.xml_error_at(self.r.buffer_position(), msg)
+        self.xml_error_at(self.scan.position() as u64, msg)
     }
 
     fn xml_error_at(&self, pos: u64, msg: &str) -> SoapError {
@@ -119,22 +117,31 @@ impl<'a> BodyReader<'a> {
     /// The next event. Start and end tags must go through [`enter`](Self::enter) and
     /// [`leave`](Self::leave).
     #[inline]
-    pub(super) fn event(&mut self) -> Result<Event<'a>, SoapError> {
-        if self.closed {
-            self.ns.leave(self.open.len());
-            self.closed = false;
-        }
-        let event = self.r.read_event().map_err(|e| SoapError::Xml {
-            pos: self.r.error_position(),
-            msg: shorten_message(&e.to_string()),
-        })?;
-        if matches!(event, Event::Comment(_) | Event::PI(_)) {
+    pub(super) fn event(&mut self) -> Result<Token<'a>, SoapError> {
+        self.settle();
+        let event = self
+            .scan
+            .next_token()
+            .map_err(|ScanError { pos, msg }| SoapError::Xml {
+                pos: pos as u64,
+                msg: shorten_message(&msg),
+            })?;
+        if matches!(event, Token::Comment | Token::Pi) {
             self.comments += 1;
             if self.comments > self.limits.max_comments {
                 return Err(self.exceeded(Limit::Comments));
             }
         }
         Ok(event)
+    }
+
+    /// Takes the declarations of the element whose end tag was just read out of scope.
+    #[inline]
+    fn settle(&mut self) {
+        if self.closed {
+            self.ns.leave(self.open.len());
+            self.closed = false;
+        }
     }
 
     /// Bounds the elements read from now on by [`Limits::max_header_elements`] (`true`), or lifts the bound.
@@ -149,7 +156,12 @@ impl<'a> BodyReader<'a> {
     /// Takes a start tag: one level deeper, its name and attributes checked, its namespace declarations in
     /// scope.
     #[inline]
-    pub(super) fn enter(&mut self, start: BytesStart<'a>) -> Result<Element<'a>, SoapError> {
+    pub(super) fn enter(
+        &mut self,
+        tag: &'a [u8],
+        name_len: usize,
+        pos: usize,
+    ) -> Result<Element<'a>, SoapError> {
         if self.open.len() == self.limits.max_depth {
             return Err(self.exceeded(Limit::Depth));
         }
@@ -157,17 +169,17 @@ impl<'a> BodyReader<'a> {
             return Err(self.exceeded(Limit::HeaderElements));
         }
         self.header_left -= 1;
-        let (tag, pos) = self.in_input(&start)?;
-        let (name, attrs) = tag.split_at(start.name().as_ref().len());
+        let (name, attrs) = tag.split_at(name_len);
         if name.len() > self.limits.max_name_len {
             return Err(self.exceeded(Limit::NameLength));
         }
-        if !is_name(name) {
+        let Some(colon) = qname_colon(name) else {
             return Err(self.xml_error_at(pos as u64, "not a valid element name"));
-        }
+        };
         self.open.push(name);
         let mut el = Element {
             name,
+            local: colon.map_or(0, |i| i + 1),
             attrs,
             attrs_pos: pos + name.len(),
             prefixed_attrs: false,
@@ -178,12 +190,45 @@ impl<'a> BodyReader<'a> {
         Ok(el)
     }
 
+    /// The usual child, `<name>` right here (no prefix, no attributes: a name the schema gives needs no
+    /// check), entered; `None` (nothing read) for anything else.
+    #[inline]
+    pub(super) fn plain_child(&mut self, name: &str) -> Result<Option<Element<'a>>, SoapError> {
+        self.settle();
+        match self.scan.open_plain(name.as_bytes()) {
+            Some((tag, pos)) => self.enter_plain(tag, pos).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// [`enter`](Self::enter) for a start tag without attributes whose name is known to be valid.
+    #[inline]
+    fn enter_plain(&mut self, name: &'a [u8], pos: usize) -> Result<Element<'a>, SoapError> {
+        if self.open.len() == self.limits.max_depth {
+            return Err(self.exceeded(Limit::Depth));
+        }
+        if self.header_left == 0 {
+            return Err(self.exceeded(Limit::HeaderElements));
+        }
+        self.header_left -= 1;
+        if name.len() > self.limits.max_name_len {
+            return Err(self.exceeded(Limit::NameLength));
+        }
+        self.open.push(name);
+        Ok(Element {
+            name,
+            local: 0,
+            attrs: &[],
+            attrs_pos: pos + name.len(),
+            prefixed_attrs: false,
+        })
+    }
+
     /// Takes an end tag, which must close the innermost open element.
     #[inline]
-    pub(super) fn leave(&mut self, end: &BytesEnd<'_>) -> Result<(), SoapError> {
-        let name = end.name().into_inner();
+    pub(super) fn leave(&mut self, name: &[u8]) -> Result<(), SoapError> {
         match self.open.pop() {
-            Some(open) if open == name => {
+            Some(open) if same(open, name) => {
                 self.closed = true;
                 Ok(())
             }
@@ -199,16 +244,6 @@ impl<'a> BodyReader<'a> {
     /// Elements open around the current position (the Envelope is 1).
     pub(super) fn depth(&self) -> usize {
         self.open.len()
-    }
-
-    /// The tag's bytes as a slice of the input (which the slice reader always borrows from), and its offset.
-    fn in_input(&self, start: &BytesStart<'a>) -> Result<(&'a [u8], usize), SoapError> {
-        let bytes: &[u8] = start;
-        let offset = (bytes.as_ptr() as usize).wrapping_sub(self.input.as_ptr() as usize);
-        match self.input.get(offset..offset.wrapping_add(bytes.len())) {
-            Some(tag) if std::ptr::eq(tag.as_ptr(), bytes.as_ptr()) => Ok((tag, offset)),
-            _ => Err(self.xml_error("start tag not read from the input")),
-        }
     }
 
     /// Checks every attribute of `el` (syntax, count, name length, no duplicates) and brings its namespace
@@ -283,8 +318,20 @@ impl<'a> BodyReader<'a> {
 
     /// True if `el` resolves to namespace `ns` (`""` meaning no namespace).
     pub fn is_in(&self, el: &Element<'_>, ns: &str) -> bool {
+        // Remembered for unprefixed names only (the default namespace: what nearly every field uses).
+        let memo = (self.ns.generation(), ns.as_ptr() as usize, ns.len());
+        let unprefixed = el.local == 0;
+        if unprefixed && self.ns_memo.get() == memo {
+            return true;
+        }
         match self.resolve(el) {
-            Resolved::Bound(n) => n == ns.as_bytes(),
+            Resolved::Bound(n) if n == ns.as_bytes() => {
+                if unprefixed {
+                    self.ns_memo.set(memo);
+                }
+                true
+            }
+            Resolved::Bound(_) => false,
             Resolved::NoNamespace => ns.is_empty(),
             Resolved::Undeclared => false,
         }
@@ -328,21 +375,33 @@ impl<'a> BodyReader<'a> {
     /// The next child element of the current element, or `None` once its end tag is consumed.
     #[inline]
     pub fn next_child(&mut self) -> Result<Option<Element<'a>>, SoapError> {
+        self.settle();
+        // The usual end, `</name>` of the innermost element right here.
+        if let Some(&open) = self.open.last() {
+            if let Some(next) = self.scan.close_here(open) {
+                self.scan.seek(next);
+                self.open.pop();
+                self.closed = true;
+                return Ok(None);
+            }
+        }
         loop {
             match self.event()? {
-                Event::Start(start) => return self.enter(start).map(Some),
-                Event::End(end) => {
-                    self.leave(&end)?;
+                Token::Start { tag, name_len, pos } => {
+                    return self.enter(tag, name_len, pos).map(Some)
+                }
+                Token::End(name) => {
+                    self.leave(name)?;
                     return Ok(None);
                 }
-                Event::Text(t) if is_blank(&t) => {}
-                Event::Text(_) | Event::CData(_) => {
+                Token::Text(t) if is_blank(t) => {}
+                Token::Text(_) | Token::CData(_) => {
                     return Err(SoapError::UnexpectedText(String::new()))
                 }
-                Event::Comment(_) | Event::PI(_) => {}
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Eof => return Err(self.xml_error("unexpected end of document")),
-                Event::Decl(_) | Event::Empty(_) => return Err(self.xml_error("unexpected markup")),
+                Token::Comment | Token::Pi => {}
+                Token::DocType => return Err(SoapError::Doctype),
+                Token::Eof => return Err(self.xml_error("unexpected end of document")),
+                Token::Decl(_) => return Err(self.xml_error("unexpected markup")),
             }
         }
     }
@@ -353,8 +412,12 @@ impl<'a> BodyReader<'a> {
         ns: &'static str,
         name: &'static str,
     ) -> Result<Element<'a>, SoapError> {
-        let Some(el) = self.next_child()? else {
-            return Err(SoapError::MissingField(String::new()));
+        let el = match self.plain_child(name)? {
+            Some(el) => el,
+            None => match self.next_child()? {
+                Some(el) => el,
+                None => return Err(SoapError::MissingField(String::new())),
+            },
         };
         if el.local_name() != name.as_bytes() {
             return Err(SoapError::UnexpectedElement {
@@ -393,45 +456,76 @@ impl<'a> BodyReader<'a> {
     /// The text content of the current element (which must have no child elements), up to its end tag.
     /// Entities and character references are expanded; CDATA is taken as is.
     pub fn text(&mut self) -> Result<Cow<'a, str>, SoapError> {
+        if let Some(raw) = self.plain_text()? {
+            return Ok(Cow::Borrowed(self.utf8(raw)?));
+        }
+        self.general_text()
+    }
+
+    /// As [`text`](Self::text), as bytes: plain text needs no UTF-8 check (it is ASCII).
+    pub fn text_bytes(&mut self) -> Result<Cow<'a, [u8]>, SoapError> {
+        if let Some(raw) = self.plain_text()? {
+            return Ok(Cow::Borrowed(raw));
+        }
+        Ok(match self.general_text()? {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        })
+    }
+
+    /// The usual field, plain text and the end tag right after it: consumed, the text returned. Anything
+    /// else is left for [`general_text`](Self::general_text).
+    #[inline]
+    fn plain_text(&mut self) -> Result<Option<&'a [u8]>, SoapError> {
+        self.settle();
+        let Some(&open) = self.open.last() else {
+            return Ok(None);
+        };
+        match self.scan.text_then_close(open) {
+            Some((text, next)) if is_plain(text) => {
+                self.scan.seek(next);
+                self.open.pop();
+                self.closed = true;
+                Ok(Some(text))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn general_text(&mut self) -> Result<Cow<'a, str>, SoapError> {
         let mut text: Cow<'a, str> = Cow::Borrowed("");
         // Whether every piece so far was plain (and so needs no character check).
         let mut plain = true;
         loop {
-            let event = self.event()?;
-            plain &=
-                matches!(&event, Event::Text(t) if is_plain(t)) || matches!(event, Event::End(_));
-            let piece: Cow<'a, str> = match event {
+            let piece: Cow<'a, str> = match self.event()? {
                 // Printable ASCII without references (the usual field) needs no unescaping and no
                 // character check: one pass decides.
-                Event::Text(t) if plain => match t.into_inner() {
-                    Cow::Borrowed(raw) => Cow::Borrowed(
-                        std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                    Cow::Owned(raw) => Cow::Owned(
-                        String::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                },
-                Event::Text(t) => t.unescape().map_err(|e| self.xml_error(&e.to_string()))?,
-                Event::CData(c) => match c.into_inner() {
-                    Cow::Borrowed(b) => Cow::Borrowed(
-                        std::str::from_utf8(b).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                    Cow::Owned(b) => Cow::Owned(
-                        String::from_utf8(b).map_err(|e| self.xml_error(&e.to_string()))?,
-                    ),
-                },
-                Event::End(end) => {
-                    self.leave(&end)?;
+                Token::Text(t) if plain && is_plain(t) => Cow::Borrowed(self.utf8(t)?),
+                Token::Text(t) => {
+                    plain = false;
+                    self.unescape(t)?
+                }
+                Token::CData(c) => {
+                    plain = false;
+                    match c {
+                        Cow::Borrowed(b) => Cow::Borrowed(self.utf8(b)?),
+                        Cow::Owned(b) => Cow::Owned(
+                            String::from_utf8(b).map_err(|e| self.xml_error(&e.to_string()))?,
+                        ),
+                    }
+                }
+                Token::End(name) => {
+                    self.leave(name)?;
                     break;
                 }
-                Event::Start(start) => {
-                    let el = self.enter(start)?;
+                Token::Start { tag, name_len, pos } => {
+                    let el = self.enter(tag, name_len, pos)?;
                     return Err(self.unexpected(&el));
                 }
-                Event::Comment(_) | Event::PI(_) => continue,
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Eof => return Err(self.xml_error("unexpected end of document")),
-                Event::Decl(_) | Event::Empty(_) => return Err(self.xml_error("unexpected markup")),
+                Token::Comment | Token::Pi => continue,
+                Token::DocType => return Err(SoapError::Doctype),
+                Token::Eof => return Err(self.xml_error("unexpected end of document")),
+                Token::Decl(_) => return Err(self.xml_error("unexpected markup")),
             };
             if text.is_empty() {
                 text = piece;
@@ -446,6 +540,15 @@ impl<'a> BodyReader<'a> {
             })?;
         }
         Ok(text)
+    }
+
+    fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
+        std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))
+    }
+
+    /// Character data with its entity and character references expanded.
+    fn unescape(&self, raw: &'a [u8]) -> Result<Cow<'a, str>, SoapError> {
+        quick_xml::escape::unescape(self.utf8(raw)?).map_err(|e| self.xml_error(&e.to_string()))
     }
 
     /// The text of the current element as an xsd:QName, its prefix resolved through the declarations in
@@ -491,22 +594,22 @@ impl<'a> BodyReader<'a> {
         let target = self.depth().saturating_sub(1);
         while self.depth() > target {
             match self.event()? {
-                Event::Start(start) => {
-                    self.enter(start)?;
+                Token::Start { tag, name_len, pos } => {
+                    self.enter(tag, name_len, pos)?;
                 }
-                Event::End(end) => self.leave(&end)?,
-                Event::Text(t) => {
+                Token::End(name) => self.leave(name)?,
+                Token::Text(t) => {
                     if let Some(text) = text.as_deref_mut() {
-                        text.push_str(&t.unescape().map_err(|e| self.xml_error(&e.to_string()))?);
+                        text.push_str(&self.unescape(t)?);
                     }
                 }
-                Event::CData(c) => {
+                Token::CData(c) => {
                     if let Some(text) = text.as_deref_mut() {
                         text.push_str(&String::from_utf8_lossy(&c));
                     }
                 }
-                Event::DocType(_) => return Err(SoapError::Doctype),
-                Event::Eof => return Err(self.xml_error("unexpected end of document")),
+                Token::DocType => return Err(SoapError::Doctype),
+                Token::Eof => return Err(self.xml_error("unexpected end of document")),
                 _ => {}
             }
         }
@@ -514,10 +617,25 @@ impl<'a> BodyReader<'a> {
     }
 }
 
-/// Whether `raw` is printable ASCII without `&`: text that is its own value and needs no checks.
+/// Whether `raw` is printable ASCII without `&`: text that is its own value and needs no checks. Eight bytes
+/// at a time (bit tricks on a `u64`: any byte at or above 0x7F, below 0x20, or equal to `&`).
+#[inline]
 fn is_plain(raw: &[u8]) -> bool {
-    raw.iter()
-        .fold(true, |ok, &b| ok & (0x20..0x7F).contains(&b) & (b != b'&'))
+    const LO: u64 = u64::from_le_bytes([0x01; 8]);
+    const HI: u64 = u64::from_le_bytes([0x80; 8]);
+    let byte_ok = |b: u8| (0x20..0x7F).contains(&b) & (b != b'&');
+    let mut chunks = raw.chunks_exact(8);
+    let mut bad = 0u64;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let amp = x ^ (LO * u64::from(b'&'));
+        bad |= (x.wrapping_add(LO) | x)
+            | (x.wrapping_sub(LO * 0x20) & !x)
+            | (amp.wrapping_sub(LO) & !amp);
+    }
+    bad & HI == 0 && chunks.remainder().iter().all(|&b| byte_ok(b))
 }
 
 /// An error message for a fault, cut after 300 bytes: quick-xml's messages quote the input (a whole unknown
@@ -568,4 +686,25 @@ fn has_duplicates(names: &mut [(u128, &[u8])]) -> bool {
     }
     names.sort_unstable();
     names.windows(2).any(|w| w[0] == w[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain;
+
+    #[test]
+    fn plain_text_is_printable_ascii_without_references() {
+        let slow = |b: &[u8]| b.iter().all(|&c| (0x20..0x7F).contains(&c) && c != b'&');
+        for len in [0, 1, 7, 8, 9, 16, 23] {
+            let base = vec![b'a'; len];
+            assert!(is_plain(&base));
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut t = base.clone();
+                    t[at] = b;
+                    assert_eq!(is_plain(&t), slow(&t), "byte {b:#x} at {at} of {len}");
+                }
+            }
+        }
+    }
 }

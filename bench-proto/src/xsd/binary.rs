@@ -3,17 +3,24 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
-use super::{collapse, XsdError};
+use super::{collapse_bytes, XsdError};
 
 /// Decodes base64, ignoring XML whitespace anywhere in the text.
 pub fn parse_base64(raw: &str) -> Result<Vec<u8>, XsdError> {
-    let s = collapse(raw);
-    let bad = || XsdError::new("base64Binary", raw);
+    parse_base64_bytes(raw.as_bytes())
+}
+
+/// [`parse_base64`] of raw bytes (text the reader has not turned into `str`: what is not base64 is refused
+/// all the same).
+pub fn parse_base64_bytes(raw: &[u8]) -> Result<Vec<u8>, XsdError> {
+    let s = collapse_bytes(raw);
+    let bad = || XsdError::new("base64Binary", &String::from_utf8_lossy(raw));
     STANDARD.decode(s).or_else(|_| {
         // Wrapped data is the exception: only when the text does not decode as it is, pay for a copy
         // without whitespace.
         let compact: Vec<u8> = s
-            .bytes()
+            .iter()
+            .copied()
             .filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             .collect();
         if compact.len() == s.len() {
@@ -52,25 +59,51 @@ const HEX_VALUE: [u8; 256] = {
 
 /// Decodes hex digits in either case; an odd count is an error.
 pub fn parse_hex(raw: &str) -> Result<Vec<u8>, XsdError> {
-    let s = collapse(raw).as_bytes();
+    parse_hex_bytes(raw.as_bytes())
+}
+
+/// [`parse_hex`] of raw bytes.
+pub fn parse_hex_bytes(raw: &[u8]) -> Result<Vec<u8>, XsdError> {
+    let s = collapse_bytes(raw);
+    let lossy = || String::from_utf8_lossy(raw);
     if s.len() % 2 != 0 {
-        return Err(XsdError::because("hexBinary", raw, "odd number of digits"));
+        return Err(XsdError::because(
+            "hexBinary",
+            &lossy(),
+            "odd number of digits",
+        ));
     }
+    let mut out = vec![0u8; s.len() / 2];
     let mut invalid = 0u8;
-    let out: Vec<u8> = s
-        .chunks_exact(2)
-        .map(|pair| {
-            let (hi, lo) = (
-                HEX_VALUE[usize::from(pair[0])],
-                HEX_VALUE[usize::from(pair[1])],
-            );
-            invalid |= hi | lo;
-            hi << 4 | (lo & 15)
-        })
-        .collect();
+    // Four bytes from eight digits per step: fewer loop checks, the look-ups independent.
+    let mut outs = out.chunks_exact_mut(4);
+    let mut ins = s.chunks_exact(8);
+    for (o, d) in (&mut outs).zip(&mut ins) {
+        let v = |i: usize| HEX_VALUE[usize::from(d[i])];
+        let (a, b, c, e) = (
+            v(0) << 4 | v(1),
+            v(2) << 4 | v(3),
+            v(4) << 4 | v(5),
+            v(6) << 4 | v(7),
+        );
+        invalid |= v(0) | v(1) | v(2) | v(3) | v(4) | v(5) | v(6) | v(7);
+        o.copy_from_slice(&[a, b, c, e]);
+    }
+    for (o, pair) in outs
+        .into_remainder()
+        .iter_mut()
+        .zip(ins.remainder().chunks_exact(2))
+    {
+        let (hi, lo) = (
+            HEX_VALUE[usize::from(pair[0])],
+            HEX_VALUE[usize::from(pair[1])],
+        );
+        invalid |= hi | lo;
+        *o = hi << 4 | (lo & 15);
+    }
     // Digits are below 16: any bit above says some byte was not a digit.
     if invalid & 0xF0 != 0 {
-        return Err(XsdError::new("hexBinary", raw));
+        return Err(XsdError::new("hexBinary", &lossy()));
     }
     Ok(out)
 }

@@ -77,32 +77,29 @@ impl Decimal {
         if self.mantissa < 0 {
             out.push(b'-');
         }
-        let mut digits = [0u8; 40];
-        let mut n = self.mantissa.unsigned_abs();
-        let mut len = 0;
-        loop {
-            digits[len] = b'0' + (n % 10) as u8;
-            len += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
+        // itoa's digits (u64 arithmetic when the mantissa fits, as it nearly always does: u128 division by
+        // ten costs a library call per digit).
+        let mut buf = itoa::Buffer::new();
+        let n = self.mantissa.unsigned_abs();
+        let digits = match u64::try_from(n) {
+            Ok(small) => buf.format(small),
+            Err(_) => buf.format(n),
         }
+        .as_bytes();
         let scale = usize::from(self.scale);
-        // Leading zeros needed so there is at least one integer digit: 0.05 has mantissa 5, scale 2.
-        let int_len = len.saturating_sub(scale);
-        if int_len == 0 {
-            out.push(b'0');
-        }
-        for i in (scale..len).rev() {
-            out.push(digits[i]);
-        }
-        if scale > 0 {
+        let len = digits.len();
+        if len <= scale {
+            // Leading zeros so there is one integer digit: 0.05 has mantissa 5, scale 2.
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat(b'0').take(scale - len));
+            out.extend_from_slice(digits);
+        } else if scale == 0 {
+            out.extend_from_slice(digits);
+        } else {
+            let (int, frac) = digits.split_at(len - scale);
+            out.extend_from_slice(int);
             out.push(b'.');
-            out.extend(std::iter::repeat(b'0').take(scale.saturating_sub(len)));
-            for i in (0..scale.min(len)).rev() {
-                out.push(digits[i]);
-            }
+            out.extend_from_slice(frac);
         }
     }
 }

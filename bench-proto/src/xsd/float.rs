@@ -119,11 +119,30 @@ fn write<T: Ieee>(out: &mut Vec<u8>, v: T) {
         return out.push(b'0');
     }
     let mut buf = ryu::Buffer::new();
-    let (digits, exp) = Digits::of(v.shortest(&mut buf));
+    let text = v.shortest(&mut buf);
+    let plain = (1e-3..1e7).contains(&a);
+    // ryu's scientific form is already ours but for `E` and a fraction digit: 3.4028235e38, 1e-7.
+    if let (false, Some((mantissa, exp))) = (plain, text.split_once('e')) {
+        let mantissa = mantissa.strip_prefix('-').unwrap_or(mantissa);
+        out.extend_from_slice(mantissa.as_bytes());
+        if !mantissa.contains('.') {
+            out.extend_from_slice(b".0");
+        }
+        out.push(b'E');
+        out.extend_from_slice(exp.as_bytes());
+        return;
+    }
+    layout(out, text, plain);
+}
+
+/// Writes ryu's `text` (of a finite, non-zero number) in our layout: plain notation if `plain`, else
+/// scientific with one fraction digit at least.
+fn layout(out: &mut Vec<u8>, text: &str, plain: bool) {
+    let (digits, exp) = Digits::of(text);
     let digits = digits.as_slice();
     // Plain notation in the range where it is short (as Java does), scientific elsewhere so f64::MAX is 23
     // characters and not 309.
-    if (1e-3..1e7).contains(&a) {
+    if plain {
         // value = 0.DIGITS × 10^exp
         if exp <= 0 {
             out.extend_from_slice(b"0.");
@@ -213,4 +232,36 @@ pub fn write_float(out: &mut Vec<u8>, v: f32) {
 /// Appends the shortest round-trip form of an xsd:double.
 pub fn write_double(out: &mut Vec<u8>, v: f64) {
     write(out, v);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut for ryu's scientific form writes what the general layout does.
+    #[test]
+    fn scientific_shortcut_matches_the_layout() {
+        let mut x = 1.0e-300f64;
+        while x < 1e300 {
+            for v in [x, -x, x * 1.2345, x * 7.0] {
+                let mut fast = Vec::new();
+                write_double(&mut fast, v);
+                let mut buf = ryu::Buffer::new();
+                let mut slow = Vec::new();
+                if v < 0.0 {
+                    slow.push(b'-');
+                }
+                layout(
+                    &mut slow,
+                    buf.format_finite(v),
+                    (1e-3..1e7).contains(&v.abs()),
+                );
+                assert_eq!(String::from_utf8(fast), String::from_utf8(slow), "{v:e}");
+            }
+            x *= 13.0;
+        }
+        let mut out = Vec::new();
+        write_float(&mut out, f32::MAX);
+        assert_eq!(out, b"3.4028235E38");
+    }
 }

@@ -14,7 +14,9 @@ mod text;
 #[cfg(test)]
 mod tests;
 
-pub use binary::{parse_base64, parse_hex, write_base64, write_hex};
+pub use binary::{
+    parse_base64, parse_base64_bytes, parse_hex, parse_hex_bytes, write_base64, write_hex,
+};
 pub use boolean::{parse_boolean, write_boolean};
 pub use datetime::DateTime;
 pub use decimal::Decimal;

@@ -350,3 +350,23 @@ fn floats_write_as_std_formatting_did() {
         assert!(same(&got, &want, back == v), "{v:e}: {got} vs {want}");
     }
 }
+
+#[test]
+fn hex_of_every_length_and_any_bad_digit() {
+    let data: Vec<u8> = (0..=255u8).collect();
+    for len in [0, 1, 3, 4, 5, 8, 13, 256] {
+        let mut text = Vec::new();
+        write_hex(&mut text, &data[..len]);
+        let text = String::from_utf8(text).unwrap();
+        assert_eq!(parse_hex(&text).unwrap(), &data[..len]);
+        assert_eq!(parse_hex(&text.to_lowercase()).unwrap(), &data[..len]);
+        for at in 0..text.len() {
+            let mut bad = text.clone().into_bytes();
+            bad[at] = b'g';
+            assert!(
+                parse_hex(std::str::from_utf8(&bad).unwrap()).is_err(),
+                "{len} {at}"
+            );
+        }
+    }
+}

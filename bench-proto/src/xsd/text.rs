@@ -43,57 +43,57 @@ pub fn check_chars(s: &str) -> Result<(), char> {
     }
 }
 
+/// Bytes escaped in element content (1) and, beyond those, in attribute values (2).
+const SPECIAL: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'&' as usize] = 3;
+    t[b'<' as usize] = 3;
+    t[b'>' as usize] = 3;
+    t[b'\r' as usize] = 3;
+    t[b'"' as usize] = 2;
+    t[b'\t' as usize] = 2;
+    t[b'\n' as usize] = 2;
+    t
+};
+
 /// Appends `s` escaped for element content. `\r` is written as a character reference so that it survives
 /// the reader's line-end normalisation.
 pub fn write_text(out: &mut Vec<u8>, s: &str) {
-    let special = |b: u8| (b == b'&') | (b == b'<') | (b == b'>') | (b == b'\r');
-    write_escaped(out, s, special, |b| match b {
-        b'&' => Some(b"&amp;"),
-        b'<' => Some(b"&lt;"),
-        b'>' => Some(b"&gt;"),
-        b'\r' => Some(b"&#13;"),
-        _ => None,
-    });
+    write_escaped(out, s, 1);
 }
 
 /// Appends `s` escaped for a double-quoted attribute value (whitespace kept through attribute normalisation).
 pub fn write_attr(out: &mut Vec<u8>, s: &str) {
-    let special = |b: u8| {
-        (b == b'&') | (b == b'<') | (b == b'>') | (b == b'"') | (b < 0x20) & is_xml_space(b)
-    };
-    write_escaped(out, s, special, |b| match b {
-        b'&' => Some(b"&amp;"),
-        b'<' => Some(b"&lt;"),
-        b'>' => Some(b"&gt;"),
-        b'"' => Some(b"&quot;"),
-        b'\t' => Some(b"&#9;"),
-        b'\n' => Some(b"&#10;"),
-        b'\r' => Some(b"&#13;"),
-        _ => None,
-    });
+    write_escaped(out, s, 2);
 }
 
-/// `special` says which bytes `escape` replaces: one branch-free pass finds whether any is there, so that the
-/// usual text is copied whole.
-fn write_escaped(
-    out: &mut Vec<u8>,
-    s: &str,
-    special: impl Fn(u8) -> bool,
-    escape: impl Fn(u8) -> Option<&'static [u8]>,
-) {
+fn escape(b: u8) -> &'static [u8] {
+    match b {
+        b'&' => b"&amp;",
+        b'<' => b"&lt;",
+        b'>' => b"&gt;",
+        b'"' => b"&quot;",
+        b'\t' => b"&#9;",
+        b'\n' => b"&#10;",
+        b'\r' => b"&#13;",
+        _ => b"",
+    }
+}
+
+/// Bytes whose [`SPECIAL`] class has bit `class` are escaped. One pass of table look-ups; runs between them
+/// are copied whole (the usual text, without any, in one copy at the end).
+#[inline]
+fn write_escaped(out: &mut Vec<u8>, s: &str, class: u8) {
     let bytes = s.as_bytes();
-    if !bytes.iter().fold(false, |any, &b| any | special(b)) {
-        out.extend_from_slice(bytes);
-        return;
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if SPECIAL[usize::from(b)] & class != 0 {
+            out.extend_from_slice(&bytes[run..i]);
+            out.extend_from_slice(escape(b));
+            run = i + 1;
+        }
     }
-    let mut rest = bytes;
-    // Runs without specials are found by the cheap predicate and copied whole.
-    while let Some(i) = rest.iter().position(|&b| special(b)) {
-        out.extend_from_slice(&rest[..i]);
-        out.extend_from_slice(escape(rest[i]).unwrap_or(&rest[i..=i]));
-        rest = &rest[i + 1..];
-    }
-    out.extend_from_slice(rest);
+    out.extend_from_slice(&bytes[run..]);
 }
 
 /// Lets `write!` format straight into a byte buffer (no intermediate `String`).
