@@ -274,7 +274,7 @@ mod tests {
         send_buffer: usize,
         stats: &Arc<ChatStats>,
     ) -> (Arc<Peer>, Arc<Room>) {
-        let peer = Arc::new(Peer::new(id, limits(send_buffer), stats.clone()));
+        let peer = Arc::new(Peer::new(id, limits(send_buffer), stats.clone(), None));
         let room = registry
             .enter(js("Room1"), &peer, js(name), js(""), 10, stats)
             .unwrap();
