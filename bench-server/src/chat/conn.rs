@@ -219,7 +219,7 @@ impl Conn {
         self.send_scratch()
     }
 
-    /// Queues the packet in `scratch` to this connection; a full outbox means this client is not reading:
+    /// Sends the packet in `scratch` to this connection; a full outbox means this client is not reading:
     /// it is evicted.
     fn send_scratch(&self) -> Result<(), End> {
         match self.peer.send(&self.scratch) {
