@@ -1,7 +1,10 @@
 //! `cargo xtask icount`: instructions per call, counted by callgrind, so anyone can re-measure the efficiency
 //! goals without noise — bench-server's for each operation and `/health`, and bench-client's beside wrk's on
 //! the same endpoint. Each figure is marginal, `(I(n₂) − I(n₁)) / (n₂ − n₁)` over two runs, so start-up and
-//! shutdown cancel out; one connection, one worker, so the figures are per call and not per batch.
+//! shutdown cancel out; one connection, one worker, so the figures are per call and not per batch. The chat
+//! rows (`chat`) count per chat message sent, with system calls beside instructions.
+
+mod chat;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,12 +21,17 @@ use crate::harness::numbers::num;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Measure only the rows whose name contains one of these (e.g. `--only server --only echo`).
+    /// Measure only the rows whose name contains one of these (e.g. `--only server --only echo`; `--only chat`
+    /// for the chat rows).
     #[arg(long, value_name = "TEXT")]
     only: Vec<String>,
     /// Calls per run are this many times each row's own base count (2 doubles both runs).
     #[arg(long, default_value_t = 1, value_name = "N")]
     scale: u64,
+    /// Measure the bench-server and bench-client found in DIR instead of building this tree's (for a
+    /// before/after comparison with another build).
+    #[arg(long, value_name = "DIR")]
+    binaries: Option<PathBuf>,
     /// Also write the table as JSON to FILE (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -38,6 +46,9 @@ struct Row {
     /// What it is compared with: `/health` for the server, wrk for the client.
     reference: &'static str,
     instructions_per_call: f64,
+    /// System calls per call (the chat rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    syscalls_per_call: Option<f64>,
     /// Over the reference's row.
     ratio: Option<f64>,
     /// (calls, instructions) of the two runs.
@@ -96,7 +107,20 @@ const SERVER_ROWS: &[ServerRow] = &[
 
 pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     callgrind::check_valgrind(sh)?;
-    let bins = artifacts::build_release(sh)?;
+    let bins = match &args.binaries {
+        None => artifacts::build_release(sh)?,
+        Some(dir) => {
+            let bins = Binaries {
+                server: dir.join("bench-server"),
+                client: dir.join("bench-client"),
+                client_runner: Vec::new(),
+            };
+            for b in [&bins.server, &bins.client] {
+                anyhow::ensure!(b.is_file(), "--binaries: no {}", b.display());
+            }
+            bins
+        }
+    };
     let tmp = sh.create_temp_dir()?;
     let wanted = |side: &str, name: &str| {
         args.only.is_empty()
@@ -123,6 +147,25 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     }
     if wanted("client", "bench-client wrk") {
         rows.extend(client_rows(sh, &bins, scale, tmp.path())?);
+    }
+    type Side = fn(&Shell, &Binaries, u64, &Path) -> Result<chat::Measured>;
+    for side in [chat::server as Side, chat::client] {
+        if !wanted("chat", "") {
+            break;
+        }
+        let m = side(sh, &bins, scale, tmp.path())?;
+        let mut r = row("chat", m.name, "–", m.instructions)?;
+        r.syscalls_per_call = Some(
+            callgrind::marginal(m.syscalls[0], m.syscalls[1])
+                .with_context(|| format!("chat {}: system calls did not grow", m.name))?,
+        );
+        eprintln!(
+            "icount: chat {}: {} instructions, {:.2} system calls per message",
+            m.name,
+            num(r.instructions_per_call),
+            r.syscalls_per_call.unwrap_or_default()
+        );
+        rows.push(r);
     }
     relate(&mut rows);
     print!("{}", table(&rows));
@@ -151,6 +194,7 @@ fn row(
         name: name.to_owned(),
         reference,
         instructions_per_call: per_call,
+        syscalls_per_call: None,
         ratio: None,
         runs,
     })
@@ -166,6 +210,7 @@ fn relate(rows: &mut [Row]) {
     for r in rows.iter_mut() {
         let reference = match r.side {
             "server" => health,
+            "chat" => None,
             _ => snapshot
                 .iter()
                 .find(|w| w.name == r.name.replacen("bench-client", "wrk", 1))
@@ -185,16 +230,32 @@ fn table(rows: &[Row]) -> String {
     for r in rows {
         if r.side != side {
             side = r.side;
-            let title = if side == "server" {
-                "bench-server --workers 1"
+            if side == "chat" {
+                out += &format!(
+                    "\n  {:<44} {:>14} {:>10}\n",
+                    "chat, 10 rooms × 20 users, per message sent", "instr/msg", "syscalls/msg"
+                );
             } else {
-                "load generators"
-            };
+                let title = if side == "server" {
+                    "bench-server --workers 1"
+                } else {
+                    "load generators"
+                };
+                out += &format!(
+                    "\n  {title:<44} {:>14} {:>10}\n",
+                    "instr/call",
+                    format!("× {}", r.reference)
+                );
+            }
+        }
+        if let Some(sys) = r.syscalls_per_call {
             out += &format!(
-                "\n  {title:<44} {:>14} {:>10}\n",
-                "instr/call",
-                format!("× {}", r.reference)
+                "  {:<44} {:>14} {:>10.2}\n",
+                r.name,
+                num(r.instructions_per_call.round()),
+                sys
             );
+            continue;
         }
         let ratio = r
             .ratio
@@ -404,6 +465,7 @@ mod tests {
             name: name.into(),
             reference: if side == "server" { "/health" } else { "wrk" },
             instructions_per_call: per,
+            syscalls_per_call: None,
             ratio: None,
             runs: [(0, 0); 2],
         };

@@ -166,7 +166,7 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
                 out.first_errors.push(e);
             }
         }
-        // Same precision and range on both sides: adding cannot fail.
+        // Same precision on both sides, and the sum grows to any range: adding cannot fail.
         let _ = out.latency.add(&r.latency);
         end = end.max(r.closed_at);
     }

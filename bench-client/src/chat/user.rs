@@ -14,7 +14,7 @@ use bench_proto::chat::{
     access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JString, Kind, Packet,
     RoomList, APPLET_VERSION, MARK_TEXT, MARK_TEXT_TRIMMED,
 };
-use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind};
+use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind, SIGFIG};
 use bytes::{Buf, BytesMut};
 use hdrhistogram::Histogram;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -147,7 +147,7 @@ impl User {
                 validated: 0,
                 errors: ErrorCounts::default(),
                 first_error: None,
-                latency: new_histogram(),
+                latency: latency_histogram(),
                 bytes_sent: 0,
                 bytes_received: 0,
                 closed_at: Instant::now(),
@@ -227,8 +227,28 @@ impl User {
             if !paced && self.running && !send_armed && self.sent == count {
                 self.maybe_leave_paused(&mut stream).await;
             }
+            // The read first: a packet that has arrived is handled without polling the other branches
+            // (each poll of a channel or timer costs as much as decoding a packet). None of them can
+            // starve: the server sends only what the room's turn-taking lets through, so reads go
+            // pending between messages, and tokio's cooperative budget bounds a run of ready reads.
             tokio::select! {
                 biased;
+                read = stream.read_buf(&mut buf) => match read {
+                    Ok(0) => {
+                        if !self.done {
+                            self.fail(ErrorKind::Io, "the server closed the connection".into());
+                        }
+                        return;
+                    }
+                    Ok(n) => {
+                        self.result.bytes_received += n as u64;
+                        active = true;
+                    }
+                    Err(e) => {
+                        self.fail(ErrorKind::Io, format!("reading: {e}"));
+                        return;
+                    }
+                },
                 phase = ctl.recv() => match phase {
                     Some(Phase::Running) => {
                         self.running = true;
@@ -260,22 +280,6 @@ impl User {
                     }
                     active = false;
                 }
-                read = stream.read_buf(&mut buf) => match read {
-                    Ok(0) => {
-                        if !self.done {
-                            self.fail(ErrorKind::Io, "the server closed the connection".into());
-                        }
-                        return;
-                    }
-                    Ok(n) => {
-                        self.result.bytes_received += n as u64;
-                        active = true;
-                    }
-                    Err(e) => {
-                        self.fail(ErrorKind::Io, format!("reading: {e}"));
-                        return;
-                    }
-                },
             }
         }
     }
@@ -371,11 +375,7 @@ impl User {
             return Err(format!("message text changed: {:?}", c.text));
         }
         let users = self.shared.load.users;
-        let sender = c
-            .user_name
-            .as_str()
-            .and_then(|n| n.strip_prefix(USER_PREFIX))
-            .and_then(|n| n.parse::<u32>().ok())
+        let sender = mark_number(c.user_name.as_bytes())
             .filter(|&n| (1..=users).contains(&n) && n != self.number)
             .ok_or_else(|| format!("message from unexpected sender {:?}", c.user_name))?;
         if self.shared.load.paced() {
@@ -550,6 +550,33 @@ impl User {
     }
 }
 
+/// Latencies up to this many µs fit a user's histogram as made; longer ones still grow it.
+const LATENCY_RANGE_US: u64 = 60_000_000;
+
+/// A user's latency histogram, sized for a minute at once, so that recording a new longest latency does not
+/// reallocate and zero the counts in the middle of the timed run (pages never written cost no memory).
+fn latency_histogram() -> Histogram<u64> {
+    match Histogram::new_with_bounds(1, LATENCY_RANGE_US, SIGFIG) {
+        Ok(mut h) => {
+            h.auto(true);
+            h
+        }
+        Err(_) => new_histogram(),
+    }
+}
+
+/// The number of a VolanoMark user's name (`Mark7` → 7): the prefix, then decimal digits without a leading
+/// zero (so each user has exactly one name).
+fn mark_number(name: &[u8]) -> Option<u32> {
+    let digits = name.strip_prefix(USER_PREFIX.as_bytes())?;
+    if digits.is_empty() || digits.len() > 9 || digits[0] == b'0' {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |n, &d| {
+        d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0'))
+    })
+}
+
 /// VolanoMark's `Access` request, with this client in the fields where Java reports its VM.
 fn access_request(room_name: &JString) -> Vec<u8> {
     let s = |text: &str| JString::new(text).expect("ASCII");
@@ -577,4 +604,28 @@ fn access_request(room_name: &JString) -> Vec<u8> {
     }
     .encode(&mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mark_number;
+
+    #[test]
+    fn user_numbers_have_one_spelling() {
+        assert_eq!(mark_number(b"Mark1"), Some(1));
+        assert_eq!(mark_number(b"Mark20"), Some(20));
+        assert_eq!(mark_number(b"Mark999999999"), Some(999_999_999));
+        for bad in [
+            &b"Mark"[..],
+            b"Mark01",
+            b"Mark0",
+            b"Mark+1",
+            b"Mark1x",
+            b"mark1",
+            b"Mark1234567890",
+            b"Bob",
+        ] {
+            assert_eq!(mark_number(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
 }

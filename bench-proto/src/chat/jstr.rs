@@ -63,6 +63,12 @@ impl<'a> JStr<'a> {
     /// Java's `String.trim()`: drops leading and trailing characters at or below U+0020.
     pub fn trim(self) -> JStr<'a> {
         let mut s = self.0;
+        // Printable ASCII at both ends (every string VolanoMark sends, once trimmed) ends it at once.
+        if let (Some(&first), Some(&last)) = (s.first(), s.last()) {
+            if (0x21..0x80).contains(&first) && (0x21..0x80).contains(&last) {
+                return self;
+            }
+        }
         while let Some(&lead) = s.first() {
             let len = seq_len(lead);
             if decode_seq(&s[..len]) > 0x20 {

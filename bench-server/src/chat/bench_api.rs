@@ -37,7 +37,7 @@ impl FanOutRoom {
         let mut peers = Vec::new();
         let mut room = None;
         for i in 0..members.max(1) {
-            let peer = Arc::new(Peer::new(i as u64 + 1, limits.clone(), stats.clone()));
+            let peer = Arc::new(Peer::new(i as u64 + 1, limits.clone(), stats.clone(), None));
             let name = JString::new(&format!("Mark{}", i + 1)).expect("ASCII");
             let entered = registry.enter(
                 room_name.as_jstr(),

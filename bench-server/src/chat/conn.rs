@@ -55,8 +55,13 @@ enum End {
 /// Serves one accepted connection until it ends; holds `_slot` (a connection slot) until then.
 pub(crate) async fn serve(stream: TcpStream, shared: Arc<Shared>, id: PeerId, _slot: Slot) {
     let (rd, wr) = stream.into_split();
-    let peer = Arc::new(Peer::new(id, shared.limits.clone(), shared.stats.clone()));
-    tokio::spawn(peer.clone().write_loop(wr));
+    let peer = Arc::new(Peer::new(
+        id,
+        shared.limits.clone(),
+        shared.stats.clone(),
+        Some(wr),
+    ));
+    tokio::spawn(peer.clone().write_loop());
     let mut conn = Conn {
         peer,
         shared,
@@ -154,8 +159,18 @@ impl Conn {
                     .reset(Instant::now() + packet_timeout);
             }
             buf.reserve(1024);
+            // The read first: bytes that have arrived are handled without polling the kill switch and the
+            // timers (each such poll costs about what decoding a chat packet does). They still run whenever
+            // the read is pending, which tokio's cooperative budget forces after a run of ready reads, and
+            // a killed connection's packets fail to send anyway; a packet cannot arrive forever without
+            // completing, as it is at most `max_packet` bytes.
             tokio::select! {
                 biased;
+                read = rd.read_buf(&mut buf) => match read {
+                    Ok(0) => return End::Eof,
+                    Ok(_) => active = true,
+                    Err(_) => return End::Io,
+                },
                 () = &mut killed => return End::Killed,
                 () = &mut partial_deadline, if partial => return End::SlowPacket,
                 _ = idle.tick() => {
@@ -173,11 +188,6 @@ impl Conn {
                         }
                     }
                 }
-                read = rd.read_buf(&mut buf) => match read {
-                    Ok(0) => return End::Eof,
-                    Ok(_) => active = true,
-                    Err(_) => return End::Io,
-                },
             }
         }
     }
@@ -209,7 +219,7 @@ impl Conn {
         self.send_scratch()
     }
 
-    /// Queues the packet in `scratch` to this connection; a full outbox means this client is not reading:
+    /// Sends the packet in `scratch` to this connection; a full outbox means this client is not reading:
     /// it is evicted.
     fn send_scratch(&self) -> Result<(), End> {
         match self.peer.send(&self.scratch) {

@@ -2,9 +2,10 @@
 //! (`bench_proto::chat`), with rooms created on demand, per-room membership and fan-out of every chat
 //! message to every other member. [`run`] serves a bound listener until `shutdown` completes.
 //!
-//! Fan-out encodes each message once, shares the bytes with every member's bounded queue, and each
-//! member's writer sends whatever has queued up in one vectored write. A member whose queue is full is
-//! disconnected (counted), so a slow or dead reader never stalls its room.
+//! Fan-out encodes each message once and writes it to each member's socket at once when nothing is
+//! queued for that member (one `write` per delivery, no task woken); only what a socket refuses waits in
+//! the member's bounded outbox, which its writer flushes once the socket is writable. A member whose
+//! outbox is full is disconnected (counted), so a slow or dead reader never stalls its room.
 
 #[doc(hidden)]
 pub mod bench_api;

@@ -1,15 +1,18 @@
-//! One connection's outbound side: its outbox (the bytes of the packets waiting to be written, bounded in
-//! bytes), the task that writes whatever has gathered in one write, and the switch that closes the
-//! connection from anywhere (slow reader, shutdown).
+//! One connection's outbound side: its outbox (the bytes of the packets the socket would not take yet,
+//! bounded in bytes), the task that writes whatever has gathered there in one write once the socket is
+//! writable again, and the switch that closes the connection from anywhere (slow reader, shutdown).
 //!
-//! Fan-out copies each packet into the outboxes of the room's members (a memcpy of about 100 bytes is
-//! cheaper than sharing a refcounted buffer, and leaves nothing pinned): what a connection holds is
-//! exactly what it has not yet sent, counted per connection and in [`ChatStats::queued_bytes`].
+//! A packet for a connection whose outbox is empty is written to the socket at once, by whoever sends it
+//! (the fan-out), without waking any task: one `write` per delivery, which is the kernel's floor for one TCP
+//! connection per user. Only what the socket refuses is copied into the outbox (a memcpy of about 100
+//! bytes is cheaper than sharing a refcounted buffer, and leaves nothing pinned): what a connection holds
+//! is exactly what it has not yet sent, counted per connection and in [`ChatStats::queued_bytes`]. Every
+//! write happens under the outbox's lock, and a direct write only when the outbox is empty, so bytes reach
+//! the socket in the order they were sent.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::Notify;
 
@@ -80,6 +83,8 @@ pub(crate) struct Peer {
     limits: Arc<Limits>,
     stats: Arc<ChatStats>,
     pub(crate) kill: Arc<Kill>,
+    /// The connection's socket (none in the fan-out benchmark, whose outboxes are drained by hand).
+    socket: Option<OwnedWriteHalf>,
 }
 
 #[derive(Debug, Default)]
@@ -101,7 +106,13 @@ pub(crate) enum QueueError {
 }
 
 impl Peer {
-    pub(crate) fn new(id: PeerId, limits: Arc<Limits>, stats: Arc<ChatStats>) -> Peer {
+    /// A peer writing to `socket` (`None`: its outbox only fills, for [`Peer::drain`]).
+    pub(crate) fn new(
+        id: PeerId,
+        limits: Arc<Limits>,
+        stats: Arc<ChatStats>,
+        socket: Option<OwnedWriteHalf>,
+    ) -> Peer {
         Peer {
             id,
             outbox: Mutex::default(),
@@ -109,6 +120,7 @@ impl Peer {
             limits,
             stats,
             kill: Arc::new(Kill::default()),
+            socket,
         }
     }
 
@@ -116,16 +128,32 @@ impl Peer {
         self.outbox.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Queues a packet's bytes without waiting.
+    /// Sends a packet's bytes without waiting: straight to the socket when nothing is queued before them,
+    /// and what the socket does not take into the outbox, for the writer.
     pub(crate) fn send(&self, packet: &[u8]) -> Result<(), QueueError> {
         if self.kill.is_killed() {
             return Err(QueueError::Closed);
         }
-        let len = packet.len();
         let mut out = self.outbox();
         if out.closed {
             return Err(QueueError::Closed);
         }
+        let mut rest = packet;
+        if out.bytes.is_empty() {
+            if let Some(socket) = &self.socket {
+                match socket.try_write(rest) {
+                    Ok(n) if n == rest.len() => return Ok(()),
+                    Ok(n) => rest = &rest[n..],
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(_) => {
+                        drop(out);
+                        self.kill.kill();
+                        return Err(QueueError::Closed);
+                    }
+                }
+            }
+        }
+        let len = rest.len();
         let pending = out.bytes.len();
         let limits = &*self.limits;
         if pending > 0 && pending + len > limits.per_connection {
@@ -136,7 +164,7 @@ impl Peer {
         {
             return Err(QueueError::Full);
         }
-        out.bytes.extend_from_slice(packet);
+        out.bytes.extend_from_slice(rest);
         self.account(len as isize);
         if std::mem::take(&mut out.writer_waiting) {
             drop(out);
@@ -163,49 +191,61 @@ impl Peer {
         }
     }
 
-    /// Writes the outbox until the connection is killed or a write fails; whatever has gathered since the
-    /// last write goes out in one write. On the way out the outbox is closed and its bytes uncounted.
-    pub(crate) async fn write_loop(self: Arc<Self>, mut wr: OwnedWriteHalf) {
-        let mut batch: Vec<u8> = Vec::new();
+    /// Writes what the outbox gathers (whatever direct writes left there) until the connection is killed or a
+    /// write fails: waits for bytes, then for the socket to be writable, then writes all it will take in
+    /// one write. On the way out the outbox is closed and its bytes uncounted.
+    pub(crate) async fn write_loop(self: Arc<Self>) {
+        let Some(socket) = &self.socket else {
+            return;
+        };
         let killed = self.kill.wait();
         tokio::pin!(killed);
         loop {
-            {
+            let empty = {
                 let mut out = self.outbox();
-                if out.bytes.is_empty() {
-                    out.writer_waiting = true;
-                } else {
-                    std::mem::swap(&mut out.bytes, &mut batch);
-                }
-            }
-            if batch.is_empty() {
+                out.writer_waiting = out.bytes.is_empty();
+                out.writer_waiting
+            };
+            if empty {
                 tokio::select! {
                     biased;
                     () = &mut killed => break,
                     () = self.ready.notified() => continue,
                 }
             }
-            let written = tokio::select! {
+            let writable = tokio::select! {
                 biased;
                 () = &mut killed => break,
-                r = wr.write_all(&batch) => r,
+                r = socket.writable() => r,
             };
-            self.account(-(batch.len() as isize));
-            batch.clear();
-            if batch.capacity() > KEEP_CAPACITY {
-                batch = Vec::new();
-            }
-            if written.is_err() {
+            if writable.is_err() || self.flush(socket).is_err() {
                 self.kill.kill();
                 break;
             }
         }
         let mut out = self.outbox();
         out.closed = true;
-        let unsent = out.bytes.len() + batch.len();
+        let unsent = out.bytes.len();
         out.bytes = Vec::new();
         drop(out);
         self.account(-(unsent as isize));
+    }
+
+    /// Writes as much of the outbox as the socket takes now (nothing, if it is not writable after all).
+    fn flush(&self, socket: &OwnedWriteHalf) -> std::io::Result<()> {
+        let mut out = self.outbox();
+        let written = match socket.try_write(&out.bytes) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+            Err(e) => return Err(e),
+        };
+        out.bytes.drain(..written);
+        if out.bytes.is_empty() && out.bytes.capacity() > KEEP_CAPACITY {
+            out.bytes = Vec::new();
+        }
+        drop(out);
+        self.account(-(written as isize));
+        Ok(())
     }
 
     /// Takes what the outbox holds, as the writer would (for the fan-out benchmark, which has no socket).
@@ -213,5 +253,66 @@ impl Peer {
         let bytes = std::mem::take(&mut self.outbox().bytes);
         self.account(-(bytes.len() as isize));
         bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use tokio::io::AsyncReadExt;
+    use tokio::net::{TcpListener, TcpStream};
+
+    use super::*;
+
+    const PACKET: usize = 100;
+
+    fn packet(n: u32) -> Vec<u8> {
+        n.to_be_bytes().repeat(PACKET / 4)
+    }
+
+    #[tokio::test]
+    async fn direct_and_queued_bytes_arrive_in_order_within_the_bound() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut reader = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (socket, _) = listener.accept().await.unwrap();
+        let (_rd, wr) = socket.into_split();
+        let stats = Arc::new(ChatStats::default());
+        let limits = Arc::new(Limits {
+            per_connection: 4096,
+            total: 1 << 20,
+            queued: AtomicUsize::new(0),
+        });
+        let peer = Arc::new(Peer::new(1, limits.clone(), stats.clone(), Some(wr)));
+        let writer = tokio::spawn(peer.clone().write_loop());
+
+        // Nobody reads yet: the socket takes packets until its buffers are full, then the outbox holds
+        // what it refuses, up to the bound, and the next packet finds it full.
+        let mut sent = 0;
+        let full = loop {
+            match peer.send(&packet(sent)) {
+                Ok(()) => sent += 1,
+                Err(e) => break e,
+            }
+            assert!(sent < 10_000_000, "the socket never filled");
+        };
+        assert_eq!(full, QueueError::Full);
+        let queued = limits.queued.load(Ordering::Relaxed);
+        assert!(queued > 0 && queued <= 4096, "{queued} bytes queued");
+        assert_eq!(stats.snapshot().queued_bytes, queued as u64);
+
+        // Reading drains the socket, the writer flushes the outbox behind it: every packet, in order.
+        let mut got = vec![0; PACKET];
+        for n in 0..sent {
+            reader.read_exact(&mut got).await.unwrap();
+            assert_eq!(got, packet(n), "packet {n}");
+        }
+        peer.kill.kill();
+        writer.await.unwrap();
+        assert_eq!(limits.queued.load(Ordering::Relaxed), 0);
+        assert_eq!(stats.snapshot().queued_bytes, 0);
+        assert_eq!(peer.send(&packet(0)), Err(QueueError::Closed));
     }
 }

@@ -3,8 +3,10 @@
 //!
 //! A room's state sits behind its own mutex, held (without awaiting) while a packet is queued to every
 //! member. That gives each room one total order of chat, enter and exit packets, which every member sees:
-//! per-sender order and exactly-once delivery follow. Queuing never waits: a member whose queue is full is
-//! evicted on the spot, so a slow or dead reader costs its room nothing.
+//! per-sender order and exactly-once delivery follow. Sending never waits: each member's packet goes to
+//! its socket in one non-blocking write (or to its outbox, see `peer`), so the lock is held across those
+//! writes but never across an await; a member whose outbox is full is evicted on the spot, so a slow or
+//! dead reader costs its room nothing.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -274,7 +276,7 @@ mod tests {
         send_buffer: usize,
         stats: &Arc<ChatStats>,
     ) -> (Arc<Peer>, Arc<Room>) {
-        let peer = Arc::new(Peer::new(id, limits(send_buffer), stats.clone()));
+        let peer = Arc::new(Peer::new(id, limits(send_buffer), stats.clone(), None));
         let room = registry
             .enter(js("Room1"), &peer, js(name), js(""), 10, stats)
             .unwrap();
