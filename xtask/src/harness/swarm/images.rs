@@ -16,14 +16,10 @@ pub(crate) fn service_tag(image: &str) -> String {
     images::tag(image)
 }
 
-/// The local tag of `image` built for `arch`. This machine's architecture is the plain tag (what
-/// `cargo xtask build --images` makes); another is `<tag>-<arch>` (built with `--target <arch> --images`).
+/// The local tag of `image` built for `arch`, as `harness::artifacts::images` names it (x86_64 the plain tag,
+/// another arch `<tag>-<arch>`).
 pub(crate) fn local_tag(image: &str, arch: Arch) -> String {
-    if Arch::host() == Some(arch) {
-        images::tag(image)
-    } else {
-        format!("{}-{}", images::tag(image), arch.name())
-    }
+    images::tag_for(image, arch)
 }
 
 /// One image as a node holds it.
