@@ -37,7 +37,7 @@ pub(crate) struct Args {
     /// `…-ppc64le`).
     #[arg(long)]
     images: bool,
-    /// With --images: `docker save` each arch's two images to DIR/wsbench-images-<arch>.tar (`docker load -i`
+    /// With --images: `docker save` each arch's two images to `DIR/wsbench-images-<arch>.tar` (`docker load -i`
     /// on a host of that arch).
     #[arg(long, value_name = "DIR", requires = "images")]
     save_images: Option<std::path::PathBuf>,

@@ -105,3 +105,52 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn arch_flags_pick_images_in_containers_and_a_process_otherwise() {
+        let parse = |argv: &[&str]| Cli::try_parse_from(argv).map(|c| c.args);
+        let both = parse(&[
+            "run",
+            "s",
+            "--containers",
+            "--client-arch",
+            "ppc64le",
+            "--server-arch",
+            "ppc64le",
+        ])
+        .unwrap()
+        .options()
+        .unwrap();
+        assert_eq!(
+            both.client_arch, None,
+            "no emulated client process in containers"
+        );
+        let Engine::Docker(d) = both.engine else {
+            panic!("not containers")
+        };
+        assert_eq!(
+            (d.client_arch, d.server_arch),
+            (Some(Arch::Ppc64le), Some(Arch::Ppc64le))
+        );
+        let local = parse(&["run", "s", "--client-arch", "ppc64le"])
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(local.client_arch, Some(Arch::Ppc64le));
+        assert!(
+            parse(&["run", "s", "--server-arch", "ppc64le"]).is_err(),
+            "--server-arch needs --containers"
+        );
+    }
+}
