@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use http::uri::{PathAndQuery, Uri};
 use http::HeaderValue;
 
-use crate::flags::{usage_error, Format, RunArgs};
+use crate::flags::{usage_error, Format, HttpEngine, RunArgs};
 use crate::operation::{Operation, Service};
 
 /// When the measured interval ends.
@@ -53,6 +53,7 @@ pub struct RunConfig {
     pub connect_timeout: Duration,
     pub timeout: Duration,
     pub keepalive: bool,
+    pub http_engine: HttpEngine,
     pub packet_size: u64,
     pub message_size: Option<u64>,
     pub validate_first: u64,
@@ -109,6 +110,7 @@ impl RunConfig {
             connect_timeout: a.connect_timeout,
             timeout: a.timeout,
             keepalive: !a.no_keepalive,
+            http_engine: a.http_engine,
             packet_size: a.packet_size,
             message_size: a.message_size,
             validate_first: a.validate_first,

@@ -1,12 +1,11 @@
-//! One HTTP/1.1 connection (hyper's `client::conn::http1`, no pool) and one request/response on it.
+//! hyper's HTTP/1.1 client (`client::conn::http1`, no pool): one connection and one request/response on it —
+//! the fallback for what the lean path (`lean/`) does not serve.
 //!
 //! The connection future runs as a local task of its own, as hyper intends: polling it inside the call's
 //! task instead was measured (callgrind, 20 000 calls) at 314 M instructions against 307 M this way. The
 //! response body is read into a buffer the caller reuses.
 
 use std::io;
-use std::net::SocketAddr;
-use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, StatusCode};
@@ -14,6 +13,8 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
+
+use super::broken::Broken;
 
 /// A connected HTTP/1.1 client connection.
 pub(super) struct Link {
@@ -43,54 +44,8 @@ impl Link {
     }
 }
 
-/// Why a call did not produce an HTTP response.
-#[derive(Debug)]
-pub(super) enum Broken {
-    Connect(io::Error),
-    Io(hyper::Error),
-}
-
-impl Broken {
-    pub(super) fn is_connect(&self) -> bool {
-        matches!(self, Broken::Connect(_))
-    }
-
-    /// EADDRNOTAVAIL: no local port left (connection churn piling up TIME_WAIT sockets).
-    pub(super) fn is_addr_not_available(&self) -> bool {
-        matches!(self, Broken::Connect(e) if e.kind() == io::ErrorKind::AddrNotAvailable)
-    }
-}
-
-impl std::fmt::Display for Broken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Broken::Connect(e) => write!(f, "connect: {e}"),
-            Broken::Io(e) => {
-                write!(f, "{e}")?;
-                let mut src = std::error::Error::source(e);
-                while let Some(s) = src {
-                    write!(f, ": {s}")?;
-                    src = s.source();
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Opens a TCP connection (Nagle off) and performs the (local) HTTP/1.1 handshake.
-pub(super) async fn connect(addr: SocketAddr, timeout: Duration) -> Result<Link, Broken> {
-    let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => return Err(Broken::Connect(e)),
-        Err(_) => {
-            return Err(Broken::Connect(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "connect timed out",
-            )))
-        }
-    };
-    stream.set_nodelay(true).map_err(Broken::Connect)?;
+/// Performs the (local) HTTP/1.1 handshake on a connected stream.
+pub(super) async fn handshake(stream: TcpStream) -> Result<Link, Broken> {
     let (sender, conn) = http1::Builder::new()
         .handshake(TokioIo::new(stream))
         .await
@@ -126,9 +81,9 @@ pub(super) async fn exchange(
         Ok(status) => Ok(status),
         // The connection's own error (e.g. bytes that are not HTTP) says more than the call's "closed".
         Err(e) if link.conn.is_finished() => match (&mut link.conn).await {
-            Ok(Err(conn_err)) => Err(Broken::Io(conn_err)),
-            _ => Err(Broken::Io(e)),
+            Ok(Err(conn_err)) => Err(Broken::Hyper(conn_err)),
+            _ => Err(Broken::Hyper(e)),
         },
-        Err(e) => Err(Broken::Io(e)),
+        Err(e) => Err(Broken::Hyper(e)),
     }
 }
