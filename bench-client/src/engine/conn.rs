@@ -90,11 +90,24 @@ async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Opti
         };
         k += 1;
         let sent_at = Instant::now();
-        timer.as_mut().reset(sent_at + cfg.timeout);
-        let outcome = tokio::select! {
-            biased;
-            r = call(cfg, workload, variant, wire, &mut link, &mut buf) => Some(r),
-            _ = timer.as_mut() => None,
+        let due = sent_at + cfg.timeout;
+        let outcome = {
+            let mut this_call = pin!(call(cfg, workload, variant, wire, &mut link, &mut buf));
+            // The timer is re-armed only when it fires (then at this call's due time, if that is later): an
+            // earlier deadline left by a previous call is checked and moved on, so calls that finish in time
+            // (nearly all) do not pay the timer wheel's re-registration.
+            loop {
+                tokio::select! {
+                    biased;
+                    r = &mut this_call => break Some(r),
+                    _ = timer.as_mut() => {
+                        if Instant::now() >= due {
+                            break None;
+                        }
+                        timer.as_mut().reset(due);
+                    }
+                }
+            }
         };
         let end = Instant::now();
         if start.deadline.is_some_and(|d| end > d) {
@@ -128,7 +141,12 @@ async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Opti
                         let latency = end - intended.unwrap_or(sent_at);
                         let uncorrected = intended.map(|_| micros(end - sent_at));
                         let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
-                        st.record_ok(end - start.measure_start, micros(latency), uncorrected, lag);
+                        st.record_ok(
+                            || end - start.measure_start,
+                            micros(latency),
+                            uncorrected,
+                            lag,
+                        );
                         st.validated += u64::from(validated);
                         st.bytes_sent += variant.body.len() as u64;
                         st.bytes_received += body.len() as u64;

@@ -65,7 +65,12 @@ pub(super) fn main(ctx: Ctx) {
     });
     let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
-    local.block_on(&rt, async {
+    // The control (end of all tasks, stop, deadline) is a task of its own: `block_on`'s future is polled
+    // on every wake-up of any connection, and polling this select (two watch receivers, a sleep, a join
+    // handle) per call cost more than the join handle polled instead.
+    let sh = shared.clone();
+    let control = async move {
+        let shared = sh;
         let mut tasks: Vec<_> = conns
             .into_iter()
             .map(|c| tokio::task::spawn_local(conn::run(shared.clone(), c, ready.clone())))
@@ -107,6 +112,11 @@ pub(super) fn main(ctx: Ctx) {
             for t in rest {
                 let _ = t.await;
             }
+        }
+    };
+    local.block_on(&rt, async {
+        if let Err(e) = tokio::task::spawn_local(control).await {
+            tracing::error!("worker {worker}: its control task failed: {e}");
         }
     });
     let mut stats = shared.stats.replace(WorkerStats::new(false, None));

@@ -5,6 +5,7 @@
 mod chat;
 mod cli;
 mod errors;
+mod lean;
 mod operations;
 mod results;
 mod sigint;

@@ -6,9 +6,10 @@
 
 pub mod wire;
 
+use std::io;
 use std::ops::Range;
 
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
 
 pub use wire::{Encoded, WireError};
@@ -33,6 +34,16 @@ impl Link {
         }
     }
 
+    /// The last read took less than it was offered, so the socket was empty then: forget tokio's readiness
+    /// now, so that the next call's first read waits for epoll instead of failing with EAGAIN (a system call
+    /// per call saved, as wrk saves it). Safe: readiness is only cleared if no event came in since the read
+    /// (tokio compares its tick), and any byte arriving later is a new edge-triggered event.
+    fn drained(&self) {
+        let _ = self.stream.try_io(Interest::READABLE, || {
+            Err::<(), _>(io::ErrorKind::WouldBlock.into())
+        });
+    }
+
     /// Whether the last response left the connection fit for another request.
     pub(in crate::engine) fn reusable(&self) -> bool {
         self.reusable
@@ -52,6 +63,7 @@ impl Link {
         loop {
             let room = reader.needed(buf.len()).clamp(MIN_READ, MAX_RESERVE);
             buf.reserve(room);
+            let room = buf.capacity() - buf.len();
             let n = self.stream.read_buf(buf).await?;
             let done = if n == 0 {
                 Some(reader.eof(buf)?)
@@ -60,6 +72,9 @@ impl Link {
             };
             if let Some(resp) = done {
                 self.reusable = resp.reusable;
+                if n < room {
+                    self.drained();
+                }
                 return Ok((resp.status, resp.body));
             }
         }
