@@ -7,7 +7,8 @@
 //!   directory, with the one metric function), `summary` (`summary.md`) and `report` (`report.html`).
 //! - `backend` (the `Backend` trait), its implementations `local` (processes) and `docker` (containers), and
 //!   `pipeline`: the one step loop, with one status rule, that writes a results directory.
-//! - `testing`: the named steps of `cargo xtask test`, which subcommands contribute to.
+//! - `testing`: the named steps of `cargo xtask test`, which subcommands contribute to; `wrk` (the reference
+//!   load generator's POST script, for `icount` and `calibrate`).
 
 pub(crate) mod argv;
 pub(crate) mod artifacts;
@@ -30,3 +31,4 @@ pub(crate) mod rundoc;
 pub(crate) mod scenario;
 pub(crate) mod summary;
 pub(crate) mod testing;
+pub(crate) mod wrk;
