@@ -130,7 +130,7 @@ mod tests {
         );
         match parsed {
             Ok(httparse::Status::Complete(n)) => Some((
-                r.version? as u8,
+                r.version?,
                 r.code?,
                 n,
                 r.headers

@@ -290,7 +290,7 @@ impl Fields {
     fn field(&mut self, name: &[u8], value: &[u8]) {
         if name.eq_ignore_ascii_case(b"content-length") {
             match parse_length(value) {
-                Ok(n) if self.length.is_none_or(|l| l == n) => self.length = Some(n),
+                Ok(n) if self.length.map_or(true, |l| l == n) => self.length = Some(n),
                 _ => self.bad_length = true,
             }
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
