@@ -1,5 +1,5 @@
 //! The lean path's HTTP/1.1 wire, without I/O: a request encoded once, and a response read as its bytes
-//! arrive — head by a fast canonical-form parser (`head.rs`) or else `httparse`, body framed by Content-Length, chunked (decoded in place) or the peer's
+//! arrive — head by `httparse`, body framed by Content-Length, chunked (decoded in place) or the peer's
 //! close — with every part bounded, so that a hostile server cannot make the client buffer without limit.
 
 use std::mem::MaybeUninit;
@@ -8,8 +8,6 @@ use std::ops::Range;
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
 use http::{HeaderMap, Method, Version};
-
-use super::head;
 
 /// The most a response head (with any informational heads before it) may take.
 pub const MAX_HEAD: usize = 64 * 1024;
@@ -199,19 +197,23 @@ impl Reader {
     /// Parses the head if it is all there (skipping informational responses); false if it is not yet.
     fn head(&mut self, buf: &[u8]) -> Result<bool, WireError> {
         loop {
-            let mut f = Fields::default();
-            let (version, status, n) =
-                match head::canonical(&buf[self.start..], |k, v| f.field(k, v)) {
-                    Some(parsed) => parsed,
-                    None => {
-                        f = Fields::default();
-                        match parse_with_httparse(&buf[self.start..], &mut f)? {
-                            Some(parsed) => parsed,
-                            None if buf.len() > MAX_HEAD => return Err(WireError::HeadTooLarge),
-                            None => return Ok(false),
-                        }
-                    }
-                };
+            // Uninitialised: zeroing 64 headers cost more than parsing the three a server sends.
+            let mut headers =
+                [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+            let mut r = httparse::Response::new(&mut []);
+            let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(
+                &mut r,
+                &buf[self.start..],
+                &mut headers,
+            );
+            let n = match parsed.map_err(WireError::Head)? {
+                httparse::Status::Complete(n) => n,
+                httparse::Status::Partial if buf.len() > MAX_HEAD => {
+                    return Err(WireError::HeadTooLarge)
+                }
+                httparse::Status::Partial => return Ok(false),
+            };
+            let status = r.code.unwrap_or(0);
             if !(100..=999).contains(&status) {
                 return Err(WireError::Status(status));
             }
@@ -222,26 +224,48 @@ impl Reader {
                 self.start += n;
                 continue;
             }
-            if f.bad_length {
-                return Err(WireError::ContentLength);
+            let (mut length, mut te, mut chunked, mut close, mut keep_alive) =
+                (None, false, false, false, false);
+            for h in r.headers.iter() {
+                if h.name.eq_ignore_ascii_case("content-length") {
+                    let n = parse_length(h.value)?;
+                    if length.is_some_and(|l| l != n) {
+                        return Err(WireError::ContentLength);
+                    }
+                    length = Some(n);
+                } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+                    te = true;
+                    // Chunked counts only as the last coding; then the body ends at the peer's close.
+                    chunked = h
+                        .value
+                        .rsplit(|&b| b == b',')
+                        .next()
+                        .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+                } else if h.name.eq_ignore_ascii_case("connection") {
+                    for token in h.value.split(|&b| b == b',') {
+                        let t = token.trim_ascii();
+                        close |= t.eq_ignore_ascii_case(b"close");
+                        keep_alive |= t.eq_ignore_ascii_case(b"keep-alive");
+                    }
+                }
             }
             self.status = status;
             self.body_start = self.start + n;
-            self.reusable = !f.close && (version == 1 || f.keep_alive);
+            self.reusable = !close && (r.version == Some(1) || keep_alive);
             self.state = if self.head_request || status == 204 || status == 304 {
                 State::Length {
                     end: self.body_start,
                 }
-            } else if f.te {
+            } else if te {
                 // A Content-Length beside a Transfer-Encoding is a smuggling attempt or a broken peer:
                 // the body is framed by the coding, and the connection not trusted again.
-                self.reusable &= f.chunked && f.length.is_none();
-                if f.chunked {
+                self.reusable &= chunked && length.is_none();
+                if chunked {
                     State::Chunked(Chunked::new(self.body_start))
                 } else {
                     State::Close
                 }
-            } else if let Some(len) = f.length {
+            } else if let Some(len) = length {
                 if len > MAX_BODY {
                     return Err(WireError::BodyTooLarge);
                 }
@@ -253,59 +277,6 @@ impl Reader {
                 State::Close
             };
             return Ok(true);
-        }
-    }
-}
-
-/// httparse's verdict on a head the fast parser declined: `None` while incomplete.
-fn parse_with_httparse(b: &[u8], f: &mut Fields) -> Result<Option<(u8, u16, usize)>, WireError> {
-    // Uninitialised: zeroing 64 headers costs more than parsing the three a server sends.
-    let mut headers = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
-    let mut r = httparse::Response::new(&mut []);
-    let parsed = httparse::ParserConfig::default()
-        .parse_response_with_uninit_headers(&mut r, b, &mut headers)
-        .map_err(WireError::Head)?;
-    let httparse::Status::Complete(n) = parsed else {
-        return Ok(None);
-    };
-    for h in r.headers.iter() {
-        f.field(h.name.as_bytes(), h.value);
-    }
-    Ok(Some((r.version.unwrap_or(1), r.code.unwrap_or(0), n)))
-}
-
-/// What the framing needs from the header fields.
-#[derive(Debug, Default)]
-struct Fields {
-    length: Option<usize>,
-    /// An invalid Content-Length, or two that differ (an error once the head is known to be valid).
-    bad_length: bool,
-    te: bool,
-    chunked: bool,
-    close: bool,
-    keep_alive: bool,
-}
-
-impl Fields {
-    fn field(&mut self, name: &[u8], value: &[u8]) {
-        if name.eq_ignore_ascii_case(b"content-length") {
-            match parse_length(value) {
-                Ok(n) if self.length.map_or(true, |l| l == n) => self.length = Some(n),
-                _ => self.bad_length = true,
-            }
-        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            self.te = true;
-            // Chunked counts only as the last coding; otherwise the body ends at the peer's close.
-            self.chunked = value
-                .rsplit(|&b| b == b',')
-                .next()
-                .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-        } else if name.eq_ignore_ascii_case(b"connection") {
-            for token in value.split(|&b| b == b',') {
-                let t = token.trim_ascii();
-                self.close |= t.eq_ignore_ascii_case(b"close");
-                self.keep_alive |= t.eq_ignore_ascii_case(b"keep-alive");
-            }
         }
     }
 }
