@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use bytes::Bytes;
+use http::header::HeaderName;
 use http::uri::{PathAndQuery, Uri};
-use http::HeaderValue;
+use http::{HeaderValue, Method};
 
 use crate::flags::{usage_error, Format, HttpEngine, RunArgs};
 use crate::operation::{Operation, Service};
@@ -21,11 +23,16 @@ pub enum Stop {
     Requests(u64),
 }
 
+/// The server's address when no URL is given: bench-server's default.
+pub const DEFAULT_URL: &str = "http://127.0.0.1:8080";
+
 /// What is driven: where and with which request line.
 #[derive(Debug, Clone)]
 pub struct Target {
     /// The URL as given.
     pub url: String,
+    /// `https://`: the TLS settings (the server name is the URL's host).
+    pub tls: Option<Tls>,
     pub addr: SocketAddr,
     /// `Host` header value.
     pub host: HeaderValue,
@@ -36,14 +43,43 @@ pub struct Target {
 impl Target {
     /// The full URL requests go to (for the summary).
     pub fn request_url(&self) -> String {
-        format!("http://{}{}", self.host.to_str().unwrap_or("?"), self.path)
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!(
+            "{scheme}://{}{}",
+            self.host.to_str().unwrap_or("?"),
+            self.path
+        )
     }
+}
+
+/// How an `https://` server is verified.
+#[derive(Debug, Clone)]
+pub struct Tls {
+    /// The name the certificate must carry (the URL's host).
+    pub server_name: String,
+    /// PEM certificates trusted besides the built-in web roots (`--cacert`), read at validation.
+    pub extra_roots_pem: Option<Vec<u8>>,
+    /// `--insecure`: no verification at all.
+    pub insecure: bool,
+}
+
+/// What a plain-HTTP (`http-get`) load sends besides the URL: `-m`, `-H`, `--body`.
+#[derive(Debug, Clone, Default)]
+pub struct Custom {
+    /// `None`: GET, or POST with a body.
+    pub method: Option<Method>,
+    /// Extra headers, for every operation.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    pub body: Option<Bytes>,
 }
 
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     pub target: Target,
     pub operation: Operation,
+    pub custom: Custom,
+    /// HTTP/2 (h2c on http://, ALPN h2 on https://) instead of HTTP/1.1.
+    pub http2: bool,
     pub clients: u64,
     pub threads: u64,
     pub rate: Option<f64>,
@@ -72,7 +108,34 @@ pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 impl RunConfig {
     /// Checks the flags and resolves the URL's host (once, before any load).
     pub fn from_args(a: RunArgs) -> anyhow::Result<RunConfig> {
-        let target = parse_target(&a.url, a.operation)?;
+        let url = match (a.url_arg.as_deref(), a.url.as_deref(), a.operation) {
+            (Some(_), Some(_), _) => {
+                return Err(usage_error(
+                    "give the URL once: as an argument or with --url",
+                ))
+            }
+            (None, None, None) => {
+                return Err(usage_error(
+                    "nothing to do: give a URL (and --operation for a SOAP load; see --help)",
+                ))
+            }
+            (Some(u), None, _) | (None, Some(u), _) => u,
+            (None, None, Some(_)) => DEFAULT_URL,
+        };
+        let operation = a.operation.unwrap_or(Operation::HttpGet);
+        let mut target = parse_target(url, operation)?;
+        if let Some(tls) = target.tls.as_mut() {
+            tls.insecure = a.insecure;
+            if let Some(path) = &a.cacert {
+                tls.extra_roots_pem = Some(
+                    std::fs::read(path)
+                        .map_err(|e| usage_error(format!("--cacert {}: {e}", path.display())))?,
+                );
+            }
+        } else if a.insecure || a.cacert.is_some() {
+            return Err(usage_error("--insecure and --cacert are for https:// URLs"));
+        }
+        let custom = custom(&a, operation)?;
         let stop = match (a.duration, a.requests) {
             (Some(d), None) if d.is_zero() => return Err(usage_error("--duration must be more than 0")),
             (Some(d), None) => Stop::Duration(d),
@@ -91,7 +154,7 @@ impl RunConfig {
                 "--timeout and --connect-timeout must be more than 0",
             ));
         }
-        if a.message_size.is_some() && a.operation == Operation::EchoComplexTypeDoc {
+        if a.message_size.is_some() && operation == Operation::EchoComplexTypeDoc {
             return Err(usage_error(
                 "echoComplexTypeDoc's size is set with --packet-size, not --message-size",
             ));
@@ -100,7 +163,9 @@ impl RunConfig {
         let threads = a.threads.unwrap_or(cores).min(a.clients);
         Ok(RunConfig {
             target,
-            operation: a.operation,
+            operation,
+            custom,
+            http2: a.http2,
             clients: a.clients,
             threads,
             rate: a.rate,
@@ -113,8 +178,8 @@ impl RunConfig {
             http_engine: a.http_engine,
             packet_size: a.packet_size,
             message_size: a.message_size,
-            validate_first: a.validate_first,
-            validate_every: a.validate_every,
+            validate_first: if a.validate_all { 0 } else { a.validate_first },
+            validate_every: if a.validate_all { 1 } else { a.validate_every },
             allow_errors: a.allow_errors,
             format: a.format,
             json: a.json,
@@ -141,38 +206,85 @@ impl RunConfig {
     }
 }
 
+fn custom(a: &RunArgs, op: Operation) -> anyhow::Result<Custom> {
+    let body = match (&a.body, &a.body_file) {
+        (Some(text), _) => Some(Bytes::from(text.clone())),
+        (None, Some(path)) => {
+            Some(Bytes::from(std::fs::read(path).map_err(|e| {
+                usage_error(format!("--body-file {}: {e}", path.display()))
+            })?))
+        }
+        (None, None) => None,
+    };
+    let method = match &a.method {
+        Some(m) => Some(
+            Method::from_bytes(m.to_ascii_uppercase().as_bytes())
+                .map_err(|_| usage_error(format!("-m/--method {m:?} is not an HTTP method")))?,
+        ),
+        None => None,
+    };
+    if op != Operation::HttpGet && (body.is_some() || method.is_some()) {
+        return Err(usage_error(format!(
+            "-m/--method and --body are for plain HTTP (--operation http-get); {op} sends its own SOAP request"
+        )));
+    }
+    let mut headers = Vec::new();
+    for h in &a.headers {
+        let (name, value) = h
+            .split_once(':')
+            .ok_or_else(|| usage_error(format!("-H {h:?}: expected `Name: value`")))?;
+        let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
+            usage_error(format!("-H {h:?}: {:?} is not a header name", name.trim()))
+        })?;
+        let value = HeaderValue::from_str(value.trim())
+            .map_err(|_| usage_error(format!("-H {h:?}: the value is not a header value")))?;
+        headers.push((name, value));
+    }
+    Ok(Custom {
+        method,
+        headers,
+        body,
+    })
+}
+
 fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
     let uri: Uri = url
         .parse()
-        .map_err(|e| usage_error(format!("--url {url:?} is not a URL: {e}")))?;
-    match uri.scheme_str() {
-        Some("http") => {}
+        .map_err(|e| usage_error(format!("URL {url:?} is not a URL: {e}")))?;
+    let (tls, default_port) = match uri.scheme_str() {
+        Some("http") => (false, 80),
+        Some("https") => (true, 443),
         Some(other) => {
             return Err(usage_error(format!(
-                "--url scheme {other:?} is not supported; use http://"
+                "URL scheme {other:?} is not supported; use http:// or https://"
             )))
         }
         None => {
             return Err(usage_error(format!(
-                "--url {url:?} needs a scheme: http://host:port"
+                "URL {url:?} needs a scheme: http://host:port"
             )))
         }
-    }
+    };
     let authority = uri
         .authority()
-        .ok_or_else(|| usage_error(format!("--url {url:?} has no host")))?;
-    let port = authority.port_u16().unwrap_or(80);
+        .ok_or_else(|| usage_error(format!("URL {url:?} has no host")))?;
+    let port = port_of(authority.as_str())
+        .map_err(|p| usage_error(format!("URL {url:?}: port {p} is not a port (1 to 65535)")))?
+        .unwrap_or(default_port);
     let host_name = authority
         .host()
         .trim_start_matches('[')
         .trim_end_matches(']');
+    if host_name.is_empty() {
+        return Err(usage_error(format!("URL {url:?} has no host")));
+    }
     let addr = (host_name, port)
         .to_socket_addrs()
         .with_context(|| format!("resolving {host_name}:{port}"))?
         .next()
         .with_context(|| format!("{host_name} has no address"))?;
     let host = HeaderValue::from_str(authority.as_str())
-        .map_err(|e| usage_error(format!("--url host: {e}")))?;
+        .map_err(|e| usage_error(format!("URL host: {e}")))?;
     let given = uri.path_and_query().filter(|p| p.as_str() != "/");
     let path = match (given, op.service()) {
         (Some(p), _) => p.clone(),
@@ -182,10 +294,32 @@ fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
     };
     Ok(Target {
         url: url.to_owned(),
+        tls: tls.then(|| Tls {
+            server_name: host_name.to_owned(),
+            extra_roots_pem: None,
+            insecure: false,
+        }),
         addr,
         host,
         path,
     })
+}
+
+/// The port an authority (`host`, `host:port`, `[v6]:port`) names: `Ok(None)` without one, `Err(text)`
+/// for one outside 1..=65535 (the `http` crate reads `:99999` as no port at all).
+fn port_of(authority: &str) -> Result<Option<u16>, String> {
+    let after_host = match authority.rfind(']') {
+        Some(i) => &authority[i + 1..],
+        None => authority.rsplit_once('@').map_or(authority, |(_, h)| h),
+    };
+    match after_host.rsplit_once(':') {
+        None => Ok(None),
+        Some((_, "")) => Err("(empty)".to_owned()),
+        Some((_, p)) => match p.parse::<u16>() {
+            Ok(0) | Err(_) => Err(p.to_owned()),
+            Ok(n) => Ok(Some(n)),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -228,6 +362,45 @@ mod tests {
     }
 
     #[test]
+    fn wrk_style_command_lines() {
+        let c = config(&[
+            "-c",
+            "8",
+            "-d",
+            "2s",
+            "-t",
+            "2",
+            "-R",
+            "100",
+            "-m",
+            "put",
+            "-H",
+            "X-A: 1",
+            "--body",
+            "hi",
+            "https://localhost:8443/x",
+            "-k",
+        ])
+        .unwrap();
+        assert_eq!((c.clients, c.threads, c.rate), (8, 2, Some(100.0)));
+        assert_eq!(c.stop, Stop::Duration(Duration::from_secs(2)));
+        assert_eq!(c.operation, Operation::HttpGet);
+        assert_eq!(c.custom.method, Some(Method::PUT));
+        assert_eq!(c.custom.headers[0].0.as_str(), "x-a");
+        assert_eq!(c.custom.body.as_deref(), Some(&b"hi"[..]));
+        let tls = c.target.tls.as_ref().unwrap();
+        assert!(tls.insecure);
+        assert_eq!(tls.server_name, "localhost");
+        assert_eq!(c.target.addr.port(), 8443);
+        assert_eq!(c.target.request_url(), "https://localhost:8443/x");
+        let c = config(&["-n", "5", "https://127.0.0.1/"]).unwrap();
+        assert_eq!((c.stop, c.target.addr.port()), (Stop::Requests(5), 443));
+        assert_eq!(port_of("[::1]"), Ok(None));
+        assert_eq!(port_of("[::1]:8080"), Ok(Some(8080)));
+        assert_eq!(port_of("u:p@h:1"), Ok(Some(1)));
+    }
+
+    #[test]
     fn requests_are_split_over_clients_exactly() {
         let args = [
             "--url",
@@ -248,8 +421,18 @@ mod tests {
     #[test]
     fn impossible_combinations_are_usage_errors() {
         for args in [
-            &["--url", "https://127.0.0.1:9", "--operation", "get"][..],
+            &["--url", "ftp://127.0.0.1:9", "--operation", "get"][..],
             &["--url", "127.0.0.1:9", "--operation", "get"],
+            &["http://127.0.0.1:99999"],
+            &["http://127.0.0.1:0/"],
+            &["http://127.0.0.1:/"],
+            &["http://[::1]:70000/"],
+            &["http://127.0.0.1:9", "--url", "http://127.0.0.1:9"],
+            &["--clients", "2"],
+            &["http://127.0.0.1:9", "-H", "no colon"],
+            &["http://127.0.0.1:9", "-m", "GE T"],
+            &["http://127.0.0.1:9", "--operation", "echo", "--body", "x"],
+            &["http://127.0.0.1:9", "--insecure"],
             &[
                 "--url",
                 "http://127.0.0.1:9",

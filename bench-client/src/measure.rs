@@ -19,10 +19,6 @@ use crate::report::{self, RunFacts};
 use crate::signals;
 use crate::workload::Workload;
 
-/// The line on stderr that marks the start of the measured interval (after connecting and warm-up).
-/// Scripts and tests wait for it before interrupting a run.
-pub const MEASURING: &str = "MEASURING";
-
 /// A finished run: its results document and the first failure of each kind, described.
 #[derive(Debug)]
 pub struct Outcome {
@@ -31,8 +27,8 @@ pub struct Outcome {
 }
 
 /// Runs the load described by `cfg` (on worker threads of its own; this future only drives them) and returns
-/// the results; `stop` turning true ends the run early. Writes `--hlog` if asked; prints only the `MEASURING`
-/// line on stderr (and the progress line on a terminal).
+/// the results; `stop` turning true ends the run early. Writes `--hlog` if asked; prints nothing but the
+/// progress line on a terminal's stderr.
 pub async fn measure(cfg: RunConfig, stop: watch::Receiver<bool>) -> anyhow::Result<Outcome> {
     let cfg = Arc::new(cfg);
     let workload = Arc::new(Workload::build(&cfg).context("preparing the requests")?);
@@ -82,12 +78,6 @@ async fn drive(
     let line = if stopping {
         None
     } else {
-        eprintln!(
-            "{MEASURING} clients={} threads={} pid={}",
-            cfg.clients,
-            cfg.threads,
-            std::process::id()
-        );
         progress::Line::start(
             running.progress.clone(),
             start.measure_start,

@@ -2,6 +2,7 @@
 //! and the results document. This crate does no I/O: callers hand it bytes and take bytes back.
 
 pub mod chat;
+pub mod check;
 pub mod customer;
 pub mod cxf;
 pub mod hostile;

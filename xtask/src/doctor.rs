@@ -4,6 +4,8 @@
 use anyhow::Result;
 use xshell::{cmd, Shell};
 
+use crate::harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
+use crate::harness::artifacts::{builders, emulation, Arch};
 use crate::harness::host;
 
 #[derive(Debug, clap::Args)]
@@ -52,6 +54,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         (
             "Containers (`cargo xtask run … --containers`)",
             containers(sh),
+        ),
+        (
+            "cross and emulated ppc64le containers (`cargo xtask build --builder cross`, `--server-arch ppc64le`)",
+            cross_and_emulation(sh),
         ),
         ("Calibration and the regression gate", extras(sh)),
         (
@@ -169,22 +175,136 @@ fn ppc64le(sh: &Shell) -> Vec<Check> {
     let target = "powerpc64le-unknown-linux-gnu";
     vec![
         if installed.lines().any(|l| l.trim() == target) {
-            Check::new("rustup target", Level::Ok, format!("{target} installed"), "")
+            Check::new(
+                "rustup target",
+                Level::Ok,
+                format!("{target} installed"),
+                "",
+            )
         } else {
-            Check::new("rustup target", Level::Missing, format!("{target} not installed"), format!("rustup target add {target}"))
+            Check::new(
+                "rustup target",
+                Level::Missing,
+                format!("{target} not installed"),
+                format!("rustup target add {target}"),
+            )
         },
-        tool(sh, "cross linker", "powerpc64le-linux-gnu-gcc", "--version", "apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"),
+        tool(
+            sh,
+            "cross linker",
+            "powerpc64le-linux-gnu-gcc",
+            "--version",
+            "apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross",
+        ),
         if std::path::Path::new("/usr/powerpc64le-linux-gnu/lib").is_dir() {
-            Check::new("ppc64le libc", Level::Ok, "/usr/powerpc64le-linux-gnu/lib", "")
+            Check::new(
+                "ppc64le libc",
+                Level::Ok,
+                "/usr/powerpc64le-linux-gnu/lib",
+                "",
+            )
         } else {
-            Check::new("ppc64le libc", Level::Missing, "/usr/powerpc64le-linux-gnu/lib absent", "apt-get install libc6-dev-ppc64el-cross")
+            Check::new(
+                "ppc64le libc",
+                Level::Missing,
+                "/usr/powerpc64le-linux-gnu/lib absent",
+                "apt-get install libc6-dev-ppc64el-cross",
+            )
         },
-        tool(sh, "qemu-ppc64le (run ppc64le binaries)", "qemu-ppc64le", "--version", "apt-get install qemu-user"),
-        match version(sh, "cross", "--version") {
-            Some(v) => Check::new("cross", Level::Ok, v, ""),
-            None => Check::new("cross", Level::Warn, "`cross` not found", "optional: cargo install cross (needs docker images; the system linker is used otherwise)"),
-        },
+        tool(
+            sh,
+            "qemu-ppc64le (run ppc64le binaries)",
+            "qemu-ppc64le",
+            "--version",
+            "apt-get install qemu-user",
+        ),
     ]
+}
+
+/// `cross` with its images, and binfmt_misc for ppc64le containers: optional features, so warnings.
+fn cross_and_emulation(sh: &Shell) -> Vec<Check> {
+    let install = format!("cargo install cross --locked --version {CROSS_VERSION}");
+    let mut checks = vec![match toolchain::cross_version(sh) {
+        Some(v) if v.contains(CROSS_VERSION) => Check::new("cross", Level::Ok, v, ""),
+        Some(v) => Check::new(
+            "cross",
+            Level::Warn,
+            format!("{v}, not the pinned {CROSS_VERSION}"),
+            install,
+        ),
+        None => Check::new("cross", Level::Warn, "`cross` not found", install),
+    }];
+    let components = cmd!(sh, "rustup component list --installed")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
+    checks.push(if components.lines().any(|l| l.starts_with("rust-src")) {
+        Check::new(
+            "rust-src (cross mounts the host toolchain)",
+            Level::Ok,
+            "installed",
+            "",
+        )
+    } else {
+        Check::new(
+            "rust-src (cross mounts the host toolchain)",
+            Level::Warn,
+            "not installed",
+            "rustup component add rust-src",
+        )
+    });
+    for arch in Arch::ALL {
+        let item = format!("cross image for {}", arch.name());
+        let local = builders::tag(arch);
+        checks.push(match toolchain::cross_image(sh, arch) {
+            Ok(CrossImage::Local(tag)) => Check::new(&item, Level::Ok, format!("{tag} (built here; the cross-rs image cannot be pulled)"), ""),
+            Ok(image) => Check::new(&item, Level::Ok, image.tag().to_owned(), ""),
+            Err(_) => Check::new(&item, Level::Warn, format!("no cross-rs image reachable and {local} not built"), "sudo -E cargo xtask cross-image (debootstrap, chroot apt-get, docker import; ~4 min)"),
+        });
+    }
+    tool_into(
+        &mut checks,
+        sh,
+        "debootstrap (builds the local cross images)",
+        "debootstrap",
+        "--version",
+        "apt-get install debootstrap",
+    );
+    checks.push(match emulation::binfmt(Arch::Ppc64le) {
+        Ok(interpreter) => Check::new(
+            "binfmt_misc qemu-ppc64le (ppc64le containers)",
+            Level::Ok,
+            format!("{interpreter}, F flag"),
+            "",
+        ),
+        Err(e) => Check::new(
+            "binfmt_misc qemu-ppc64le (ppc64le containers)",
+            Level::Warn,
+            format!("{e:#}")
+                .split(':')
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+            emulation::binfmt_fix(Arch::Ppc64le),
+        ),
+    });
+    checks
+}
+
+fn tool_into(
+    checks: &mut Vec<Check>,
+    sh: &Shell,
+    item: &str,
+    program: &str,
+    flag: &str,
+    fix: &str,
+) {
+    let mut c = tool(sh, item, program, flag, fix);
+    if c.level == Level::Missing {
+        c.level = Level::Warn;
+    }
+    checks.push(c);
 }
 
 fn containers(sh: &Shell) -> Vec<Check> {

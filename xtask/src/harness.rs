@@ -5,7 +5,8 @@
 //!   `ready` (bench-server's READY line), `artifacts` (arches, dist binaries, images, emulation).
 //! - `rundoc` (`run.json`), `provenance` (`provenance.json`), `results` (the one reader of a results
 //!   directory, with the one metric function), `summary` (`summary.md`) and `report` (`report.html`).
-//! - `backend` (the `Backend` trait), its implementations `local` (processes) and `docker` (containers), and
+//! - `backend` (the `Backend` trait), its implementations `local` (processes), `docker` (containers) and
+//!   `swarm` (services on a Docker Swarm, with the local multi-engine swarm of `cargo xtask swarm up`), and
 //!   `pipeline`: the one step loop, with one status rule, that writes a results directory.
 //! - `testing`: the named steps of `cargo xtask test`, which subcommands contribute to; `wrk` (the reference
 //!   load generator's POST script, for `icount` and `calibrate`).
@@ -30,5 +31,6 @@ pub(crate) mod results;
 pub(crate) mod rundoc;
 pub(crate) mod scenario;
 pub(crate) mod summary;
+pub(crate) mod swarm;
 pub(crate) mod testing;
 pub(crate) mod wrk;

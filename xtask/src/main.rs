@@ -4,6 +4,7 @@ mod bench;
 mod build;
 mod calibrate;
 mod compare;
+mod cross_image;
 mod doctor;
 mod fuzz;
 mod gate;
@@ -13,6 +14,7 @@ mod list;
 mod max_rate;
 mod report;
 mod run;
+mod swarm;
 mod test;
 #[cfg(test)]
 mod tidy;
@@ -42,6 +44,8 @@ enum Cmd {
     Doctor(doctor::Args),
     /// Build server and client for x86_64 and/or ppc64le into target/dist.
     Build(build::Args),
+    /// Build the local builder images for `cargo xtask build --builder cross` (debootstrap, docker import).
+    CrossImage(cross_image::Args),
     /// The test command: fmt, clippy, tests, docs, quick scenarios.
     Test(test::Args),
     /// Run the criterion benchmarks, with baselines.
@@ -60,6 +64,8 @@ enum Cmd {
     Icount(icount::Args),
     /// Fuzz the SOAP reader, the CXF and Customer parsers and the chat codec (cargo-fuzz).
     Fuzz(fuzz::Args),
+    /// Docker Swarm helpers: check the swarm, label nodes, a local multi-engine swarm (up --local N / down).
+    Swarm(swarm::Args),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -71,6 +77,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Run(args) => run::run(&sh, args),
         Cmd::Doctor(args) => doctor::run(&sh, args),
         Cmd::Build(args) => build::run(&sh, args),
+        Cmd::CrossImage(args) => cross_image::run(&sh, args),
         Cmd::Test(args) => test::run(&sh, args),
         Cmd::Bench(args) => bench::run(&sh, args),
         Cmd::Gate(args) => gate::run(&sh, args),
@@ -80,6 +87,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::MaxRate(args) => max_rate::run(&sh, args),
         Cmd::Icount(args) => icount::run(&sh, args),
         Cmd::Fuzz(args) => fuzz::run(&sh, args),
+        Cmd::Swarm(args) => swarm::run(&sh, args),
     }
     .with_context(|| "cargo xtask failed")
 }

@@ -10,6 +10,7 @@ use crate::harness::artifacts::Arch;
 use crate::harness::docker::DockerOptions;
 use crate::harness::pipeline::{self, Engine, RunOptions};
 use crate::harness::rundoc::Status;
+use crate::harness::swarm::SwarmOptions;
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {
@@ -28,8 +29,16 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) no_pin: bool,
     /// Run server and clients as containers on a private network (images FROM scratch, built here).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "swarm")]
     pub(crate) containers: bool,
+    /// Run server instances and clients as services on the Docker Swarm this machine's engine manages, placed
+    /// on nodes labelled wsbench.role=server / wsbench.role=client (see README, On several machines).
+    #[arg(long)]
+    pub(crate) swarm: bool,
+    /// Client tasks per step on the swarm (at least one per server instance): the step's clients, rate and
+    /// request count are split across them and their results merged exactly.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "swarm")]
+    pub(crate) clients_tasks: usize,
     /// Client containers per step: the step's clients, rate and request count are split across them and their
     /// results merged exactly (histograms added).
     #[arg(long, value_name = "N", default_value_t = 1, requires = "containers")]
@@ -39,9 +48,13 @@ pub(crate) struct Args {
     #[arg(long, value_name = "RATE", requires = "containers")]
     pub(crate) link: Option<String>,
     /// Run bench-client built for ARCH; `ppc64le` runs under qemu-ppc64le against the native server (the CXF
-    /// seed's IBM client → Intel server pairing); emulated figures are labelled so and never compared with native ones.
-    #[arg(long, value_enum, value_name = "ARCH", conflicts_with = "containers")]
+    /// seed's IBM client → Intel server pairing), with --containers as ppc64le client containers (binfmt_misc);
+    /// emulated figures are labelled so and never compared with native ones. On a swarm a node's arch picks it.
+    #[arg(long, value_enum, value_name = "ARCH", conflicts_with = "swarm")]
     pub(crate) client_arch: Option<Arch>,
+    /// Run the server container from the ARCH image (`ppc64le`: a POWER server under emulation, binfmt_misc).
+    #[arg(long, value_enum, value_name = "ARCH", requires = "containers")]
+    pub(crate) server_arch: Option<Arch>,
 }
 
 impl Args {
@@ -50,10 +63,19 @@ impl Args {
         if self.clients_containers == 0 {
             bail!("--clients-containers must be ≥ 1");
         }
-        let engine = if self.containers {
+        if self.clients_tasks == 0 {
+            bail!("--clients-tasks must be ≥ 1");
+        }
+        let engine = if self.swarm {
+            Engine::Swarm(SwarmOptions {
+                clients_tasks: self.clients_tasks,
+            })
+        } else if self.containers {
             Engine::Docker(DockerOptions {
                 clients_containers: self.clients_containers,
                 link: self.link.clone(),
+                server_arch: self.server_arch,
+                client_arch: self.client_arch,
             })
         } else {
             Engine::Local
@@ -65,7 +87,8 @@ impl Args {
             out: self.out.clone(),
             pin: !self.no_pin,
             engine,
-            client_arch: self.client_arch,
+            // In containers the arch picks the client image instead of an emulated client process.
+            client_arch: self.client_arch.filter(|_| !self.containers),
         })
     }
 }

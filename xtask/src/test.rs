@@ -58,6 +58,7 @@ fn steps() -> Result<Vec<Step>> {
     steps.extend(crate::build::test_steps());
     steps.extend(crate::gate::test_steps());
     steps.extend(crate::fuzz::test_steps());
+    steps.extend(crate::swarm::test_steps());
     Ok(steps)
 }
 

@@ -1,5 +1,5 @@
 //! `bench-client run`: flags → [`RunConfig`] → [`measure`] (SIGINT/SIGTERM stop it early) → summary on
-//! stdout, `--json` → exit status.
+//! stdout (stderr with `--json -`), `--json` → exit status (a run that measured nothing fails).
 
 use std::process::ExitCode;
 
@@ -21,13 +21,24 @@ pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
         let stop = signals::stop_on_signals()?;
         measure(cfg.clone(), stop).await
     })?;
-    print!("{}", report::human::render(&out.doc, &out.first_errors));
+    let mut summary = report::human::render(&out.doc, &out.first_errors);
     if cfg.format == Format::Cxf {
-        println!();
-        print!("{}", report::cxf::render(&out.doc));
+        summary.push('\n');
+        summary.push_str(&report::cxf::render(&out.doc));
+    }
+    // `--json -`: the document is standard output, so the summary moves to standard error.
+    if report::json::is_stdout(cfg.json.as_deref()) {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
     }
     if let Some(path) = &cfg.json {
-        report::json::write_atomic(path, &out.doc)?;
+        report::json::write(path, &out.doc)?;
+    }
+    // A run that measured nothing fails even with --allow-errors: there is no figure to report.
+    if let Some(why) = report::warnings::nothing_measured(&out.doc) {
+        eprintln!("bench-client: {why}");
+        return Ok(ExitCode::from(1));
     }
     let failed = out.doc.counts.errors_total > 0 && !cfg.allow_errors;
     Ok(if failed {

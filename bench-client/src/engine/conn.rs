@@ -1,7 +1,7 @@
 //! One virtual user: its connection and its request loop, closed loop (back to back, optional think time)
 //! or open loop (at its scheduled times, latency from the intended send time).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ops::Range;
 use std::pin::pin;
 use std::rc::Rc;
@@ -15,6 +15,7 @@ use tokio::time::{sleep, sleep_until, Instant};
 
 use super::broken::Broken;
 use super::clock::Start;
+use super::exchange::Connector;
 use super::link::{connect, exchange, Link, Wire};
 use super::schedule::Schedule;
 use super::stats::WorkerStats;
@@ -31,15 +32,30 @@ pub(super) struct Shared {
     pub progress: Arc<Progress>,
     pub worker: usize,
     pub start: watch::Receiver<Option<Start>>,
+    /// Per connection of this worker (connection `c` at `c / threads`): when its call in flight was sent
+    /// (intended, in open loop), for the report of calls still waiting when the run ends.
+    pub in_flight: Vec<Cell<Option<Instant>>>,
+    pub connector: Connector,
 }
+
+/// Connect failures back off exponentially from this delay up to [`BACKOFF_MAX`], instead of retrying
+/// at once (tens of thousands of times a second against a refused port); each attempt is a connect error.
+const BACKOFF_MIN: Duration = Duration::from_millis(10);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// Connects (before the clock starts), reports ready, waits for the start, then calls until its request
 /// count is done. The worker aborts this task at the deadline or a stop, so that a wake-up polls only the
 /// call in progress (not the stop signal and the deadline too).
 pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
-    let wire = Wire::of(&sh.cfg, &sh.workload, sh.workload.variant(conn)).await;
+    let wire = Wire::of(
+        &sh.cfg,
+        &sh.connector,
+        &sh.workload,
+        sh.workload.variant(conn),
+    )
+    .await;
     let link = if sh.cfg.keepalive {
-        connect(&wire, sh.cfg.target.addr, sh.cfg.connect_timeout)
+        connect(&wire, &sh.connector, sh.cfg.connect_timeout)
             .await
             .ok()
     } else {
@@ -65,6 +81,8 @@ async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Opti
         .map(|r| Schedule::new(start.t0, r, cfg.clients, conn));
     let mut buf: Vec<u8> = Vec::new();
     let mut timer = pin!(sleep(Duration::ZERO));
+    let slot = &sh.in_flight[(conn / cfg.threads) as usize];
+    let mut backoff = Duration::ZERO;
     // k counts calls made (the schedule index), responses those answered, measured those recorded.
     let (mut measured, mut responses, mut k) = (0u64, 0u64, 0u64);
 
@@ -90,9 +108,18 @@ async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Opti
         };
         k += 1;
         let sent_at = Instant::now();
+        slot.set(Some(intended.unwrap_or(sent_at)));
         let due = sent_at + cfg.timeout;
         let outcome = {
-            let mut this_call = pin!(call(cfg, workload, variant, wire, &mut link, &mut buf));
+            let mut this_call = pin!(call(
+                cfg,
+                &sh.connector,
+                workload,
+                variant,
+                wire,
+                &mut link,
+                &mut buf
+            ));
             // The timer is re-armed only when it fires (then at this call's due time, if that is later): an
             // earlier deadline left by a previous call is checked and moved on, so calls that finish in time
             // (nearly all) do not pay the timer wheel's re-registration.
@@ -111,8 +138,11 @@ async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Opti
         };
         let end = Instant::now();
         if start.deadline.is_some_and(|d| end > d) {
-            return; // completed after the measured interval: neither counted nor recorded
+            // Completed after the measured interval: neither counted nor recorded; the worker reports it
+            // as in flight at the end (its slot stays set).
+            return;
         }
+        slot.set(None);
         // Open loop: a call belongs to the interval its intended send time falls in, so the measured
         // calls are at most rate × duration; closed loop: calls completed in the interval.
         let measuring = intended.unwrap_or(end) >= start.measure_start;
@@ -125,63 +155,80 @@ async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Opti
             Some(Err(b)) => Err((ErrorKind::Io, Some(b))),
             Some(Ok(response)) => Ok(response),
         };
+        backoff = match &status {
+            Err((ErrorKind::Connect, _)) => (backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX),
+            _ => Duration::ZERO,
+        };
         if !measuring {
             responses += u64::from(status.is_ok());
+            if !backoff.is_zero() {
+                sleep(backoff).await;
+            }
             continue;
         }
         measured += 1;
-        let mut st = sh.stats.borrow_mut();
-        match status {
-            Ok((status, body)) => {
-                let body = &buf[body];
-                let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
-                responses += 1;
-                match workload.check(variant, status, body, full) {
-                    Ok(validated) => {
-                        let latency = end - intended.unwrap_or(sent_at);
-                        let uncorrected = intended.map(|_| micros(end - sent_at));
-                        let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
-                        st.record_ok(
-                            || end - start.measure_start,
-                            micros(latency),
-                            uncorrected,
-                            lag,
-                        );
-                        st.validated += u64::from(validated);
-                        st.bytes_sent += variant.body.len() as u64;
-                        st.bytes_received += body.len() as u64;
-                        counter.add_ok();
-                    }
-                    Err(kind) => {
-                        st.validated += u64::from(full);
-                        fail(&mut st, kind, || {
-                            workload.describe(variant, kind, status, body)
-                        });
-                        counter.add_error();
+        {
+            let mut st = sh.stats.borrow_mut();
+            match status {
+                Ok((status, body)) => {
+                    let body = &buf[body];
+                    let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
+                    responses += 1;
+                    match workload.check(variant, status, body, full) {
+                        Ok(validated) => {
+                            let latency = end - intended.unwrap_or(sent_at);
+                            let uncorrected = intended.map(|_| micros(end - sent_at));
+                            let lag =
+                                intended.map(|t| micros(sent_at.saturating_duration_since(t)));
+                            st.record_ok(
+                                || end - start.measure_start,
+                                micros(latency),
+                                uncorrected,
+                                lag,
+                            );
+                            st.validated += u64::from(validated);
+                            st.bytes_sent += variant.body.len() as u64;
+                            st.bytes_received += body.len() as u64;
+                            counter.add_ok();
+                        }
+                        Err(kind) => {
+                            st.validated += u64::from(full);
+                            if kind == ErrorKind::HttpStatus {
+                                st.record_status(status.as_u16());
+                            }
+                            fail(&mut st, kind, || {
+                                workload.describe(variant, kind, status, body)
+                            });
+                            counter.add_error();
+                        }
                     }
                 }
-            }
-            Err((kind, broken)) => {
-                if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
-                    st.addr_not_avail += 1;
+                Err((kind, broken)) => {
+                    if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
+                        st.addr_not_avail += 1;
+                    }
+                    fail(&mut st, kind, || match broken {
+                        Some(b) => b.to_string(),
+                        None => format!(
+                            "no complete response within {}",
+                            humantime::format_duration(cfg.timeout)
+                        ),
+                    });
+                    counter.add_error();
                 }
-                fail(&mut st, kind, || match broken {
-                    Some(b) => b.to_string(),
-                    None => format!(
-                        "no complete response within {}",
-                        humantime::format_duration(cfg.timeout)
-                    ),
-                });
-                counter.add_error();
             }
+            st.last_completion = Some(end);
         }
-        st.last_completion = Some(end);
+        if !backoff.is_zero() {
+            sleep(backoff).await;
+        }
     }
 }
 
 /// One call: (re)connect if needed, send, read the whole response (the body is `buf[range]`).
 async fn call(
     cfg: &RunConfig,
+    connector: &Connector,
     workload: &Workload,
     variant: &crate::workload::Variant,
     wire: &Wire,
@@ -190,7 +237,7 @@ async fn call(
 ) -> Result<(StatusCode, Range<usize>), Broken> {
     let l = match link {
         Some(l) => l,
-        None => link.insert(connect(wire, cfg.target.addr, cfg.connect_timeout).await?),
+        None => link.insert(connect(wire, connector, cfg.connect_timeout).await?),
     };
     exchange(wire, l, workload, variant, buf).await
 }

@@ -12,7 +12,7 @@ use http_body_util::BodyExt as _;
 use tokio::net::TcpStream;
 
 use super::broken::Broken;
-use super::exchange;
+use super::exchange::{self, Connector};
 use super::lean::{self, Encoded, WireError};
 use crate::config::RunConfig;
 use crate::flags::HttpEngine;
@@ -26,9 +26,15 @@ pub(super) enum Wire {
 }
 
 impl Wire {
-    /// The lean path if the run asks for it and it can send `variant`'s request; hyper otherwise.
-    pub(super) async fn of(cfg: &RunConfig, workload: &Workload, variant: &Variant) -> Wire {
-        if cfg.http_engine != HttpEngine::Lean {
+    /// The lean path if the run asks for it, the connection is plain HTTP/1.1 (no TLS, no HTTP/2) and it
+    /// can send `variant`'s request; hyper otherwise.
+    pub(super) async fn of(
+        cfg: &RunConfig,
+        connector: &Connector,
+        workload: &Workload,
+        variant: &Variant,
+    ) -> Wire {
+        if cfg.http_engine != HttpEngine::Lean || !connector.plain_http1() {
             return Wire::Hyper;
         }
         let (parts, body) = workload.request(variant).into_parts();
@@ -61,13 +67,17 @@ impl Link {
 /// Opens a connection for `wire`.
 pub(super) async fn connect(
     wire: &Wire,
-    addr: SocketAddr,
+    connector: &Connector,
     timeout: Duration,
 ) -> Result<Link, Broken> {
-    let stream = tcp(addr, timeout).await.map_err(Broken::Connect)?;
     match wire {
-        Wire::Lean(_) => Ok(Link::Lean(lean::Link::new(stream))),
-        Wire::Hyper => exchange::handshake(stream).await.map(Link::Hyper),
+        Wire::Lean(_) => {
+            let stream = tcp(connector.addr(), timeout)
+                .await
+                .map_err(Broken::Connect)?;
+            Ok(Link::Lean(lean::Link::new(stream)))
+        }
+        Wire::Hyper => exchange::connect(connector, timeout).await.map(Link::Hyper),
     }
 }
 
@@ -96,7 +106,7 @@ pub(super) async fn exchange(
     }
 }
 
-/// A TCP connection, Nagle off.
+/// A TCP connection, Nagle off (the lean path's; hyper's connector opens its own, with TLS if asked).
 async fn tcp(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
     let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
         Ok(s) => s?,

@@ -14,6 +14,7 @@ mod lean;
 mod link;
 mod schedule;
 mod stats;
+mod tls;
 mod worker;
 
 use std::sync::Arc;
@@ -55,6 +56,7 @@ pub fn start(
     let (stop_tx, stop_rx) = watch::channel(false);
     let (ready_tx, ready_rx) = mpsc::unbounded_channel();
     let progress = Progress::new(threads);
+    let connector = exchange::Connector::new(&cfg).context("setting up TLS")?;
     let mut running = Running {
         cfg: cfg.clone(),
         start_tx,
@@ -75,6 +77,7 @@ pub fn start(
             conns,
             cfg: cfg.clone(),
             workload: workload.clone(),
+            connector: connector.clone(),
             progress: progress.clone(),
             start: start_rx.clone(),
             stop: stop_rx.clone(),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use bench_proto::results::{Counts, ErrorCounts, ErrorKind};
+use bench_proto::results::{Counts, ErrorCounts, ErrorKind, InFlight};
 use hdrhistogram::Histogram;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
@@ -29,6 +29,10 @@ pub struct WorkerStats {
     pub addr_not_avail: u64,
     /// The first failure of each kind, described, for the summary.
     pub first_errors: [Option<String>; 6],
+    /// `http_status` errors by code (error path only; a handful of distinct codes).
+    pub status_codes: Vec<(u16, u64)>,
+    /// Calls waiting for their response when the run ended.
+    pub in_flight: InFlight,
     interval: Option<IntervalRecorder>,
 }
 
@@ -58,6 +62,8 @@ impl WorkerStats {
             last_completion: None,
             addr_not_avail: 0,
             first_errors: Default::default(),
+            status_codes: Vec::new(),
+            in_flight: InFlight::default(),
             interval: hlog.map(|(worker, tx)| IntervalRecorder {
                 worker,
                 idx: 0,
@@ -97,6 +103,25 @@ impl WorkerStats {
     #[inline]
     pub fn record_error(&mut self, kind: ErrorKind) {
         self.errors[kind.index()] += 1;
+    }
+
+    /// An `http_status` error's code (the error itself is counted by `record_error`).
+    pub fn record_status(&mut self, code: u16) {
+        match self.status_codes.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, n)) => *n += 1,
+            None => self.status_codes.push((code, 1)),
+        }
+    }
+
+    /// A call still waiting when the run ended, after `waited`; at or past `timeout` it is a timeout error.
+    pub fn record_in_flight(&mut self, waited: Duration, timeout: Duration) {
+        self.in_flight.calls += 1;
+        let us = waited.as_micros().min(u128::from(u64::MAX)) as u64;
+        self.in_flight.max_wait_us = self.in_flight.max_wait_us.max(us);
+        if waited >= timeout {
+            self.in_flight.timed_out += 1;
+            self.record_error(ErrorKind::Timeout);
+        }
     }
 
     /// Whether a description of a `kind` failure is still wanted (only the first is kept).
@@ -176,6 +201,10 @@ impl RunStats {
             out.max_lag_us = out.max_lag_us.max(w.max_lag_us);
             out.last_completion = out.last_completion.max(w.last_completion);
             out.addr_not_avail += w.addr_not_avail;
+            for (code, n) in &w.status_codes {
+                *out.counts.http_status_codes.entry(*code).or_default() += n;
+            }
+            out.counts.in_flight.add(&w.in_flight);
             for k in ErrorKind::ALL {
                 if let Some(d) = &w.first_errors[k.index()] {
                     if !out.first_errors.iter().any(|(kk, _)| *kk == k) {
@@ -203,12 +232,28 @@ mod tests {
         a.record_ok(|| Duration::ZERO, 200, Some(150), Some(50));
         b.record_ok(|| Duration::ZERO, 300, Some(300), Some(0));
         b.record_error(ErrorKind::Fault);
+        a.record_error(ErrorKind::HttpStatus);
+        a.record_status(503);
+        b.record_error(ErrorKind::HttpStatus);
+        b.record_status(503);
+        b.record_error(ErrorKind::HttpStatus);
+        b.record_status(404);
+        b.record_in_flight(Duration::from_secs(2), Duration::from_secs(30));
+        a.record_in_flight(Duration::from_secs(31), Duration::from_secs(30));
         b.set_detail(ErrorKind::Fault, "first".into());
         b.set_detail(ErrorKind::Fault, "second".into());
         let m = RunStats::merge(vec![a, b], true);
         assert_eq!(m.counts.ok, 3);
         assert_eq!(m.counts.errors.fault, 1);
-        assert_eq!(m.counts.errors_total, 1);
+        assert_eq!(m.counts.errors.http_status, 3);
+        assert_eq!(m.counts.errors.timeout, 1);
+        assert_eq!(m.counts.errors_total, 5);
+        assert_eq!(
+            m.counts.http_status_codes.into_iter().collect::<Vec<_>>(),
+            [(404, 1), (503, 2)]
+        );
+        let f = m.counts.in_flight;
+        assert_eq!((f.calls, f.max_wait_us, f.timed_out), (2, 31_000_000, 1));
         assert_eq!(m.corrected.len(), 3);
         assert_eq!(m.uncorrected.as_ref().unwrap().len(), 3);
         assert_eq!(m.max_lag_us, Some(50));

@@ -8,9 +8,11 @@ use std::task::{Context, Poll, Waker};
 
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::LocalSet;
+use tokio::time::Instant;
 
 use super::clock::Start;
 use super::conn::{self, Shared};
+use super::exchange::Connector;
 use super::stats::WorkerStats;
 use crate::config::RunConfig;
 use crate::hlog::IntervalMsg;
@@ -23,6 +25,7 @@ pub(super) struct Ctx {
     pub conns: Vec<u64>,
     pub cfg: Arc<RunConfig>,
     pub workload: Arc<Workload>,
+    pub connector: Connector,
     pub progress: Arc<Progress>,
     pub start: watch::Receiver<Option<Start>>,
     pub stop: watch::Receiver<bool>,
@@ -82,6 +85,7 @@ pub(super) fn main(ctx: Ctx) {
         conns,
         cfg,
         workload,
+        connector,
         progress,
         start,
         stop,
@@ -90,6 +94,7 @@ pub(super) fn main(ctx: Ctx) {
         result,
     } = ctx;
     let stats = WorkerStats::new(cfg.rate.is_some(), hlog.map(|tx| (worker, tx)));
+    let in_flight = conns.iter().map(|_| Cell::new(None)).collect();
     let shared = Rc::new(Shared {
         cfg,
         workload,
@@ -97,6 +102,8 @@ pub(super) fn main(ctx: Ctx) {
         progress,
         worker,
         start: start.clone(),
+        in_flight,
+        connector,
     });
     let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
@@ -143,7 +150,21 @@ pub(super) fn main(ctx: Ctx) {
             _ = deadline => true,
         };
         if ended_early {
-            // Calls in flight are abandoned: neither counted nor recorded.
+            // Calls in flight are abandoned: not ok, but reported (how many, how long they had waited),
+            // and those that had waited the timeout or longer are timeouts.
+            let now = Instant::now();
+            let end = match *start_rx.borrow() {
+                Some(Start {
+                    deadline: Some(d), ..
+                }) => now.min(d),
+                _ => now,
+            };
+            {
+                let mut st = shared.stats.borrow_mut();
+                for sent in shared.in_flight.iter().filter_map(Cell::take) {
+                    st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
+                }
+            }
             let rest = tasks.split_off(awaited.get());
             for t in &rest {
                 t.abort();

@@ -11,28 +11,53 @@ use crate::operation::Operation;
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Server base URL (bench-server's default address unless given); SOAP operations post to their
-    /// service's path unless the URL has its own path.
-    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080")]
-    pub url: String,
-    /// echoComplexTypeDoc, echoStringDoc, echoBase64Doc, add, addAsync, get, echo, http-get.
+    /// The URL to load (as `--url`; wrk and oha take it so).
+    #[arg(value_name = "URL")]
+    pub url_arg: Option<String>,
+    /// Server base URL, http:// or https:// (bench-server's default address, http://127.0.0.1:8080, unless
+    /// given); SOAP operations post to their service's path unless the URL has its own path.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// echoComplexTypeDoc, echoStringDoc, echoBase64Doc, add, addAsync, get, echo, http-get (the default:
+    /// plain HTTP, any 2xx is a success; with -m, -H and --body any endpoint).
     #[arg(long, value_name = "OP", value_parser = crate::operation::parse_request_operation)]
-    pub operation: Operation,
-    /// Virtual users, each on its own HTTP/1.1 connection.
-    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub operation: Option<Operation>,
+    /// Virtual users, each on its own connection.
+    #[arg(short = 'c', long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub clients: u64,
     /// Worker threads, each a single-threaded runtime (default: available cores, at most --clients).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 't', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub threads: Option<u64>,
     /// Open loop: total requests per second, spread evenly over the connections (e.g. 5000 or 5000/s).
-    #[arg(long, value_name = "R/s", value_parser = parse_rate)]
+    #[arg(short = 'R', long, value_name = "R/s", value_parser = parse_rate)]
     pub rate: Option<f64>,
     /// Measure for this long (default 10s unless --requests).
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, conflicts_with = "requests")]
+    #[arg(short = 'd', long, value_name = "DUR", value_parser = parse_duration, conflicts_with = "requests")]
     pub duration: Option<Duration>,
     /// Measure this many calls in total (split evenly over the clients).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub requests: Option<u64>,
+    /// http-get: the request method (default GET; POST with --body).
+    #[arg(short = 'm', long, value_name = "METHOD")]
+    pub method: Option<String>,
+    /// An extra request header, `Name: value` (repeatable).
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+    /// http-get: the request body.
+    #[arg(long, value_name = "TEXT", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// http-get: the request body, read from FILE.
+    #[arg(long, value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+    /// Speak HTTP/2 (h2c on http://, negotiated by ALPN on https://).
+    #[arg(long)]
+    pub http2: bool,
+    /// https://: trust the certificates in this PEM file (besides the built-in web roots).
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// https://: do not verify the server's certificate (as curl -k).
+    #[arg(short = 'k', long)]
+    pub insecure: bool,
     /// Run for this long before measuring; nothing from the warm-up is recorded.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "0s")]
     pub warmup: Duration,
@@ -59,15 +84,20 @@ pub struct RunArgs {
     /// Fully parse and compare the first N responses on each connection.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub validate_first: u64,
-    /// …and every Nth response after them (0: only the first ones).
+    /// …and every Nth response after them (0: only the first ones). Every response, sampled or not, is
+    /// checked for its status, envelope, response element and item count before it counts as ok.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub validate_every: u64,
+    /// Fully parse and compare every response (--validate-first 0 --validate-every 1).
+    #[arg(long, conflicts_with_all = ["validate_first", "validate_every"])]
+    pub validate_all: bool,
     /// Exit 0 even when calls failed.
     #[arg(long)]
     pub allow_errors: bool,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// Write the results document (schema wsbench.results/v1) here, atomically.
+    /// Write the results document (schema wsbench.results/v1) here, atomically; `-`: to standard output
+    /// (the summary then goes to standard error).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// Write per-second latency histograms here, in the HdrHistogram interval log format.

@@ -69,6 +69,25 @@ pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String 
         .map(|&k| format!("{} {}", k.as_str(), thousands(c.errors.get(k))))
         .collect();
     let _ = writeln!(s, "  Errors         {}", kinds.join("  "));
+    if !c.http_status_codes.is_empty() {
+        let codes: Vec<String> = c
+            .http_status_codes
+            .iter()
+            .map(|(code, n)| format!("{code} ×{}", thousands(*n)))
+            .collect();
+        let _ = writeln!(s, "  HTTP statuses  {}", codes.join("  "));
+    }
+    let f = &c.in_flight;
+    if f.calls > 0 {
+        let _ = writeln!(
+            s,
+            "  In flight      {} calls still waiting at the end (the longest {:.3} s; {} of them at or past the {} s timeout, counted as timeouts)",
+            thousands(f.calls),
+            f.max_wait_us as f64 / 1e6,
+            thousands(f.timed_out),
+            p.timeout_s
+        );
+    }
     let _ = writeln!(s, "  Elapsed        {:.3} s", doc.elapsed_s);
     let t = &doc.throughput;
     let _ = writeln!(

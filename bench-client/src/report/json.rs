@@ -84,6 +84,26 @@ fn params(cfg: &RunConfig) -> Params {
     }
 }
 
+/// Whether `--json` names standard output (`-`).
+pub fn is_stdout(path: Option<&Path>) -> bool {
+    path.is_some_and(|p| p.as_os_str() == "-")
+}
+
+/// Writes `doc` to `path` atomically, or to standard output if `path` is `-`.
+pub fn write(path: &Path, doc: &ResultsDoc) -> anyhow::Result<()> {
+    if is_stdout(Some(path)) {
+        let mut text =
+            serde_json::to_vec_pretty(doc).context("serialising the results document")?;
+        text.push(b'\n');
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(&text)
+            .and_then(|()| out.flush())
+            .context("writing the results document to standard output");
+    }
+    write_atomic(path, doc)
+}
+
 /// Writes `doc` to `path` via a temporary file in the same directory and a rename.
 pub fn write_atomic(path: &Path, doc: &ResultsDoc) -> anyhow::Result<()> {
     let mut text = serde_json::to_vec_pretty(doc).context("serialising the results document")?;

@@ -59,8 +59,37 @@ pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64) -> Vec<String> {
             thousands(addr_not_avail)
         ));
     }
-    if doc.counts.ok == 0 && doc.elapsed_s > 0.0 {
-        w.push("no call succeeded".to_owned());
+    if let Some(why) = nothing_measured(doc) {
+        w.push(why);
     }
     w
+}
+
+/// Why a run with no successful call measured nothing (`None` if some call succeeded): such a run fails,
+/// whatever `--allow-errors` says.
+pub fn nothing_measured(doc: &ResultsDoc) -> Option<String> {
+    let c = &doc.counts;
+    if c.ok > 0 {
+        return None;
+    }
+    let waiting = if c.in_flight.calls > 0 {
+        format!(
+            "; {} calls were still waiting for a response at the end (the longest for {:.3} s, --timeout {} s)",
+            thousands(c.in_flight.calls),
+            c.in_flight.max_wait_us as f64 / 1e6,
+            doc.params.timeout_s
+        )
+    } else {
+        String::new()
+    };
+    Some(if c.errors_total > 0 {
+        format!(
+            "no call succeeded: {} failed{waiting}",
+            thousands(c.errors_total)
+        )
+    } else if c.in_flight.calls > 0 {
+        format!("nothing measured: no call completed{waiting}")
+    } else {
+        "nothing measured: no call was made".to_owned()
+    })
 }

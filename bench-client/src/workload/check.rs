@@ -1,62 +1,42 @@
-//! Judging a response: status, SOAP fault, a cheap envelope sniff on every response, and (for the sample
-//! being validated) a full parse compared with what was sent.
+//! Judging a response: every response passes the status and (SOAP) shape checks before it counts — a
+//! whole envelope with the operation's response element in its namespace and as many items as were sent
+//! (`bench_proto::check`) — and a sample is fully parsed and compared with what was sent.
 
-use std::sync::OnceLock;
-
-use bench_proto::operation::Operation;
 use bench_proto::results::ErrorKind;
 use bench_proto::soap::parse_fault;
 use http::StatusCode;
-use memchr::memmem::Finder;
 
 use super::customer;
 use super::snippet::snippet;
 use super::variant::{Expect, Variant};
 
-/// How far into a body the sniffs look: a fault or the envelope start is always near the top.
-const SNIFF_BYTES: usize = 1024;
-
-fn fault_finder() -> &'static Finder<'static> {
-    static F: OnceLock<Finder<'static>> = OnceLock::new();
-    F.get_or_init(|| Finder::new(b"Fault"))
-}
-
-fn envelope_finder() -> &'static Finder<'static> {
-    static F: OnceLock<Finder<'static>> = OnceLock::new();
-    F.get_or_init(|| Finder::new(b"Envelope"))
-}
-
-fn head(body: &[u8]) -> &[u8] {
-    &body[..body.len().min(SNIFF_BYTES)]
-}
-
-/// `Ok(true)` if the call succeeded and was fully validated, `Ok(false)` if it succeeded on the cheap
-/// checks alone, `Err(kind)` if it failed. `full` asks for the full parse and comparison.
-pub fn check(
-    op: Operation,
-    v: &Variant,
-    status: StatusCode,
-    body: &[u8],
-    full: bool,
-) -> Result<bool, ErrorKind> {
-    let soap = op.is_soap();
+/// `Ok(true)` if the call succeeded and was fully validated, `Ok(false)` if it succeeded on the
+/// per-response checks alone, `Err(kind)` if it failed. `full` asks for the full parse and comparison.
+pub fn check(v: &Variant, status: StatusCode, body: &[u8], full: bool) -> Result<bool, ErrorKind> {
     if !status.is_success() {
-        let fault =
-            soap && fault_finder().find(head(body)).is_some() && parse_fault(body).is_some();
-        return Err(if fault {
+        return Err(if v.shape.is_some() && parse_fault(body).is_some() {
             ErrorKind::Fault
         } else {
             ErrorKind::HttpStatus
         });
     }
-    if soap && !matches!(v.expect, Expect::Customer(customer::Expect::AddAsync)) {
-        let h = head(body);
-        if fault_finder().find(h).is_some() && parse_fault(body).is_some() {
-            return Err(ErrorKind::Fault);
+    match (&v.shape, &v.expect) {
+        (Some(shape), _) => {
+            if shape.check(body).is_err() {
+                // Error path only: a 2xx fault is still a fault.
+                return Err(if parse_fault(body).is_some() {
+                    ErrorKind::Fault
+                } else {
+                    ErrorKind::Validation
+                });
+            }
         }
-        if envelope_finder().find(h).is_none() {
-            return Err(ErrorKind::Validation);
+        (None, Expect::Customer(customer::Expect::AddAsync)) => {
+            if status != StatusCode::ACCEPTED || !body.is_empty() {
+                return Err(ErrorKind::Validation);
+            }
         }
+        (None, _) => {}
     }
     if !full {
         return Ok(false);
@@ -75,10 +55,15 @@ pub fn describe(v: &Variant, kind: ErrorKind, status: StatusCode, body: &[u8]) -
             None => format!("HTTP {}: fault", status.as_u16()),
         },
         ErrorKind::HttpStatus => format!("HTTP {}: {}", status, snippet(body)),
-        ErrorKind::Validation => match v.validate(status, body) {
-            Err(why) => why,
-            Ok(()) => format!("response is not a SOAP envelope: {}", snippet(body)),
-        },
+        ErrorKind::Validation => {
+            if let Some(Err(e)) = v.shape.as_ref().map(|s| s.check(body)) {
+                return format!("{e}: {}", snippet(body));
+            }
+            match v.validate(status, body) {
+                Err(why) => why,
+                Ok(()) => format!("response not as expected: {}", snippet(body)),
+            }
+        }
         _ => kind.as_str().to_owned(),
     }
 }

@@ -1,8 +1,9 @@
 //! What each call sends and how its response is judged: request bodies generated once before the run
 //! (deterministic, from bench-proto), the request head template, and response checks.
 //!
-//! The hot loop clones a `Bytes` body and a small header map, and checks each response cheaply (status,
-//! a fault or non-envelope sniff of the first bytes); a sample of responses is fully parsed and compared.
+//! The hot loop clones a `Bytes` body and a small header map, and checks every response before it counts
+//! (status; for SOAP, bench-proto's shape check: envelope, response element in its namespace, item count);
+//! a sample of responses is fully parsed and compared.
 
 mod check;
 mod customer;
@@ -10,6 +11,7 @@ mod cxf;
 mod snippet;
 mod variant;
 
+use anyhow::Context as _;
 use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_TYPE, HOST};
 use http::{HeaderMap, Method, Request, Uri};
@@ -45,33 +47,30 @@ impl Workload {
     pub fn build(cfg: &RunConfig) -> anyhow::Result<Workload> {
         let op = cfg.operation;
         let variants = match op.service() {
-            Service::Plain => vec![Variant {
-                body: Bytes::new(),
-                expect: Expect::Plain,
-            }],
+            Service::Plain => vec![Variant::new(
+                cfg.custom.body.clone().unwrap_or_default(),
+                Expect::Plain,
+            )],
             Service::Cxf => (0..cfg.clients.min(CXF_VARIANTS))
                 .map(|id| {
                     let (body, response) =
                         cxf::request(op, cfg.packet_size, cfg.message_size, id as i32);
-                    Variant {
-                        body,
-                        expect: Expect::Cxf(response),
-                    }
+                    Variant::new(body, Expect::Cxf(response))
                 })
                 .collect(),
             Service::Customer => {
                 let (body, expect) = customer::request(op, cfg.message_size)?;
-                vec![Variant {
-                    body,
-                    expect: Expect::Customer(expect),
-                }]
+                vec![Variant::new(body, Expect::Customer(expect))]
             }
             Service::Chat => {
                 anyhow::bail!("the chat load is `bench-client chat`, not a request load")
             }
         };
         let mut headers = HeaderMap::new();
-        headers.insert(HOST, cfg.target.host.clone());
+        // HTTP/2 carries the authority in the request's URI (`:authority`), and has no `Connection`.
+        if !cfg.http2 {
+            headers.insert(HOST, cfg.target.host.clone());
+        }
         if op.is_soap() {
             headers.insert(
                 CONTENT_TYPE,
@@ -79,17 +78,29 @@ impl Workload {
             );
             headers.insert(SOAP_ACTION, HeaderValue::from_static("\"\""));
         }
-        if !cfg.keepalive {
+        if !cfg.keepalive && !cfg.http2 {
             headers.insert(CONNECTION, HeaderValue::from_static("close"));
         }
+        for (name, value) in &cfg.custom.headers {
+            headers.insert(name.clone(), value.clone());
+        }
+        let method = match &cfg.custom.method {
+            Some(m) => m.clone(),
+            None if op.is_soap() || cfg.custom.body.is_some() => Method::POST,
+            None => Method::GET,
+        };
+        let uri = if cfg.http2 {
+            cfg.target
+                .request_url()
+                .parse()
+                .context("the request URL")?
+        } else {
+            Uri::from(cfg.target.path.clone())
+        };
         Ok(Workload {
             operation: op,
-            method: if op.is_soap() {
-                Method::POST
-            } else {
-                Method::GET
-            },
-            uri: Uri::from(cfg.target.path.clone()),
+            method,
+            uri,
             headers,
             variants,
         })
@@ -118,7 +129,7 @@ impl Workload {
         body: &[u8],
         full: bool,
     ) -> Result<bool, ErrorKind> {
-        check::check(self.operation, v, status, body, full)
+        check::check(v, status, body, full)
     }
 
     /// What was wrong with a failed call (error path only).

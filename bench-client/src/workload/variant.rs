@@ -1,5 +1,6 @@
 //! One prepared request body and what its response must be, with the full (sampled) check.
 
+use bench_proto::check::Shape;
 use bytes::Bytes;
 use http::StatusCode;
 
@@ -10,6 +11,8 @@ use super::{customer, cxf};
 pub struct Variant {
     pub body: Bytes,
     pub(super) expect: Expect,
+    /// The cheap check every SOAP response passes before it counts (`None`: no envelope expected).
+    pub(super) shape: Option<Shape>,
 }
 
 /// What a fully validated response must contain.
@@ -22,12 +25,47 @@ pub(super) enum Expect {
 }
 
 impl Variant {
+    pub(super) fn new(body: Bytes, expect: Expect) -> Variant {
+        let shape = expect.shape();
+        Variant {
+            body,
+            expect,
+            shape,
+        }
+    }
+
     /// The full check: parse the response and compare it with what the request asked for.
     pub fn validate(&self, status: StatusCode, body: &[u8]) -> Result<(), String> {
         match &self.expect {
             Expect::Plain => Ok(()),
             Expect::Cxf(expected) => cxf::validate(expected, body),
             Expect::Customer(expected) => customer::validate(expected, status, body),
+        }
+    }
+}
+
+impl Expect {
+    /// The response's envelope, element and item count, checked on every response.
+    fn shape(&self) -> Option<Shape> {
+        use bench_proto::cxf::Response;
+        use bench_proto::{customer::NS, cxf::TYPES_NS};
+        match self {
+            Expect::Plain | Expect::Customer(customer::Expect::AddAsync) => None,
+            Expect::Cxf(r @ Response::EchoComplex { items, .. }) => Some(
+                Shape::new(TYPES_NS, r.operation().response_element()).with_items(
+                    Some("return"),
+                    "item",
+                    items.len(),
+                ),
+            ),
+            Expect::Cxf(r) => Some(Shape::new(TYPES_NS, r.operation().response_element())),
+            Expect::Customer(customer::Expect::Add { .. }) => Some(Shape::new(NS, "addResponse")),
+            Expect::Customer(customer::Expect::Get { count }) => {
+                Some(Shape::new(NS, "getResponse").with_items(None, "customer", *count as usize))
+            }
+            Expect::Customer(customer::Expect::Echo(sent)) => {
+                Some(Shape::new(NS, "echoResponse").with_items(None, "customer", sent.len()))
+            }
         }
     }
 }

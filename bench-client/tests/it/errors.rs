@@ -254,3 +254,67 @@ fn a_refused_connection_is_a_connect_error() {
     ]);
     assert_eq!(out.doc.counts.errors.connect, 5);
 }
+
+#[test]
+fn every_wrong_envelope_is_a_validation_error_not_only_the_sampled_ones() {
+    // Issue 11 item 4: HTTP 200, a SOAP envelope, the wrong element (another operation's response).
+    let mut wrong = Vec::new();
+    let resp = bench_proto::cxf::Response::EchoString("not what was asked".into());
+    bench_proto::cxf::write_response(&resp, &mut wrong);
+    let wrong = bytes::Bytes::from(wrong);
+    let server = Server::http(Counts::new(), move |_, _| {
+        respond(StatusCode::OK, wrong.clone())
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "echoComplexTypeDoc",
+        "--clients",
+        "4",
+        "--requests",
+        "400",
+    ]);
+    let c = &out.doc.counts;
+    assert_eq!((c.ok, c.errors.validation, c.errors_total), (0, 400, 400));
+    assert!(
+        out.first_errors[0].1.contains("echoComplexTypeDocResponse"),
+        "{:?}",
+        out.first_errors
+    );
+}
+
+#[test]
+fn a_missing_item_is_caught_on_every_response() {
+    // Two items asked, one echoed: the item count is part of the per-response check.
+    let mut short = Vec::new();
+    let resp = bench_proto::cxf::echo_complex_request(1, 0).into_echo_response();
+    bench_proto::cxf::write_response(&resp, &mut short);
+    let short = bytes::Bytes::from(short);
+    let server = Server::http(Counts::new(), move |_, _| {
+        respond(StatusCode::OK, short.clone())
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--operation",
+        "echoComplexTypeDoc",
+        "--packet-size",
+        "2",
+        "--requests",
+        "50",
+        "--validate-first",
+        "0",
+        "--validate-every",
+        "0",
+    ]);
+    let c = &out.doc.counts;
+    assert_eq!((c.ok, c.errors.validation, c.validated), (0, 50, 0));
+    assert!(
+        out.first_errors[0]
+            .1
+            .contains("1 item elements in the response, 2 sent"),
+        "{:?}",
+        out.first_errors
+    );
+}

@@ -1,5 +1,7 @@
 //! The types of the results document, field for field as in docs/contracts.md and schemas/results.v1.schema.json.
 
+use std::collections::BTreeMap;
+
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -105,6 +107,31 @@ pub struct Counts {
     /// HTTP body bytes (the XML), not headers.
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// The `http_status` errors by status code (e.g. `{"503": 10}`); absent in older documents.
+    #[serde(default)]
+    pub http_status_codes: BTreeMap<u16, u64>,
+    /// Calls still waiting for their response when the measured interval ended; absent in older documents.
+    #[serde(default)]
+    pub in_flight: InFlight,
+}
+
+/// Calls in flight when the run ended (its deadline or a stop). Those that had waited `--timeout` or
+/// longer are also counted as `timeout` errors; the others are neither ok nor errors, only reported here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InFlight {
+    pub calls: u64,
+    /// The longest any of them had waited, in µs.
+    pub max_wait_us: u64,
+    /// How many of them had waited at least the timeout (included in `errors.timeout`).
+    pub timed_out: u64,
+}
+
+impl InFlight {
+    pub fn add(&mut self, other: &InFlight) {
+        self.calls += other.calls;
+        self.max_wait_us = self.max_wait_us.max(other.max_wait_us);
+        self.timed_out += other.timed_out;
+    }
 }
 
 impl Counts {
@@ -115,6 +142,10 @@ impl Counts {
         self.validated += other.validated;
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
+        for (code, n) in &other.http_status_codes {
+            *self.http_status_codes.entry(*code).or_default() += n;
+        }
+        self.in_flight.add(&other.in_flight);
     }
 }
 

@@ -9,8 +9,8 @@ mod merge;
 
 pub use doc::{
     ChatParams, ChatResults, ChatRun, ClientStats, Counts, ErrorCounts, ErrorKind, Histograms,
-    LatencyBlock, LatencySummary, Mode, Params, ResultsDoc, SystemBlock, SystemMean, SystemSample,
-    Throughput, Tool,
+    InFlight, LatencyBlock, LatencySummary, Mode, Params, ResultsDoc, SystemBlock, SystemMean,
+    SystemSample, Throughput, Tool,
 };
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, SIGFIG};
 pub use merge::merge;

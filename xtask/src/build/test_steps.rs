@@ -132,6 +132,7 @@ fn cross_build(sh: &Shell) -> anyhow::Result<()> {
         dynamic: false,
         builder: super::BuilderSel::Auto,
         images: false,
+        save_images: None,
     };
     super::run(sh, all).context("cargo xtask build --target all")?;
     for arch in Arch::ALL {

@@ -2,6 +2,7 @@
 //! `target/dist/<arch>/` (checked by their ELF headers, with the builder in `build.json`), the workspace's own
 //! release binaries for local runs, the container images, and an emulated client's runner.
 
+pub(crate) mod builders;
 pub(crate) mod elf;
 pub(crate) mod emulation;
 pub(crate) mod images;
@@ -134,6 +135,9 @@ pub(crate) struct BuildInfo {
     pub(crate) rustc: String,
     /// The linker's `--version` line (cargo builder; cross uses the one in its image).
     pub(crate) linker: Option<String>,
+    /// The image cross built in (cross-rs's, or this machine's `wsbench-builder:<arch>-<recipe hash>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) image: Option<String>,
     pub(crate) rustflags: String,
     pub(crate) binaries: Vec<BinaryInfo>,
     pub(crate) built_at_unix_s: u64,
@@ -183,7 +187,7 @@ pub(crate) fn build(
             builder.name()
         )
     })?;
-    let out = cargo_target_dir(sh)?.join(arch.triple()).join("release");
+    let out = plan.target_dir.join(arch.triple()).join("release");
     let dir = dist_dir(arch);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut binaries = Vec::new();
@@ -213,6 +217,7 @@ pub(crate) fn build(
         builder_version: builder.version().to_owned(),
         rustc: cmd!(sh, "rustc --version").read().unwrap_or_default(),
         linker: plan.linker_version,
+        image: plan.image,
         rustflags: plan.rustflags,
         binaries,
         built_at_unix_s: std::time::SystemTime::now()

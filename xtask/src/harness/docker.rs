@@ -2,7 +2,7 @@
 //! private network, standing in for separate hosts; everything created is removed again, also on failure or
 //! Ctrl-C.
 
-mod clients;
+pub(crate) mod clients;
 pub(crate) mod engine;
 pub(crate) mod record;
 mod session;
@@ -30,6 +30,10 @@ pub(crate) struct DockerOptions {
     pub(crate) clients_containers: usize,
     /// Shape the server's link in both directions (`100mbit`), with tc in its network namespace.
     pub(crate) link: Option<String>,
+    /// The arch of the server image (None: this machine's); another arch runs under emulation (binfmt_misc).
+    pub(crate) server_arch: Option<Arch>,
+    /// The arch of the client image, likewise.
+    pub(crate) client_arch: Option<Arch>,
 }
 
 impl Default for DockerOptions {
@@ -37,6 +41,8 @@ impl Default for DockerOptions {
         DockerOptions {
             clients_containers: 1,
             link: None,
+            server_arch: None,
+            client_arch: None,
         }
     }
 }
@@ -152,5 +158,6 @@ impl Backend for Docker {
                 "The server's link was shaped to {link} each way with tc (tbf)."
             ));
         }
+        self.session.record_arches(run, prov);
     }
 }

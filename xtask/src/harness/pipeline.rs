@@ -15,6 +15,7 @@ use super::pinning::Pinning;
 use super::provenance::{self, Provenance};
 use super::rundoc::{RunDoc, Status};
 use super::scenario::{Plan, Scenario};
+use super::swarm::{Swarm, SwarmOptions};
 use super::{clock, host, interrupt, paths, report, results, summary};
 
 /// Where a run's servers and clients execute.
@@ -24,6 +25,8 @@ pub(crate) enum Engine {
     Local,
     /// Containers on this machine's Docker engine.
     Docker(DockerOptions),
+    /// Services on the Docker Swarm this machine's engine manages.
+    Swarm(SwarmOptions),
 }
 
 /// A validated `cargo xtask run` request.
@@ -77,7 +80,7 @@ pub(crate) fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     let started_at = clock::timestamp();
     let mut bins = match engine {
         Engine::Local => artifacts::build_release(sh)?,
-        Engine::Docker(_) => docker::binaries(sh)?,
+        Engine::Docker(_) | Engine::Swarm(_) => docker::binaries(sh)?,
     };
     let dir = create_run_dir(
         &sh.current_dir().join(&opts.out).join(&plan.scenario.name),
@@ -108,6 +111,13 @@ pub(crate) fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Engine::Local => Box::new(Local::new(bins, pinning, &dir)?),
         Engine::Docker(o) => match docker::Docker::start(sh, o) {
             Ok(d) => Box::new(d),
+            Err(e) => {
+                run.problems.push(format!("{e:#}"));
+                return finish(&dir, run, prov);
+            }
+        },
+        Engine::Swarm(o) => match Swarm::start(sh, o) {
+            Ok(s) => Box::new(s),
             Err(e) => {
                 run.problems.push(format!("{e:#}"));
                 return finish(&dir, run, prov);

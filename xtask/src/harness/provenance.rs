@@ -11,6 +11,7 @@ use super::docker::record::ContainersRecord;
 use super::host;
 use super::pinning::Pinning;
 use super::scenario::Plan;
+use super::swarm::record::SwarmRecord;
 
 pub(crate) const SCHEMA: &str = "wsbench.provenance/v1";
 
@@ -36,9 +37,15 @@ pub(crate) struct Provenance {
     /// `--client-arch`: the client's architecture, build (build.json) and emulator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) client_arch: Option<ClientArch>,
+    /// `--swarm`: every node (hostname, arch, CPUs, kernel, role), the images on each, every task and its node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) swarm: Option<SwarmRecord>,
+    /// `--server-arch` (containers): the server image's architecture, build and emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server_arch: Option<ClientArch>,
 }
 
-/// `--client-arch`: which client ran, how it was built, and the emulator that ran it.
+/// `--client-arch` (and `--server-arch`): which binary ran, how it was built, and the emulator that ran it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct ClientArch {
     pub(crate) arch: String,
@@ -96,6 +103,8 @@ impl Provenance {
             commands: Commands::default(),
             containers: None,
             client_arch: None,
+            swarm: None,
+            server_arch: None,
         }
     }
 }

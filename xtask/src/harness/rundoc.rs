@@ -36,7 +36,10 @@ pub(crate) struct RunDoc {
     /// `--client-arch`: the architecture bench-client was built for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) client_arch: Option<String>,
-    /// The client ran under an emulator (qemu-user): its figures are never compared with native or published ones.
+    /// `--server-arch` (containers): the architecture of the server image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server_arch: Option<String>,
+    /// The client (or, in containers, either side) ran under an emulator (qemu-user): its figures are never compared with native or published ones.
     #[serde(default)]
     pub(crate) emulated: bool,
 }
@@ -155,6 +158,7 @@ impl RunDoc {
             published: f.published.clone(),
             containers: false,
             client_arch: None,
+            server_arch: None,
             emulated: false,
         }
     }

@@ -130,7 +130,11 @@ fn headline(o: &mut String, loaded: &results::Run) {
     let _ = writeln!(o, "\n## Measured here vs published\n");
     if run.emulated {
         let arch = run.client_arch.as_deref().unwrap_or("?");
-        let _ = writeln!(o, "EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones.");
+        let _ = match run.server_arch.as_deref() {
+            // Containers: either side may be the emulated one (run.json's notes say which).
+            Some(server) => writeln!(o, "EMULATED: bench-client ran as {arch}, bench-server as {server}, at least one of them under qemu; the figures measure the emulator and are not compared with published or native ones."),
+            None => writeln!(o, "EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones."),
+        };
         return;
     }
     if run.published.is_empty() {
@@ -460,6 +464,9 @@ fn conditions(o: &mut String, run: &RunDoc, prov: Option<&Provenance>) {
         h.cpus_online,
         h.kernel.as_deref().unwrap_or("unknown kernel")
     );
+    if let Some(swarm) = &prov.swarm {
+        swarm_lines(o, swarm);
+    }
     if let Some(load) = &h.load_average {
         let _ = writeln!(
             o,
@@ -527,6 +534,56 @@ fn conditions(o: &mut String, run: &RunDoc, prov: Option<&Provenance>) {
         let _ = writeln!(o, "- Note: {note}");
     }
     let _ = writeln!(o, "\nExact command lines, hashes and versions: `provenance.json`. Step parameters: `run.json`.");
+}
+
+/// A swarm run: every labelled node, and which server instances and client tasks ran where.
+fn swarm_lines(o: &mut String, s: &crate::harness::swarm::record::SwarmRecord) {
+    let nodes: Vec<String> = s
+        .nodes
+        .iter()
+        .filter(|n| n.node.role.is_some())
+        .map(|n| {
+            let f = n.facts.as_ref();
+            format!(
+                "{} ({}, {}, {} CPUs{}, kernel {})",
+                n.node.hostname,
+                n.node.role.map_or("", |r| r.name()),
+                n.node.arch,
+                num(n.node.cpus),
+                f.and_then(|f| f.cpu_model.as_deref())
+                    .map_or(String::new(), |m| format!(" {m}")),
+                f.and_then(|f| f.kernel.as_deref()).unwrap_or("unknown")
+            )
+        })
+        .collect();
+    let _ = writeln!(o, "- Swarm nodes ({}): {}.", nodes.len(), nodes.join("; "));
+    let mut placed: Vec<(String, Vec<String>)> = Vec::new();
+    for t in &s.tasks {
+        let what = match &t.step {
+            Some(step) => format!("step {step} clients"),
+            None => "server instances".to_owned(),
+        };
+        match placed.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, hosts)) => hosts.push(t.hostname.clone()),
+            None => placed.push((what, vec![t.hostname.clone()])),
+        }
+    }
+    for (what, hosts) in placed {
+        let mut counted: Vec<(String, usize)> = Vec::new();
+        for h in &hosts {
+            match counted.iter_mut().find(|(c, _)| c == h) {
+                Some((_, n)) => *n += 1,
+                None => counted.push((h.clone(), 1)),
+            }
+        }
+        let on: Vec<String> = counted.iter().map(|(h, n)| format!("{h} ×{n}")).collect();
+        let _ = writeln!(
+            o,
+            "- Swarm tasks: {} {what} on {}.",
+            hosts.len(),
+            on.join(", ")
+        );
+    }
 }
 
 #[cfg(test)]

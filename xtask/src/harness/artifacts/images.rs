@@ -1,6 +1,8 @@
 //! The server and client images: `FROM scratch` with one static binary each (`containers/*.Dockerfile`), built
-//! locally from `target/dist`; no registry is needed. Rebuilding a tag removes the image it replaced, so runs
-//! leave only the current images behind.
+//! locally from `target/dist` for either arch; no registry is needed. A ppc64le image runs here under
+//! emulation (binfmt_misc, see `emulation`). Rebuilding a tag removes the image it replaced, so runs leave
+//! only the current images behind. [`build_all`] (from an arch's `Dist`), [`tag_for`] and [`save`] are how
+//! a caller (a swarm node of a given arch) gets its images.
 
 use std::path::{Path, PathBuf};
 
@@ -8,10 +10,10 @@ use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
 use xshell::{cmd, Shell};
 
-use super::Dist;
+use super::{Arch, Dist};
 use crate::harness::docker::engine as docker;
 
-/// Image names; the tag is the workspace version.
+/// Image names; the tag is the workspace version, suffixed with the arch for any arch but x86_64.
 pub(crate) const SERVER: &str = "wsbench-server";
 pub(crate) const CLIENT: &str = "wsbench-client";
 
@@ -21,11 +23,36 @@ pub(crate) struct Image {
     pub(crate) tag: String,
     pub(crate) id: String,
     pub(crate) dockerfile: String,
+    /// Docker's name for the image's arch (`amd64`, `ppc64le`).
     pub(crate) arch: String,
+    /// The image's arch is not this machine's: its containers ran under qemu-user through binfmt_misc.
+    #[serde(default)]
+    pub(crate) emulated: bool,
 }
 
+/// The x86_64 tag of `image` (`wsbench-server:0.1.0`, what compose.yaml runs).
 pub(crate) fn tag(image: &str) -> String {
-    format!("{image}:{}", env!("CARGO_PKG_VERSION"))
+    tag_for(image, Arch::X86_64)
+}
+
+/// The tag of `image` built for `arch`: `wsbench-server:0.1.0` for x86_64, `wsbench-server:0.1.0-ppc64le`.
+pub(crate) fn tag_for(image: &str, arch: Arch) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    match arch {
+        Arch::X86_64 => format!("{image}:{version}"),
+        other => format!("{image}:{version}-{}", other.name()),
+    }
+}
+
+/// `docker save` of `arch`'s server and client images into the tar file `out` (for `docker load` on a node
+/// of that arch); the images must have been built.
+pub(crate) fn save(sh: &Shell, arch: Arch, out: &Path) -> anyhow::Result<()> {
+    let tags = [tag_for(SERVER, arch), tag_for(CLIENT, arch)];
+    let names = tags.join(" ");
+    cmd!(sh, "docker save -o {out} {tags...}")
+        .quiet()
+        .run()
+        .with_context(|| format!("docker save {names} to {}", out.display()))
 }
 
 /// Builds both images from `dist`'s binaries; returns them server first.
@@ -38,6 +65,19 @@ pub(crate) fn build_all(sh: &Shell, dist: &Dist) -> anyhow::Result<Vec<Image>> {
     .into_iter()
     .map(|(image, dockerfile)| build_one(sh, dist, &context, image, dockerfile))
     .collect()
+}
+
+/// Builds one of the two images (`SERVER` or `CLIENT`) from `dist`'s binaries.
+pub(crate) fn build_image(sh: &Shell, dist: &Dist, image: &str) -> anyhow::Result<Image> {
+    let context = stage_context(dist)?;
+    let name = image.strip_prefix("wsbench-").unwrap_or(image);
+    build_one(
+        sh,
+        dist,
+        &context,
+        image,
+        &format!("containers/{name}.Dockerfile"),
+    )
 }
 
 /// `cargo xtask build --images`: builds them and returns the tags.
@@ -66,13 +106,16 @@ fn build_one(
     image: &str,
     dockerfile: &str,
 ) -> anyhow::Result<Image> {
-    let tag = tag(image);
+    let tag = tag_for(image, dist.arch);
     let before = docker::image_id(sh, &tag);
     let arch_arg = format!("TARGETARCH={}", dist.arch.docker_arch());
     let builder = format!("wsbench.builder={}", dist.info.builder_version);
+    // No `--platform`: the classic builder refuses it FROM scratch, so the image says the engine's arch; the
+    // label below and provenance say the binaries'.
+    let arch_label = format!("wsbench.arch={}", dist.arch.name());
     let out = cmd!(
         sh,
-        "docker build --quiet --file {dockerfile} --build-arg {arch_arg} --label {builder} --tag {tag} {context}"
+        "docker build --quiet --label {arch_label} --file {dockerfile} --build-arg {arch_arg} --label {builder} --tag {tag} {context}"
     )
     .quiet()
     .ignore_status()
@@ -99,11 +142,24 @@ fn build_one(
         id,
         dockerfile: dockerfile.to_owned(),
         arch: dist.arch.docker_arch().to_owned(),
+        emulated: Arch::host() != Some(dist.arch),
     })
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_name_the_arch_but_x86_64s() {
+        let v = env!("CARGO_PKG_VERSION");
+        assert_eq!(tag(SERVER), format!("wsbench-server:{v}"));
+        assert_eq!(
+            tag_for(CLIENT, Arch::Ppc64le),
+            format!("wsbench-client:{v}-ppc64le")
+        );
+    }
+
     /// The Dockerfiles stay FROM scratch, non-root by number, shell-free, and read the layout staged above.
     #[test]
     fn dockerfiles_are_scratch_numeric_user_exec_form() {

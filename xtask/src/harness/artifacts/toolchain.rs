@@ -1,7 +1,7 @@
-//! Chooses the builder (`cross`, or cargo with the system cross linker) and checks that what it needs is
-//! installed, naming the missing piece and how to get it.
+//! Chooses the builder (`cross`, or cargo with the system cross linker) and the image `cross` builds in, and
+//! checks that what they need is installed, naming the missing piece and how to get it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use xshell::{cmd, Shell};
@@ -26,16 +26,21 @@ pub(super) struct Plan {
     program: &'static str,
     triple: &'static str,
     env: Vec<(String, String)>,
+    /// Its own target directory per builder and arch: two arches (or cargo and cross) sharing one would
+    /// invalidate each other's build scripts and host crates and rebuild on every switch.
+    pub(super) target_dir: PathBuf,
     pub(super) rustflags: String,
     pub(super) linker_version: Option<String>,
+    /// The image cross builds in.
+    pub(super) image: Option<String>,
 }
 
 impl Plan {
     pub(super) fn command<'a>(&self, sh: &'a Shell) -> xshell::Cmd<'a> {
-        let (program, triple) = (self.program, self.triple);
+        let (program, triple, dir) = (self.program, self.triple, &self.target_dir);
         let mut c = cmd!(
             sh,
-            "{program} build --release --target {triple} -p bench-server -p bench-client"
+            "{program} build --release --target {triple} --target-dir {dir} -p bench-server -p bench-client"
         );
         for (k, v) in &self.env {
             c = c.env(k, v);
@@ -44,14 +49,19 @@ impl Plan {
     }
 }
 
-/// `auto`: `cross` when it is installed and the container engine answers (it runs the build in a container
-/// image it pulls); otherwise cargo on the host.
+/// `auto`: `cross` when it is installed, the container engine answers and the cross-rs image for this machine
+/// is present or can be pulled; otherwise cargo on the host. The local builder images (`cargo xtask
+/// cross-image`) serve `--builder cross` only, so that `auto` never swaps a warm cargo build for a cold one.
 pub(crate) fn choose(sh: &Shell, sel: BuilderSel) -> anyhow::Result<Builder> {
-    let cross = first_line(sh, "cross", &["--version"]);
+    let cross = cross_version(sh);
     let engine = docker_answers(sh);
     match sel {
         BuilderSel::Auto => Ok(match (cross, engine) {
-            (Some(version), true) => Builder::Cross { version },
+            (Some(version), true)
+                if Arch::host().is_some_and(|a| cross_rs_available(sh, &cross_rs_image(a))) =>
+            {
+                Builder::Cross { version }
+            }
             _ => cargo(sh)?,
         }),
         BuilderSel::Cross => match (cross, engine) {
@@ -66,6 +76,21 @@ pub(crate) fn choose(sh: &Shell, sel: BuilderSel) -> anyhow::Result<Builder> {
         },
         BuilderSel::Cargo => cargo(sh),
     }
+}
+
+/// `cross --version`'s first line, run with the rustup shim (cross checks its toolchain even for --version).
+pub(crate) fn cross_version(sh: &Shell) -> Option<String> {
+    let path = cross_path().ok()?;
+    let out = cmd!(sh, "cross --version")
+        .env("PATH", path)
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    out.lines()
+        .next()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
 }
 
 fn cargo(sh: &Shell) -> anyhow::Result<Builder> {
@@ -115,13 +140,22 @@ impl Builder {
         };
         match self {
             // cross brings linker and C library in its image and passes CARGO_* and RUSTFLAGS variables in.
-            Builder::Cross { .. } => Ok(Plan {
-                program: "cross",
-                triple,
-                env,
-                rustflags,
-                linker_version: None,
-            }),
+            Builder::Cross { .. } => {
+                let image = cross_image(sh, arch)?;
+                if let CrossImage::Local(tag) = &image {
+                    env.push((image_var(arch), tag.clone()));
+                }
+                env.push(("PATH".to_owned(), cross_path()?));
+                Ok(Plan {
+                    program: "cross",
+                    triple,
+                    env,
+                    target_dir: target_dir("cross", arch),
+                    rustflags,
+                    linker_version: None,
+                    image: Some(image.tag().to_owned()),
+                })
+            }
             Builder::Cargo { .. } => {
                 check_std(sh, arch)?;
                 let native = Arch::host() == Some(arch);
@@ -147,12 +181,109 @@ impl Builder {
                     program: "cargo",
                     triple,
                     env,
+                    target_dir: target_dir("cargo", arch),
                     rustflags,
                     linker_version,
+                    image: None,
                 })
             }
         }
     }
+}
+
+/// `target/dist-build/<builder>-<arch>` under the project root.
+fn target_dir(builder: &str, arch: Arch) -> PathBuf {
+    crate::harness::paths::project_root()
+        .join("target/dist-build")
+        .join(format!("{builder}-{}", arch.name()))
+}
+
+/// The image `cross` builds one arch in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CrossImage {
+    /// `CROSS_TARGET_<TRIPLE>_IMAGE` was set by the caller.
+    User(String),
+    /// The cross-rs release image of Cross.toml (present, or the registry answers).
+    CrossRs(String),
+    /// This machine's builder image from `cargo xtask cross-image`.
+    Local(String),
+}
+
+impl CrossImage {
+    pub(crate) fn tag(&self) -> &str {
+        match self {
+            CrossImage::User(t) | CrossImage::CrossRs(t) | CrossImage::Local(t) => t,
+        }
+    }
+}
+
+/// The PATH to run `cross` with: a `rustup` shim first. cross 0.2.5 looks for its toolchain in `rustup
+/// toolchain list` and does not know rustup ≥ 1.28's `(active, default)` marks, so it misses the installed
+/// toolchain and tries to install (update) it; the shim strips the marks and passes everything else through.
+pub(crate) fn cross_path() -> anyhow::Result<String> {
+    let dir = crate::harness::paths::project_root().join("target/cross-shim");
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .filter(|d| *d != dir)
+        .map(|d| d.join("rustup"))
+        .find(|p| p.is_file())
+        .map(|p| p.display().to_string());
+    let Some(real) = real else {
+        bail!("`rustup` is not on PATH: cross needs rustup (https://rustup.rs)");
+    };
+    std::fs::create_dir_all(&dir)?;
+    let shim = dir.join("rustup");
+    let text = format!(
+        "#!/bin/sh\n# Written by cargo xtask (toolchain.rs: cross_path); strips rustup's (active, default) marks.\n\
+         case \" $* \" in\n  *\" toolchain list \"*) \"{real}\" \"$@\" | sed -e 's/ (.*)$//'; exit 0 ;;\nesac\n\
+         exec \"{real}\" \"$@\"\n"
+    );
+    if std::fs::read_to_string(&shim).ok().as_deref() != Some(text.as_str()) {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::write(&shim, &text)?;
+        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let joined = std::env::join_paths(std::iter::once(dir).chain(std::env::split_paths(&path)))?;
+    Ok(joined.to_string_lossy().into_owned())
+}
+
+/// The cross-rs image Cross.toml names for `arch` (the pinned cross release's).
+pub(crate) fn cross_rs_image(arch: Arch) -> String {
+    format!("ghcr.io/cross-rs/{}:{CROSS_VERSION}", arch.triple())
+}
+
+/// `CROSS_TARGET_<TRIPLE>_IMAGE`: cross prefers it to Cross.toml.
+pub(crate) fn image_var(arch: Arch) -> String {
+    format!("CROSS_TARGET_{}_IMAGE", env_triple(arch.triple()))
+}
+
+/// The caller's image, else the cross-rs one where it can be had, else the local builder image; an error
+/// naming `cargo xtask cross-image` when there is none.
+pub(crate) fn cross_image(sh: &Shell, arch: Arch) -> anyhow::Result<CrossImage> {
+    if let Ok(tag) = std::env::var(image_var(arch)) {
+        return Ok(CrossImage::User(tag));
+    }
+    let remote = cross_rs_image(arch);
+    if cross_rs_available(sh, &remote) {
+        return Ok(CrossImage::CrossRs(remote));
+    }
+    if super::builders::present(sh, arch) {
+        return Ok(CrossImage::Local(super::builders::tag(arch)));
+    }
+    bail!(
+        "cross has no image for {}: {remote} is not here and cannot be pulled, and the local builder image {} \
+         is not built: run `cargo xtask cross-image` (as root), or use --builder cargo",
+        arch.triple(),
+        super::builders::tag(arch)
+    )
+}
+
+/// The image is in the local engine, or its registry answers for it (bounded: an unreachable registry fails
+/// within seconds, a silent one within 15 s).
+fn cross_rs_available(sh: &Shell, image: &str) -> bool {
+    let quiet = |c: xshell::Cmd<'_>| c.quiet().ignore_stdout().ignore_stderr().run().is_ok();
+    quiet(cmd!(sh, "docker image inspect {image}"))
+        || quiet(cmd!(sh, "timeout 15 docker manifest inspect {image}"))
 }
 
 /// Adds `+crt-static` where cargo will honour it: RUSTFLAGS and CARGO_ENCODED_RUSTFLAGS, when the caller set
@@ -263,6 +394,38 @@ mod tests {
             env_triple("powerpc64le-unknown-linux-gnu"),
             "POWERPC64LE_UNKNOWN_LINUX_GNU"
         );
+        assert_eq!(
+            image_var(Arch::Ppc64le),
+            "CROSS_TARGET_POWERPC64LE_UNKNOWN_LINUX_GNU_IMAGE"
+        );
+        assert_eq!(
+            cross_rs_image(Arch::X86_64),
+            "ghcr.io/cross-rs/x86_64-unknown-linux-gnu:0.2.5"
+        );
+    }
+
+    #[test]
+    fn each_builder_and_arch_has_its_own_target_dir() {
+        let dirs: std::collections::BTreeSet<_> = ["cargo", "cross"]
+            .iter()
+            .flat_map(|b| Arch::ALL.map(|a| target_dir(b, a)))
+            .collect();
+        assert_eq!(dirs.len(), 4);
+        assert!(target_dir("cross", Arch::Ppc64le).ends_with("target/dist-build/cross-ppc64le"));
+    }
+
+    #[test]
+    fn cross_rs_default_is_what_cross_toml_names() {
+        let toml =
+            std::fs::read_to_string(crate::harness::paths::project_root().join("Cross.toml"))
+                .unwrap();
+        for arch in Arch::ALL {
+            assert!(
+                toml.contains(&format!("image = \"{}\"", cross_rs_image(arch))),
+                "{}",
+                arch.name()
+            );
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use anyhow::{bail, ensure};
 use crate::harness::scenario::{ClientStep, Length};
 
 /// The step's load as `k` client containers run it, in container order.
-pub(super) fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
+pub(crate) fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
     ensure!(k >= 1, "at least one client container is needed");
     if k == 1 {
         return Ok(vec![step.clone()]);

@@ -13,10 +13,12 @@ use super::record::{ClientRunRecord, ContainersRecord, History, Limits, Network,
 use super::{clients, engine as docker, shaping, tuning, DockerOptions};
 use crate::harness::argv::{self, Listen};
 use crate::harness::artifacts::images::{self, Image};
-use crate::harness::artifacts::{self, Arch, Dist};
+use crate::harness::artifacts::{self, emulation, Arch, Dist};
 use crate::harness::interrupt;
 use crate::harness::pinning::{self, CpuSets};
+use crate::harness::provenance::{ClientArch, Provenance};
 use crate::harness::ready::{self, NotReady};
+use crate::harness::rundoc::RunDoc;
 use crate::harness::scenario::{ServerSpec, Step};
 
 const HTTP_PORT: u16 = 8080;
@@ -32,8 +34,10 @@ pub(crate) struct Session {
     id: String,
     network: String,
     out_dir: PathBuf,
+    /// This machine's binaries (`bench-client merge` runs natively).
     dist: Dist,
-    images: Vec<Image>,
+    server: Side,
+    client: Side,
     ncpu: usize,
     clients_containers: usize,
     link: Option<shaping::Rate>,
@@ -64,7 +68,8 @@ impl Session {
         let arch =
             Arch::host().context("container runs need an x86_64 or ppc64le Linux Docker host")?;
         let dist = artifacts::ensure(sh, arch)?;
-        let images = images::build_all(sh, &dist)?;
+        let server = Side::prepare(sh, args.server_arch.unwrap_or(arch), images::SERVER)?;
+        let client = Side::prepare(sh, args.client_arch.unwrap_or(arch), images::CLIENT)?;
         interrupt::check()?;
         let id = session_id();
         let out_dir = std::env::temp_dir().join(format!("wsbench-{id}"));
@@ -74,7 +79,8 @@ impl Session {
             id,
             out_dir,
             dist,
-            images,
+            server,
+            client,
             ncpu: docker::ncpu(sh)?,
             clients_containers: args.clients_containers,
             link,
@@ -127,7 +133,7 @@ impl Session {
             for (k, v) in tuning::SERVER_SYSCTLS {
                 args.extend(["--sysctl".into(), format!("{k}={v}")]);
             }
-            args.push(self.images[0].tag.clone());
+            args.push(self.server.image.tag.clone());
             args.extend(command.iter().cloned());
             docker::run_detached(&self.sh, &args)?;
             let ready = wait_ready(&self.sh, &name)?;
@@ -206,7 +212,7 @@ impl Session {
                 "--volume".into(),
                 format!("{}:{OUT}", self.out_dir.display()),
             ]);
-            args.push(self.images[1].tag.clone());
+            args.push(self.client.image.tag.clone());
             args.extend(argv::client(
                 share,
                 &target,
@@ -339,7 +345,7 @@ impl Session {
                 driver: "bridge".to_owned(),
                 internal: true,
             },
-            images: self.images.clone(),
+            images: vec![self.server.image.clone(), self.client.image.clone()],
             build: self.dist.info.clone(),
             host_cpus: self.ncpu,
             pinning: self.pinning.clone(),
@@ -362,6 +368,34 @@ impl Session {
             link: self.link.clone(),
             history: self.history.clone(),
         }
+    }
+
+    /// Labels a run with an emulated side as emulated, in run.json, its notes and provenance.json.
+    pub(crate) fn record_arches(&self, run: &mut RunDoc, prov: &mut Provenance) {
+        let sides = [("server", &self.server), ("client", &self.client)];
+        let emulated: Vec<String> = sides
+            .iter()
+            .filter_map(|(name, side)| {
+                let interpreter = side.interpreter.as_ref()?;
+                Some(format!(
+                    "the {name} containers ran {} binaries under {interpreter} (qemu-user through binfmt_misc)",
+                    side.arch.name()
+                ))
+            })
+            .collect();
+        if emulated.is_empty() {
+            return;
+        }
+        run.emulated = true;
+        run.client_arch = Some(self.client.arch.name().to_owned());
+        run.server_arch = Some(self.server.arch.name().to_owned());
+        prov.client_arch = Some(self.client.record(&self.sh));
+        prov.server_arch = Some(self.server.record(&self.sh));
+        run.notes.push(format!(
+            "EMULATED: {}; the figures measure the emulator, are labelled emulated in run.json and \
+             provenance.json, and are never compared with native or published figures.",
+            emulated.join("; ")
+        ));
     }
 
     fn remove_containers_matching(&self, part: &str) {
@@ -394,6 +428,51 @@ impl Drop for Session {
                 docker::label(&self.id),
                 self.network
             );
+        }
+    }
+}
+
+/// The image one side (servers or clients) runs, and the emulation it needs.
+#[derive(Debug)]
+struct Side {
+    arch: Arch,
+    image: Image,
+    build: artifacts::BuildInfo,
+    /// The binfmt_misc interpreter, when `arch` is not this machine's.
+    interpreter: Option<String>,
+}
+
+impl Side {
+    /// Checks the emulation a foreign arch needs, then builds its binaries and `image` for it.
+    fn prepare(sh: &Shell, arch: Arch, image: &str) -> anyhow::Result<Side> {
+        let interpreter = if Arch::host() == Some(arch) {
+            None
+        } else {
+            Some(emulation::binfmt(arch)?)
+        };
+        let dist = artifacts::ensure(sh, arch)?;
+        Ok(Side {
+            arch,
+            image: images::build_image(sh, &dist, image)?,
+            build: dist.info,
+            interpreter,
+        })
+    }
+
+    fn record(&self, sh: &Shell) -> ClientArch {
+        ClientArch {
+            arch: self.arch.name().to_owned(),
+            emulated: self.interpreter.is_some(),
+            runner: self
+                .interpreter
+                .iter()
+                .map(|i| format!("binfmt_misc: {i}"))
+                .collect(),
+            runner_version: self
+                .interpreter
+                .as_ref()
+                .and_then(|_| emulation::static_qemu_version(sh, self.arch)),
+            build: self.build.clone(),
         }
     }
 }

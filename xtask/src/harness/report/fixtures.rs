@@ -257,6 +257,7 @@ fn results_doc(step: &StepSpec, started: &str, m: Measured<'_>) -> ResultsDoc {
             validated: step.clients + m.ok / 1000,
             bytes_sent: m.ok * m.msg_bytes.0,
             bytes_received: m.ok * m.msg_bytes.1,
+            ..Default::default()
         },
         throughput: Default::default(),
         latency_us: Default::default(),

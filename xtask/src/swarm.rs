@@ -1,0 +1,173 @@
+//! `cargo xtask swarm check|label|up|down`: what a user needs around `cargo xtask run … --swarm` — check the
+//! swarm and say plainly what is missing, label nodes, and a real multi-node swarm of engines on this machine
+//! (`up --local N`, `down`); plus the two-node end-to-end step of `cargo xtask test`.
+
+use anyhow::{bail, ensure, Result};
+use xshell::{cmd, Shell};
+
+use crate::harness::pipeline::Engine;
+use crate::harness::swarm::nodes::Role;
+use crate::harness::swarm::record::SwarmRecord;
+use crate::harness::swarm::{check, cli::EngineAddr, local, SwarmOptions};
+use crate::harness::testing::{quick_scenario_with, Step};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Cmd {
+    /// Nodes, labels, engines, images and clocks: what a --swarm run needs, found or missing.
+    Check,
+    /// Label a node (ID or hostname) wsbench.role=server|client, with the address of its own engine.
+    Label {
+        node: String,
+        #[arg(value_enum)]
+        role: Role,
+        /// How xtask reaches the node's own engine, to load images and copy results (`ssh://USER@HOST`);
+        /// not needed for the manager xtask runs on.
+        #[arg(long, value_name = "DOCKER_HOST")]
+        engine: Option<String>,
+    },
+    /// Make a swarm of N nodes on this machine: this engine (server) and N−1 engines in network namespaces (clients).
+    Up {
+        #[arg(long, value_name = "N")]
+        local: usize,
+    },
+    /// Take the local swarm down, leaving nothing behind.
+    Down,
+}
+
+pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
+    match args.cmd {
+        Cmd::Check => {
+            let seen = match check::gather(sh)? {
+                Ok(seen) => seen,
+                Err(why) => bail!("missing: {why}"),
+            };
+            let items = check::judge(&seen);
+            for i in &items {
+                println!("{} {}", if i.ok { "ok     " } else { "MISSING" }, i.text);
+            }
+            let bad = items.iter().filter(|i| !i.ok).count();
+            ensure!(bad == 0, "{bad} thing(s) missing for a --swarm run (above)");
+            println!("the swarm is ready for `cargo xtask run <scenario> --swarm`");
+            Ok(())
+        }
+        Cmd::Label { node, role, engine } => {
+            local::label(sh, &node, role.name(), engine.as_deref())?;
+            println!("labelled {node} wsbench.role={}", role.name());
+            Ok(())
+        }
+        Cmd::Up { local: n } => {
+            let s = local::up(sh, n)?;
+            println!(
+                "local swarm up: this engine (server) and {} more (client): {}",
+                s.nodes.len(),
+                s.nodes
+                    .iter()
+                    .map(|n| format!("{} at {} ({})", n.hostname, n.node_ip, n.socket()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            println!("next: cargo xtask swarm check; cargo xtask run <scenario> --swarm; cargo xtask swarm down");
+            Ok(())
+        }
+        Cmd::Down => {
+            let left = local::down(sh)?;
+            ensure!(left.is_empty(), "left behind: {}", left.join("; "));
+            println!("local swarm down: nothing left behind");
+            Ok(())
+        }
+    }
+}
+
+pub(crate) fn test_steps() -> Vec<Step> {
+    vec![Step::new("swarm:two-nodes", two_nodes)]
+}
+
+/// What a swarm run could leave on this machine: namespaces, links, networks, services, swarm state.
+fn machine_state(sh: &Shell) -> Result<String> {
+    let me = EngineAddr::default();
+    Ok([
+        cmd!(sh, "ip netns list").quiet().read()?,
+        cmd!(sh, "ip -brief link").quiet().read()?,
+        me.read(sh, &["network", "ls", "--format", "{{.Name}} {{.Driver}}"])?,
+        me.read(sh, &["ps", "-a", "--format", "{{.Names}}"])?,
+        me.read(sh, &["volume", "ls", "--quiet"])?,
+        me.read(sh, &["info", "--format", "{{.Swarm.LocalNodeState}}"])?,
+    ]
+    .join("\n"))
+}
+
+/// A quick scenario across two local nodes, the server on one and the clients on the other, the machine left
+/// as it was found.
+fn two_nodes(sh: &Shell) -> Result<()> {
+    if cmd!(sh, "which docker")
+        .quiet()
+        .ignore_stdout()
+        .run()
+        .is_err()
+    {
+        println!("SKIPPED swarm:two-nodes: Docker is not installed here (`docker` not on PATH)");
+        return Ok(());
+    }
+    let before = machine_state(sh)?;
+    local::up(sh, 2)?;
+    let outcome = quick_scenario_with(
+        sh,
+        "cxf-echo-complex",
+        |opts| {
+            opts.engine = Engine::Swarm(SwarmOptions { clients_tasks: 2 });
+            opts.sets = vec!["duration=3s".into(), "warmup=1s".into()];
+        },
+        |outcome| {
+            let prov: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+                outcome.dir.join("provenance.json"),
+            )?)?;
+            let record: SwarmRecord = serde_json::from_value(prov["swarm"].clone())?;
+            ensure!(
+                record.nodes.len() == 2,
+                "expected 2 nodes: {:?}",
+                record.nodes
+            );
+            ensure!(
+                record
+                    .nodes
+                    .iter()
+                    .all(|n| n.facts.as_ref().is_some_and(|f| f.kernel.is_some())),
+                "a node's kernel is not recorded"
+            );
+            let nodes_of = |kind: &str| -> Vec<&str> {
+                record
+                    .tasks
+                    .iter()
+                    .filter(|t| t.kind == kind)
+                    .map(|t| t.node.as_str())
+                    .collect()
+            };
+            let (servers, clients) = (nodes_of("server"), nodes_of("client"));
+            ensure!(
+                servers.len() == 1 && clients.len() == 2,
+                "tasks: {:?}",
+                record.tasks
+            );
+            ensure!(
+                clients.iter().all(|c| !servers.contains(c)),
+                "server and clients ran on the same node: {servers:?} {clients:?}"
+            );
+            Ok(())
+        },
+    );
+    let left = local::down(sh)?;
+    outcome?;
+    ensure!(left.is_empty(), "swarm down left: {}", left.join("; "));
+    let after = machine_state(sh)?;
+    ensure!(
+        before == after,
+        "the machine is not as it was found:\nbefore:\n{before}\nafter:\n{after}"
+    );
+    Ok(())
+}
