@@ -11,7 +11,7 @@ use http::header::HeaderName;
 use http::uri::{PathAndQuery, Uri};
 use http::{HeaderValue, Method};
 
-use crate::flags::{usage_error, Format, RunArgs};
+use crate::flags::{usage_error, Format, HttpEngine, RunArgs};
 use crate::operation::{Operation, Service};
 
 /// When the measured interval ends.
@@ -89,6 +89,7 @@ pub struct RunConfig {
     pub connect_timeout: Duration,
     pub timeout: Duration,
     pub keepalive: bool,
+    pub http_engine: HttpEngine,
     pub packet_size: u64,
     pub message_size: Option<u64>,
     pub validate_first: u64,
@@ -174,6 +175,7 @@ impl RunConfig {
             connect_timeout: a.connect_timeout,
             timeout: a.timeout,
             keepalive: !a.no_keepalive,
+            http_engine: a.http_engine,
             packet_size: a.packet_size,
             message_size: a.message_size,
             validate_first: if a.validate_all { 0 } else { a.validate_first },

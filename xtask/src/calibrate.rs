@@ -1,5 +1,6 @@
 //! `cargo xtask calibrate`: is bench-client fast enough not to limit a run? It drives the same bench-server
-//! endpoint (`GET /`) with `wrk` and with `bench-client --operation http-get` — same connection count, each
+//! endpoint (`GET /health`, or `--operation echoComplexTypeDoc`: wrk posting the same request through a Lua
+//! script) with `wrk` and with `bench-client` — same connection count, each
 //! pinned to the same client CPUs, the server pinned to the others — and prints both rates and their
 //! ratio (goal: bench-client ≥ 1.0 × wrk), with each tool's CPU time per request.
 
@@ -28,6 +29,17 @@ pub(crate) struct Args {
     /// CPUs for bench-server (default: every other allowed CPU).
     #[arg(long, value_name = "LIST")]
     server_cpus: Option<String>,
+    /// The load: `http-get` (GET /health) or `echoComplexTypeDoc` (one item, as the CXF client posts it).
+    #[arg(long, value_enum, default_value_t = Load::HttpGet, value_name = "OP")]
+    operation: Load,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Load {
+    #[value(name = "http-get")]
+    HttpGet,
+    #[value(name = "echoComplexTypeDoc")]
+    EchoComplexTypeDoc,
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
@@ -74,22 +86,37 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         .ready
         .http
         .context("bench-server's READY line has no http address")?;
-    let url = format!("http://{addr}/");
+    let (url, op, wrk_script) = match args.operation {
+        Load::HttpGet => (format!("http://{addr}/health"), "http-get", Vec::new()),
+        Load::EchoComplexTypeDoc => {
+            let script =
+                std::env::temp_dir().join(format!("wsbench-calibrate-{}.lua", std::process::id()));
+            std::fs::write(&script, crate::harness::wrk::echo_complex_post_script())
+                .with_context(|| format!("writing {}", script.display()))?;
+            let url = format!("http://{addr}{}", bench_proto::cxf::PATH);
+            (
+                url,
+                "echoComplexTypeDoc",
+                vec!["-s".to_owned(), script.display().to_string()],
+            )
+        }
+    };
 
     let conns = args.connections.to_string();
     let secs = format!("{}s", args.duration.as_secs().max(1));
     let json = std::env::temp_dir().join(format!("wsbench-calibrate-{}.json", std::process::id()));
     let client = &bins.client;
     println!(
-        "calibrate: GET {url} · {conns} connections · {secs} per tool · load generators on CPU {client_cpus} \
+        "calibrate: {op} {url} · {conns} connections · {secs} per tool · load generators on CPU {client_cpus} \
          ({client_threads} thread(s)), bench-server on CPU {server_cpus} ({server_workers} worker(s))"
     );
 
+    let wrk_args = &wrk_script;
     let wrk = || -> Result<Measured> {
         let cpu0 = children_cpu_s();
         let out = cmd!(
             sh,
-            "taskset -c {client_cpus} wrk -t {client_threads} -c {conns} -d {secs} {url}"
+            "taskset -c {client_cpus} wrk -t {client_threads} -c {conns} -d {secs} {wrk_args...} {url}"
         )
         .quiet()
         .read()
@@ -113,7 +140,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         let cpu0 = children_cpu_s();
         cmd!(
             sh,
-            "taskset -c {client_cpus} {client} --url {url} --operation http-get --clients {conns} --threads {client_threads} --duration {secs} --json {json}"
+            "taskset -c {client_cpus} {client} --url {url} --operation {op} --clients {conns} --threads {client_threads} --duration {secs} --json {json}"
         )
         .quiet()
         .ignore_stdout()
@@ -152,6 +179,9 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         ratios.push(ratio);
     }
     let _ = std::fs::remove_file(&json);
+    if let Some(script) = wrk_script.get(1) {
+        let _ = std::fs::remove_file(script);
+    }
     server.stop(Duration::from_secs(20))?;
     let _ = std::fs::remove_file(&log_path);
 

@@ -40,8 +40,8 @@ const WALL: &[(&str, &str, &[&str])] = &[
     ("bench-server", "server", &["server/roundtrip/"]),
 ];
 
-/// The instruction-count binary (`bench-server/benches/icount.rs`).
-const ICOUNT: (&str, &str) = ("bench-server", "icount");
+/// The instruction-count binaries (`bench-server/benches/icount.rs`, `bench-client/benches/icount.rs`).
+const ICOUNT: &[(&str, &str)] = &[("bench-server", "icount"), ("bench-client", "icount")];
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -274,7 +274,7 @@ fn select(targets: BTreeMap<Target, PathBuf>, tiers: Tiers) -> BTreeMap<Target, 
         .filter(|(t, _)| {
             let is = |(p, b): (&str, &str)| t.package == p && t.bench == b;
             (tiers.wall() && WALL.iter().any(|&(p, b, _)| is((p, b))))
-                || (tiers.icount() && is(ICOUNT))
+                || (tiers.icount() && ICOUNT.iter().any(|&t| is(t)))
         })
         .collect()
 }
@@ -342,6 +342,7 @@ mod tests {
         let all: BTreeMap<Target, PathBuf> = [
             ("bench-proto", "soap"),
             ("bench-server", "icount"),
+            ("bench-client", "icount"),
             ("bench-client", "misc"),
         ]
         .into_iter()
@@ -353,8 +354,8 @@ mod tests {
                 .map(|t| t.bench)
                 .collect::<Vec<_>>()
         };
-        assert_eq!(names(Tiers::All), ["soap", "icount"]);
+        assert_eq!(names(Tiers::All), ["icount", "soap", "icount"]);
         assert_eq!(names(Tiers::Wall), ["soap"]);
-        assert_eq!(names(Tiers::Icount), ["icount"]);
+        assert_eq!(names(Tiers::Icount), ["icount", "icount"]);
     }
 }

@@ -8,7 +8,8 @@
 //! - `backend` (the `Backend` trait), its implementations `local` (processes), `docker` (containers) and
 //!   `swarm` (services on a Docker Swarm, with the local multi-engine swarm of `cargo xtask swarm up`), and
 //!   `pipeline`: the one step loop, with one status rule, that writes a results directory.
-//! - `testing`: the named steps of `cargo xtask test`, which subcommands contribute to.
+//! - `testing`: the named steps of `cargo xtask test`, which subcommands contribute to; `wrk` (the reference
+//!   load generator's POST script, for `icount` and `calibrate`).
 
 pub(crate) mod argv;
 pub(crate) mod artifacts;
@@ -32,3 +33,4 @@ pub(crate) mod scenario;
 pub(crate) mod summary;
 pub(crate) mod swarm;
 pub(crate) mod testing;
+pub(crate) mod wrk;

@@ -18,6 +18,7 @@ use crate::harness::artifacts::{self, Binaries};
 use crate::harness::callgrind;
 use crate::harness::local::process::ServerProcess;
 use crate::harness::numbers::num;
+use crate::harness::wrk;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -354,7 +355,7 @@ fn client_rows(sh: &Shell, bins: &Binaries, scale: u64, dir: &Path) -> Result<Ve
         .context("bench-server's READY line has no http address")?;
     let base = format!("http://{addr}");
     let script = dir.join("echo.lua");
-    fs::write(&script, wrk_post_script())?;
+    fs::write(&script, wrk::echo_complex_post_script())?;
     let mut rows = Vec::new();
     let loads: [(&str, Vec<String>, String, Vec<String>); 2] = [
         (
@@ -439,19 +440,6 @@ fn wrk_requests(text: &str) -> Option<u64> {
         .and_then(|(n, _)| n.trim().parse().ok())
 }
 
-/// A wrk script posting the CXF client's 1-item echoComplexTypeDoc request, as bench-client does.
-fn wrk_post_script() -> String {
-    let mut body = Vec::new();
-    bench_proto::cxf::write_request(&bench_proto::cxf::echo_complex_request(1, 0), &mut body);
-    let body = String::from_utf8_lossy(&body)
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"");
-    format!(
-        "wrk.method = \"POST\"\nwrk.body = \"{body}\"\nwrk.headers[\"Content-Type\"] = \"{}\"\nwrk.headers[\"SOAPAction\"] = \"\\\"\\\"\"\n",
-        bench_proto::soap::CONTENT_TYPE
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,7 +479,7 @@ mod tests {
 
     #[test]
     fn the_wrk_script_posts_a_valid_request() {
-        let script = wrk_post_script();
+        let script = wrk::echo_complex_post_script();
         assert!(
             script.contains("wrk.method = \"POST\"") && script.contains("echoComplexTypeDoc"),
             "{script}"

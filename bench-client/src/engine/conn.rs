@@ -2,6 +2,7 @@
 //! or open loop (at its scheduled times, latency from the intended send time).
 
 use std::cell::{Cell, RefCell};
+use std::ops::Range;
 use std::pin::pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -12,8 +13,10 @@ use http::StatusCode;
 use tokio::sync::{mpsc, watch};
 use tokio::time::{sleep, sleep_until, Instant};
 
+use super::broken::Broken;
 use super::clock::Start;
-use super::exchange::{connect, exchange, Broken, Connector, Link};
+use super::exchange::Connector;
+use super::link::{connect, exchange, Link, Wire};
 use super::schedule::Schedule;
 use super::stats::WorkerStats;
 use crate::config::RunConfig;
@@ -44,8 +47,17 @@ const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// count is done. The worker aborts this task at the deadline or a stop, so that a wake-up polls only the
 /// call in progress (not the stop signal and the deadline too).
 pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
+    let wire = Wire::of(
+        &sh.cfg,
+        &sh.connector,
+        &sh.workload,
+        sh.workload.variant(conn),
+    )
+    .await;
     let link = if sh.cfg.keepalive {
-        connect(&sh.connector, sh.cfg.connect_timeout).await.ok()
+        connect(&wire, &sh.connector, sh.cfg.connect_timeout)
+            .await
+            .ok()
     } else {
         None
     };
@@ -55,10 +67,10 @@ pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<
         Ok(s) => s.expect("waited for Some"),
         Err(_) => return, // the run was abandoned before it started
     };
-    calls(&sh, conn, start, link).await;
+    calls(&sh, conn, start, &wire, link).await;
 }
 
-async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
+async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Option<Link>) {
     let cfg = &*sh.cfg;
     let workload = &*sh.workload;
     let variant = workload.variant(conn);
@@ -97,11 +109,32 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         k += 1;
         let sent_at = Instant::now();
         slot.set(Some(intended.unwrap_or(sent_at)));
-        timer.as_mut().reset(sent_at + cfg.timeout);
-        let outcome = tokio::select! {
-            biased;
-            r = call(cfg, &sh.connector, workload, variant, &mut link, &mut buf) => Some(r),
-            _ = timer.as_mut() => None,
+        let due = sent_at + cfg.timeout;
+        let outcome = {
+            let mut this_call = pin!(call(
+                cfg,
+                &sh.connector,
+                workload,
+                variant,
+                wire,
+                &mut link,
+                &mut buf
+            ));
+            // The timer is re-armed only when it fires (then at this call's due time, if that is later): an
+            // earlier deadline left by a previous call is checked and moved on, so calls that finish in time
+            // (nearly all) do not pay the timer wheel's re-registration.
+            loop {
+                tokio::select! {
+                    biased;
+                    r = &mut this_call => break Some(r),
+                    _ = timer.as_mut() => {
+                        if Instant::now() >= due {
+                            break None;
+                        }
+                        timer.as_mut().reset(due);
+                    }
+                }
+            }
         };
         let end = Instant::now();
         if start.deadline.is_some_and(|d| end > d) {
@@ -120,7 +153,7 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
             None => Err((ErrorKind::Timeout, None)),
             Some(Err(b)) if b.is_connect() => Err((ErrorKind::Connect, Some(b))),
             Some(Err(b)) => Err((ErrorKind::Io, Some(b))),
-            Some(Ok(status)) => Ok(status),
+            Some(Ok(response)) => Ok(response),
         };
         backoff = match &status {
             Err((ErrorKind::Connect, _)) => (backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX),
@@ -137,24 +170,25 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
         {
             let mut st = sh.stats.borrow_mut();
             match status {
-                Ok(status) => {
+                Ok((status, body)) => {
+                    let body = &buf[body];
                     let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
                     responses += 1;
-                    match workload.check(variant, status, &buf, full) {
+                    match workload.check(variant, status, body, full) {
                         Ok(validated) => {
                             let latency = end - intended.unwrap_or(sent_at);
                             let uncorrected = intended.map(|_| micros(end - sent_at));
                             let lag =
                                 intended.map(|t| micros(sent_at.saturating_duration_since(t)));
                             st.record_ok(
-                                end - start.measure_start,
+                                || end - start.measure_start,
                                 micros(latency),
                                 uncorrected,
                                 lag,
                             );
                             st.validated += u64::from(validated);
                             st.bytes_sent += variant.body.len() as u64;
-                            st.bytes_received += buf.len() as u64;
+                            st.bytes_received += body.len() as u64;
                             counter.add_ok();
                         }
                         Err(kind) => {
@@ -163,7 +197,7 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
                                 st.record_status(status.as_u16());
                             }
                             fail(&mut st, kind, || {
-                                workload.describe(variant, kind, status, &buf)
+                                workload.describe(variant, kind, status, body)
                             });
                             counter.add_error();
                         }
@@ -191,20 +225,21 @@ async fn calls(sh: &Shared, conn: u64, start: Start, mut link: Option<Link>) {
     }
 }
 
-/// One call: (re)connect if needed, send, read the whole response.
+/// One call: (re)connect if needed, send, read the whole response (the body is `buf[range]`).
 async fn call(
     cfg: &RunConfig,
     connector: &Connector,
     workload: &Workload,
     variant: &crate::workload::Variant,
+    wire: &Wire,
     link: &mut Option<Link>,
     buf: &mut Vec<u8>,
-) -> Result<StatusCode, Broken> {
+) -> Result<(StatusCode, Range<usize>), Broken> {
     let l = match link {
         Some(l) => l,
-        None => link.insert(connect(connector, cfg.connect_timeout).await?),
+        None => link.insert(connect(wire, connector, cfg.connect_timeout).await?),
     };
-    exchange(l, workload.request(variant), buf).await
+    exchange(wire, l, workload, variant, buf).await
 }
 
 fn fail(st: &mut WorkerStats, kind: ErrorKind, describe: impl FnOnce() -> String) {

@@ -1,5 +1,5 @@
-//! One connection (hyper's `client::conn::http1`, or `http2` with `--http2`; over TLS for `https://`; no
-//! pool) and one request/response on it.
+//! hyper's client: one connection (`client::conn::http1`, or `http2` with `--http2`; over TLS for
+//! `https://`; no pool) and one request/response on it — what the lean path (`lean/`) does not serve.
 //!
 //! The connection future runs as a local task of its own, as hyper intends: polling it inside the call's
 //! task instead was measured (callgrind, 20 000 calls) at 314 M instructions against 307 M this way. The
@@ -16,6 +16,7 @@ use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::TcpStream;
 
+use super::broken::Broken;
 use super::tls;
 use crate::config::RunConfig;
 
@@ -28,6 +29,16 @@ pub(super) struct Connector {
 }
 
 impl Connector {
+    /// Where the connections go.
+    pub(super) fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Plain HTTP/1.1: what the lean path speaks.
+    pub(super) fn plain_http1(&self) -> bool {
+        self.tls.is_none() && !self.http2
+    }
+
     pub(super) fn new(cfg: &RunConfig) -> anyhow::Result<Connector> {
         Ok(Connector {
             addr: cfg.target.addr,
@@ -76,41 +87,6 @@ impl Link {
                 Sender::H1(s) => !s.is_closed(),
                 Sender::H2(s) => !s.is_closed(),
             }
-    }
-}
-
-/// Why a call did not produce an HTTP response.
-#[derive(Debug)]
-pub(super) enum Broken {
-    Connect(io::Error),
-    Io(hyper::Error),
-}
-
-impl Broken {
-    pub(super) fn is_connect(&self) -> bool {
-        matches!(self, Broken::Connect(_))
-    }
-
-    /// EADDRNOTAVAIL: no local port left (connection churn piling up TIME_WAIT sockets).
-    pub(super) fn is_addr_not_available(&self) -> bool {
-        matches!(self, Broken::Connect(e) if e.kind() == io::ErrorKind::AddrNotAvailable)
-    }
-}
-
-impl std::fmt::Display for Broken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Broken::Connect(e) => write!(f, "connect: {e}"),
-            Broken::Io(e) => {
-                write!(f, "{e}")?;
-                let mut src = std::error::Error::source(e);
-                while let Some(s) = src {
-                    write!(f, ": {s}")?;
-                    src = s.source();
-                }
-                Ok(())
-            }
-        }
     }
 }
 
@@ -197,9 +173,9 @@ pub(super) async fn exchange(
         Ok(status) => Ok(status),
         // The connection's own error (e.g. bytes that are not HTTP) says more than the call's "closed".
         Err(e) if link.conn.is_finished() => match (&mut link.conn).await {
-            Ok(Err(conn_err)) => Err(Broken::Io(conn_err)),
-            _ => Err(Broken::Io(e)),
+            Ok(Err(conn_err)) => Err(Broken::Hyper(conn_err)),
+            _ => Err(Broken::Hyper(e)),
         },
-        Err(e) => Err(Broken::Io(e)),
+        Err(e) => Err(Broken::Hyper(e)),
     }
 }

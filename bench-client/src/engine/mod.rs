@@ -5,9 +5,13 @@
 //! waits for every connection attempt; [`Running::go`] starts the clock (warm-up, then the measured
 //! interval); [`Running::stop`] ends early (SIGINT); [`Running::finish`] collects and merges.
 
+pub mod bench_api;
+mod broken;
 mod clock;
 mod conn;
 mod exchange;
+mod lean;
+mod link;
 mod schedule;
 mod stats;
 mod tls;

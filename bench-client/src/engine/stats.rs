@@ -73,11 +73,12 @@ impl WorkerStats {
         }
     }
 
-    /// A successful call. `since_start` is its completion time within the measured interval.
+    /// A successful call. `since_start` gives its completion time within the measured interval (asked only
+    /// by `--hlog`'s interval histograms: Instant arithmetic is not free per call).
     #[inline]
     pub fn record_ok(
         &mut self,
-        since_start: Duration,
+        since_start: impl FnOnce() -> Duration,
         latency_us: u64,
         uncorrected_us: Option<u64>,
         lag_us: Option<u64>,
@@ -91,7 +92,7 @@ impl WorkerStats {
             *m = (*m).max(l);
         }
         if let Some(iv) = self.interval.as_mut() {
-            let idx = since_start.as_secs();
+            let idx = since_start().as_secs();
             if idx != iv.idx {
                 iv.flush(idx);
             }
@@ -227,9 +228,9 @@ mod tests {
     fn merge_adds_everything_once() {
         let mut a = WorkerStats::new(true, None);
         let mut b = WorkerStats::new(true, None);
-        a.record_ok(Duration::ZERO, 100, Some(90), Some(10));
-        a.record_ok(Duration::ZERO, 200, Some(150), Some(50));
-        b.record_ok(Duration::ZERO, 300, Some(300), Some(0));
+        a.record_ok(|| Duration::ZERO, 100, Some(90), Some(10));
+        a.record_ok(|| Duration::ZERO, 200, Some(150), Some(50));
+        b.record_ok(|| Duration::ZERO, 300, Some(300), Some(0));
         b.record_error(ErrorKind::Fault);
         a.record_error(ErrorKind::HttpStatus);
         a.record_status(503);
@@ -262,7 +263,7 @@ mod tests {
     #[test]
     fn closed_loop_keeps_no_uncorrected_histogram() {
         let mut a = WorkerStats::new(false, None);
-        a.record_ok(Duration::ZERO, 5, None, None);
+        a.record_ok(|| Duration::ZERO, 5, None, None);
         let m = RunStats::merge(vec![a], false);
         assert!(m.uncorrected.is_none());
         assert_eq!(m.max_lag_us, None);
@@ -272,9 +273,9 @@ mod tests {
     fn intervals_are_sent_as_time_passes() {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let mut a = WorkerStats::new(false, Some((3, tx)));
-        a.record_ok(Duration::from_millis(10), 5, None, None);
-        a.record_ok(Duration::from_millis(900), 6, None, None);
-        a.record_ok(Duration::from_millis(2100), 7, None, None);
+        a.record_ok(|| Duration::from_millis(10), 5, None, None);
+        a.record_ok(|| Duration::from_millis(900), 6, None, None);
+        a.record_ok(|| Duration::from_millis(2100), 7, None, None);
         a.finish_intervals();
         let mut got = Vec::new();
         while let Ok(m) = rx.try_recv() {

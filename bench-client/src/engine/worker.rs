@@ -4,6 +4,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::LocalSet;
@@ -31,6 +32,40 @@ pub(super) struct Ctx {
     pub ready: mpsc::UnboundedSender<()>,
     pub hlog: Option<mpsc::UnboundedSender<IntervalMsg>>,
     pub result: oneshot::Sender<WorkerStats>,
+}
+
+/// Whether the control task has ended. `block_on`'s future is polled on every wake-up of any connection
+/// task; a flag and a stored waker cost less there than a join handle (which was 100 instructions a call).
+#[derive(Debug, Default)]
+struct Done {
+    finished: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
+}
+
+impl Done {
+    fn poll(&self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.finished.get() {
+            return Poll::Ready(());
+        }
+        let mut w = self.waker.borrow_mut();
+        if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            *w = Some(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+/// Marks the control task ended when dropped.
+#[derive(Debug)]
+struct Finished(Rc<Done>);
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        self.0.finished.set(true);
+        if let Some(w) = self.0.waker.borrow_mut().take() {
+            w.wake();
+        }
+    }
 }
 
 pub(super) fn main(ctx: Ctx) {
@@ -72,7 +107,16 @@ pub(super) fn main(ctx: Ctx) {
     });
     let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
-    local.block_on(&rt, async {
+    // The control (end of all tasks, stop, deadline) is a task of its own: `block_on`'s future is polled
+    // on every wake-up of any connection, and polling this select (two watch receivers, a sleep, a join
+    // handle) per call cost more than the join handle polled instead.
+    let sh = shared.clone();
+    let done = Rc::new(Done::default());
+    let finished = Finished(done.clone());
+    let control = async move {
+        // Dropped at the end, or on a panic: either way `block_on` below is told.
+        let _finished = finished;
+        let shared = sh;
         let mut tasks: Vec<_> = conns
             .into_iter()
             .map(|c| tokio::task::spawn_local(conn::run(shared.clone(), c, ready.clone())))
@@ -128,6 +172,13 @@ pub(super) fn main(ctx: Ctx) {
             for t in rest {
                 let _ = t.await;
             }
+        }
+    };
+    local.block_on(&rt, async {
+        let task = tokio::task::spawn_local(control);
+        std::future::poll_fn(|cx| done.poll(cx)).await;
+        if let Err(e) = task.await {
+            tracing::error!("worker {worker}: its control task failed: {e}");
         }
     });
     let mut stats = shared.stats.replace(WorkerStats::new(false, None));

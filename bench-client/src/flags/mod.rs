@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand};
 pub use chat::ChatArgs;
 pub use merge::MergeArgs;
 pub use output::Format;
-pub use run::RunArgs;
+pub use run::{HttpEngine, RunArgs};
 pub use usage::{usage_error, UsageError};
 
 #[derive(Debug, Parser)]

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use bench_proto::units::{parse_duration, parse_rate, parse_size};
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use super::output::Format;
 use crate::operation::Operation;
@@ -72,6 +72,9 @@ pub struct RunArgs {
     /// A new TCP connection for every request (connection churn).
     #[arg(long)]
     pub no_keepalive: bool,
+    /// The HTTP/1.1 client of the load loop: `lean` (a fast path; hyper wherever it cannot serve) or `hyper`.
+    #[arg(long, value_enum, default_value_t = HttpEngine::Lean, value_name = "CLIENT")]
+    pub http_engine: HttpEngine,
     /// echoComplexTypeDoc: items per message (CXF's PacketSize).
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub packet_size: u64,
@@ -106,4 +109,13 @@ pub struct RunArgs {
     /// A label for this run in the results (e.g. clients=100).
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
+}
+
+/// Which HTTP/1.1 client sends the requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HttpEngine {
+    /// The lean path (plain HTTP/1.1 keep-alive or close, one request in flight per connection).
+    Lean,
+    /// hyper's client.
+    Hyper,
 }

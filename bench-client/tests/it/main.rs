@@ -5,6 +5,7 @@
 mod chat;
 mod cli;
 mod errors;
+mod lean;
 mod misbehaving;
 mod operations;
 mod results;

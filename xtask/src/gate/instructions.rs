@@ -1,4 +1,4 @@
-//! The gate's instruction-count tier: every hot path of the `icount` binary under callgrind, base and head with
+//! The gate's instruction-count tier: every hot path of the `icount` binaries (server and client) under callgrind, base and head with
 //! the same iteration count. Counts are deterministic, so one measurement per side decides.
 
 use std::collections::BTreeMap;
@@ -21,7 +21,24 @@ pub(super) fn icount_tier(
     args: &Args,
     dir: &Path,
 ) -> anyhow::Result<Vec<Row>> {
-    let t = target(ICOUNT);
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut rows = Vec::new();
+    for &t in ICOUNT {
+        rows.extend(one_binary(sh, target(t), base_bins, head_bins, args, dir)?);
+    }
+    Ok(rows)
+}
+
+/// The hot paths of one `icount` binary (names are unique across the binaries: each prefixes its own).
+fn one_binary(
+    sh: &Shell,
+    t: Target,
+    base_bins: &BTreeMap<Target, BenchBin>,
+    head_bins: &BTreeMap<Target, BenchBin>,
+    args: &Args,
+    dir: &Path,
+) -> anyhow::Result<Vec<Row>> {
     let (base, head) = (base_bins.get(&t), head_bins.get(&t));
     let paths = |bin: Option<&BenchBin>| -> anyhow::Result<Vec<callgrind::HotPath>> {
         let all = bin
@@ -44,8 +61,6 @@ pub(super) fn icount_tier(
             .map(|p| p.name.clone())
             .collect::<Vec<_>>(),
     );
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut rows = Vec::new();
     for name in names {
         let hb = base_paths.iter().find(|p| p.name == name);

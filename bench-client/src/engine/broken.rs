@@ -1,0 +1,43 @@
+//! Why a call produced no HTTP response: the connection failed, or hyper or the lean path gave up on the
+//! exchange. Described once for the summary's first-error sample.
+
+use std::io;
+
+use super::lean::WireError;
+
+/// Why a call did not produce an HTTP response.
+#[derive(Debug)]
+pub(super) enum Broken {
+    Connect(io::Error),
+    Hyper(hyper::Error),
+    Wire(WireError),
+}
+
+impl Broken {
+    pub(super) fn is_connect(&self) -> bool {
+        matches!(self, Broken::Connect(_))
+    }
+
+    /// EADDRNOTAVAIL: no local port left (connection churn piling up TIME_WAIT sockets).
+    pub(super) fn is_addr_not_available(&self) -> bool {
+        matches!(self, Broken::Connect(e) if e.kind() == io::ErrorKind::AddrNotAvailable)
+    }
+}
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Broken::Connect(e) => write!(f, "connect: {e}"),
+            Broken::Wire(e) => write!(f, "{e}"),
+            Broken::Hyper(e) => {
+                write!(f, "{e}")?;
+                let mut src = std::error::Error::source(e);
+                while let Some(s) = src {
+                    write!(f, ": {s}")?;
+                    src = s.source();
+                }
+                Ok(())
+            }
+        }
+    }
+}
