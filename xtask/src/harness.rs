@@ -28,5 +28,6 @@ pub(crate) mod report;
 pub(crate) mod results;
 pub(crate) mod rundoc;
 pub(crate) mod scenario;
+pub(crate) mod screenshot;
 pub(crate) mod summary;
 pub(crate) mod testing;

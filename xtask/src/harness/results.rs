@@ -246,14 +246,6 @@ impl Step {
             .map(|d| d.throughput.per_client_per_s)
     }
 
-    /// XML megabytes per second, sent plus received.
-    pub(crate) fn xml_mb_per_s(&self) -> Option<f64> {
-        self.doc
-            .as_ref()
-            .ok()
-            .map(|d| d.throughput.sent_mb_per_s + d.throughput.received_mb_per_s)
-    }
-
     /// Corrected latency summary (µs); `None` when nothing was measured.
     pub(crate) fn latency(&self) -> Option<&LatencySummary> {
         Some(&self.doc.as_ref().ok()?.latency_us.corrected).filter(|l| l.count > 0)
@@ -357,6 +349,11 @@ pub(crate) fn metric_of(doc: &ResultsDoc, metric: Metric) -> Option<f64> {
         Metric::ReceivedMbPerS => Some(doc.throughput.received_mb_per_s),
         Metric::SentMbPerS => Some(doc.throughput.sent_mb_per_s),
         Metric::XmlMbPerS => Some(doc.throughput.sent_mb_per_s + doc.throughput.received_mb_per_s),
+        Metric::BusierMbPerS => Some(
+            doc.throughput
+                .sent_mb_per_s
+                .max(doc.throughput.received_mb_per_s),
+        ),
         Metric::ChatScoreMsgPerS => doc.chat.as_ref().map(|c| c.score_msg_per_s),
         Metric::ScalingEfficiency => None,
         Metric::CpuUserPct => system.map(|m| m.user_pct),

@@ -79,6 +79,8 @@ pub(crate) enum Metric {
     ReceivedMbPerS,
     SentMbPerS,
     XmlMbPerS,
+    /// The larger of sent and received: a figure given for a link that caps each direction.
+    BusierMbPerS,
     ChatScoreMsgPerS,
     ScalingEfficiency,
     CpuUserPct,
@@ -88,7 +90,7 @@ pub(crate) enum Metric {
 
 impl Metric {
     #[cfg(test)]
-    pub(crate) const ALL: [Metric; 12] = [
+    pub(crate) const ALL: [Metric; 13] = [
         Metric::TotalPerS,
         Metric::PerClientPerS,
         Metric::MeanLatencyMs,
@@ -96,6 +98,7 @@ impl Metric {
         Metric::ReceivedMbPerS,
         Metric::SentMbPerS,
         Metric::XmlMbPerS,
+        Metric::BusierMbPerS,
         Metric::ChatScoreMsgPerS,
         Metric::ScalingEfficiency,
         Metric::CpuUserPct,
@@ -113,6 +116,7 @@ impl Metric {
             Metric::ReceivedMbPerS => "received_mb_per_s",
             Metric::SentMbPerS => "sent_mb_per_s",
             Metric::XmlMbPerS => "xml_mb_per_s",
+            Metric::BusierMbPerS => "busier_mb_per_s",
             Metric::ChatScoreMsgPerS => "chat_score_msg_per_s",
             Metric::ScalingEfficiency => "scaling_efficiency",
             Metric::CpuUserPct => "cpu_user_pct",
@@ -131,6 +135,7 @@ impl Metric {
             Metric::ReceivedMbPerS => "MB/s received by the client",
             Metric::SentMbPerS => "MB/s sent by the client",
             Metric::XmlMbPerS => "MB/s of XML (sent + received)",
+            Metric::BusierMbPerS => "MB/s of XML in the busier direction",
             Metric::ChatScoreMsgPerS => "chat messages/s (VolanoMark score)",
             Metric::ScalingEfficiency => "scaling efficiency",
             Metric::CpuUserPct => "system CPU user %",

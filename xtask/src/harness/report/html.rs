@@ -340,7 +340,7 @@ impl Page<'_> {
             "<th>ok</th><th>errors</th><th>{unit}</th><th>per client</th>"
         );
         if show_mb {
-            h.push_str("<th>MB/s</th>");
+            h.push_str("<th>MB/s sent / received</th>");
         }
         h.push_str("<th>mean ms</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>client CPU</th>");
         if has_sys {
@@ -386,7 +386,11 @@ impl Page<'_> {
                 fmt_num(d.throughput.per_client_per_s)
             );
             if show_mb {
-                let _ = write!(h, "<td>{:.2}</td>", s.xml_mb_per_s().unwrap_or(0.0));
+                let _ = write!(
+                    h,
+                    "<td>{:.2} / {:.2}</td>",
+                    d.throughput.sent_mb_per_s, d.throughput.received_mb_per_s
+                );
             }
             match s.latency() {
                 Some(l) => {
