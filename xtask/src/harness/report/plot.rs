@@ -252,7 +252,7 @@ impl Plot {
             (Scale::Log(b), None) => log_ticks(lo, hi, b, self.x_decades_only),
             (Scale::Linear, None) => linear_ticks(lo, hi, 10),
         };
-        label_ticks(values, self.x_fmt)
+        spaced(label_ticks(values, self.x_fmt), self.x_scale, lo, hi)
     }
 
     /// The y axis's ticks for the bounds `(lo, hi)`.
@@ -481,11 +481,16 @@ impl Plot {
                     .map_err(plot_err)?;
             }
         }
-        tags.sort_by_key(|t| t.1);
-        let mut last = i32::MIN;
+        // Bottom first; a label that would overlap the one below it moves up, off both lines.
+        tags.sort_by_key(|t| std::cmp::Reverse(t.1));
+        let mut last = i32::MAX;
         for (x, y, text, color) in tags {
-            let y = y.max(last + 15);
+            let y = y.min(last.saturating_sub(15));
             last = y;
+            // A label that would run past the plot's right edge ends at its mark instead.
+            let w = text.chars().count() as i32 * 13 / 2;
+            let right = area.dim_in_pixel().0 as i32 - 12;
+            let x = if x + w > right { (x - 20 - w).max(80) } else { x };
             area.draw(&Text::new(
                 text,
                 (x, y),
@@ -721,6 +726,25 @@ pub(crate) fn log_ticks(lo: f64, hi: f64, base: f64, decades_only: bool) -> Vec<
         v = vec![lo, hi];
     }
     v
+}
+
+/// Drops x labels that would touch the one before them (100 and 128 clients on a log axis): the plot
+/// is about `PLOT_W` pixels wide and a label about 7 pixels a character.
+fn spaced(ticks: Ticks, scale: Scale, lo: f64, hi: f64) -> Ticks {
+    const PLOT_W: f64 = (WIDTH - LEGEND_W - 110) as f64;
+    let pos = |v: f64| match scale {
+        Scale::Log(_) if lo > 0.0 && v > 0.0 => (v / lo).ln() / (hi / lo).ln() * PLOT_W,
+        _ => (v - lo) / (hi - lo) * PLOT_W,
+    };
+    let half = |t: &(f64, String)| t.1.chars().count() as f64 * 3.5 + 4.0;
+    let mut out: Vec<(f64, String)> = vec![];
+    for t in ticks.0 {
+        match out.last() {
+            Some(prev) if pos(t.0) - pos(prev.0) < half(prev) + half(&t) => {}
+            _ => out.push(t),
+        }
+    }
+    Ticks(out)
 }
 
 /// Labels ticks with `fmt`; where two labels would read the same, with more digits, and ticks whose
