@@ -12,6 +12,8 @@
 pub(crate) mod argv;
 pub(crate) mod artifacts;
 pub(crate) mod backend;
+pub(crate) mod baseline;
+pub(crate) mod busy;
 pub(crate) mod callgrind;
 pub(crate) mod clock;
 pub(crate) mod docker;
@@ -29,5 +31,7 @@ pub(crate) mod results;
 pub(crate) mod rundoc;
 pub(crate) mod scenario;
 pub(crate) mod screenshot;
+pub(crate) mod stats;
 pub(crate) mod summary;
 pub(crate) mod testing;
+pub(crate) mod thresholds;

@@ -335,6 +335,11 @@ pub(crate) struct ScenarioFile {
     /// What `--quick` sets, with the keys and values of `--set`.
     #[serde(default)]
     pub(crate) quick: toml::Table,
+    /// Rounds of every step (`run --repeat N` overrides): figures are their medians with 95 % intervals.
+    pub(crate) repeat: Option<u32>,
+    /// Pass/fail conditions, k6-style: `p99 = "<5ms"`, `errors = "<1%"`, `throughput = ">1000/s"`.
+    #[serde(default)]
+    pub(crate) thresholds: toml::Table,
     #[serde(default)]
     pub(crate) published: Vec<Published>,
 }
@@ -426,6 +431,8 @@ impl Scenario {
             sweep: f.sweep.as_ref().map(|s| s.clients.clone()),
             matrix: f.matrix.as_ref().map(|m| m.workers.clone()),
             servers: f.scale_out.as_ref().map(|s| s.servers.clone()),
+            repeat: f.repeat.unwrap_or(1),
+            swept: f.sweep.is_some(),
         };
         // The [quick] table is validated on every load, not only under --quick.
         let mut quick_draft = draft.clone();
@@ -493,6 +500,9 @@ struct Draft {
     sweep: Option<Vec<u32>>,
     matrix: Option<Vec<u32>>,
     servers: Option<Vec<u32>>,
+    repeat: u32,
+    /// The scenario sweeps client counts itself (so `clients=` sets the sweep, not one count).
+    swept: bool,
 }
 
 impl Draft {
@@ -501,6 +511,10 @@ impl Draft {
             "clients" | "sweep.clients" => self.sweep = Some(int_list(value)?),
             "workers" | "matrix.workers" => self.matrix = Some(int_list(value)?),
             "servers" | "scale_out.servers" => self.servers = Some(int_list(value)?),
+            "repeat" => {
+                let n = value.as_integer().filter(|n| (1..=1000).contains(n));
+                self.repeat = n.context("repeat takes a count of rounds, 1 … 1000")? as u32;
+            }
             "name" => bail!("step names cannot be overridden"),
             _ => {
                 if let Some(server_key) = key.strip_prefix("server.") {
@@ -526,10 +540,12 @@ impl Draft {
             );
         }
         if let Some(c) = &self.sweep {
-            ensure!(
-                !c.is_empty() && c.iter().all(|&n| n > 0),
+            let what = if self.swept || c.len() > 1 {
                 "sweep clients must be a non-empty list of counts ≥ 1"
-            );
+            } else {
+                "clients must be ≥ 1"
+            };
+            ensure!(!c.is_empty() && c.iter().all(|&n| n > 0), "{what}");
         }
         if let Some(s) = &self.servers {
             ensure!(
@@ -591,9 +607,22 @@ impl Draft {
                         name: spec.name.clone(),
                         workers: w,
                         servers: s,
+                        round: None,
                         client,
                     });
                 }
+            }
+            // Rounds outermost, so slow drift of the machine spreads over every step alike.
+            if self.repeat > 1 {
+                steps = (1..=self.repeat)
+                    .flat_map(|r| {
+                        steps.iter().map(move |st| Step {
+                            id: format!("{}-r{r}", st.id),
+                            round: Some(r),
+                            ..st.clone()
+                        })
+                    })
+                    .collect();
             }
             instances.push(Instance {
                 workers: w,
@@ -608,12 +637,15 @@ impl Draft {
         {
             ensure!(server.http(), "HTTP steps need [server] http = true");
         }
+        let thresholds = super::thresholds::collect(&scenario.file.thresholds, &[])?;
         Ok(Plan {
             scenario: scenario.clone(),
             quick,
             sets: sets.to_vec(),
             server,
             instances,
+            repeat: self.repeat,
+            thresholds,
         })
     }
 }
@@ -819,6 +851,8 @@ pub(crate) struct Step {
     pub(crate) workers: Option<u32>,
     /// Server instances the step's load is spread across (`[scale_out]`), None without one.
     pub(crate) servers: Option<u32>,
+    /// The round (1 …) of a repeated step (`repeat`), None when steps run once.
+    pub(crate) round: Option<u32>,
     pub(crate) client: ClientStep,
 }
 
@@ -840,6 +874,10 @@ pub(crate) struct Plan {
     pub(crate) sets: Vec<String>,
     pub(crate) server: ServerSpec,
     pub(crate) instances: Vec<Instance>,
+    /// Rounds of every step.
+    pub(crate) repeat: u32,
+    /// The scenario's `[thresholds]`; `run --threshold` adds to them.
+    pub(crate) thresholds: Vec<super::thresholds::Threshold>,
 }
 
 impl Plan {

@@ -82,6 +82,7 @@ pub(crate) fn quick_scenario_with(
         pin: true,
         engine: Engine::Local,
         client_arch: None,
+        thresholds: Vec::new(),
     };
     adjust(&mut opts);
     let start = Instant::now();
