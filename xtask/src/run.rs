@@ -8,8 +8,8 @@ use xshell::Shell;
 
 use crate::harness::artifacts::Arch;
 use crate::harness::docker::DockerOptions;
-use crate::harness::pipeline::{self, Engine, RunOptions};
 use crate::harness::numbers::num;
+use crate::harness::pipeline::{self, Engine, RunOptions};
 use crate::harness::rundoc::Status;
 use crate::harness::{baseline, results};
 
@@ -106,7 +106,9 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         .into_iter()
         .filter(|v| !v.pass)
         .map(|v| {
-            let got = v.value.map_or("not measured".to_owned(), |x| format!("{} {}", num(x), v.unit));
+            let got = v.value.map_or("not measured".to_owned(), |x| {
+                format!("{} {}", num(x), v.unit)
+            });
             format!("{} at {} ({got})", v.threshold, v.step)
         })
         .collect();

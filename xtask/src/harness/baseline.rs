@@ -30,7 +30,9 @@ pub(crate) fn save(root: &Path, name: &str, run_dir: &Path) -> Result<PathBuf> {
     let d = dir(root);
     fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
     let file = d.join(name);
-    let abs = run_dir.canonicalize().unwrap_or_else(|_| run_dir.to_path_buf());
+    let abs = run_dir
+        .canonicalize()
+        .unwrap_or_else(|_| run_dir.to_path_buf());
     fs::write(&file, format!("{}\n", abs.display()))
         .with_context(|| format!("writing {}", file.display()))?;
     Ok(file)
@@ -49,10 +51,18 @@ pub(crate) fn load(root: &Path, name: &str) -> Result<Vec<PathBuf>> {
         format!(
             "no baseline `{name}` ({} not readable; saved baselines: {})",
             file.display(),
-            if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+            if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            }
         )
     })?;
-    Ok(text.lines().filter(|l| !l.trim().is_empty()).map(PathBuf::from).collect())
+    Ok(text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(PathBuf::from)
+        .collect())
 }
 
 #[cfg(test)]
@@ -65,7 +75,10 @@ mod tests {
         let run = root.path().join("cxf/20260101T000000Z");
         fs::create_dir_all(&run).unwrap();
         save(root.path(), "main", &run).unwrap();
-        assert_eq!(load(root.path(), "main").unwrap(), [run.canonicalize().unwrap()]);
+        assert_eq!(
+            load(root.path(), "main").unwrap(),
+            [run.canonicalize().unwrap()]
+        );
         let e = format!("{:#}", load(root.path(), "other").unwrap_err());
         assert!(e.contains("saved baselines: main"), "{e}");
         assert!(check_name("../x").is_err() && check_name("").is_err());

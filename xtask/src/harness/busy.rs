@@ -56,7 +56,12 @@ fn competing(cpus: &[usize]) -> Vec<(String, f64)> {
         all.filter_map(Result::ok)
             .filter_map(|p| p.stat().ok())
             .filter(|s| s.pid != own && s.ppid != own)
-            .map(|s| (s.pid, (s.comm.clone(), s.utime + s.stime, s.processor.unwrap_or(-1))))
+            .map(|s| {
+                (
+                    s.pid,
+                    (s.comm.clone(), s.utime + s.stime, s.processor.unwrap_or(-1)),
+                )
+            })
             .collect()
     };
     let before = sample();

@@ -128,8 +128,15 @@ impl Run {
     }
 
     /// The median and 95 % interval of `f` over the steps `group`; None when none measured it.
-    pub(crate) fn estimate(&self, group: &[usize], f: impl Fn(&Step) -> Option<f64>) -> Option<Estimate> {
-        let xs: Vec<f64> = group.iter().filter_map(|&i| f(self.steps.get(i)?)).collect();
+    pub(crate) fn estimate(
+        &self,
+        group: &[usize],
+        f: impl Fn(&Step) -> Option<f64>,
+    ) -> Option<Estimate> {
+        let xs: Vec<f64> = group
+            .iter()
+            .filter_map(|&i| f(self.steps.get(i)?))
+            .collect();
         Estimate::of(&xs)
     }
 

@@ -119,10 +119,7 @@ impl StepEntry {
     /// The step's id without its round: the same for every round of a repeated step.
     pub(crate) fn group(&self) -> &str {
         match self.round {
-            Some(r) => self
-                .id
-                .strip_suffix(&format!("-r{r}"))
-                .unwrap_or(&self.id),
+            Some(r) => self.id.strip_suffix(&format!("-r{r}")).unwrap_or(&self.id),
             None => &self.id,
         }
     }

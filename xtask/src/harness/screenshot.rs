@@ -14,10 +14,19 @@ const WINDOW: (u32, u32) = (1280, 6000);
 pub(crate) fn report(sh: &Shell, html: &Path) -> Result<PathBuf> {
     let browser = ["chromium", "chromium-browser"]
         .into_iter()
-        .find(|b| cmd!(sh, "which {b}").quiet().ignore_stdout().ignore_stderr().run().is_ok())
+        .find(|b| {
+            cmd!(sh, "which {b}")
+                .quiet()
+                .ignore_stdout()
+                .ignore_stderr()
+                .run()
+                .is_ok()
+        })
         .context("headless Chromium renders the reports in this test: apt-get install chromium")?;
     let png = html.with_extension("png");
-    let profile = sh.create_temp_dir().context("a profile directory for chromium")?;
+    let profile = sh
+        .create_temp_dir()
+        .context("a profile directory for chromium")?;
     let url = format!("file://{}", html.canonicalize()?.display());
     let shot = format!("--screenshot={}", png.display());
     let size = format!("--window-size={},{}", WINDOW.0, WINDOW.1);
@@ -40,10 +49,11 @@ pub(crate) fn report(sh: &Shell, html: &Path) -> Result<PathBuf> {
 /// A PNG of the window's size that is not nearly empty (a blank page compresses to a few kB).
 fn check_png(bytes: &[u8]) -> Result<()> {
     ensure!(
-        bytes.len() > 24 && bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR",
+        bytes.len() >= 24 && bytes.starts_with(b"\x89PNG\r\n\x1a\n") && &bytes[12..16] == b"IHDR",
         "not a PNG"
     );
-    let dim = |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let dim =
+        |at: usize| u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     ensure!(
         (dim(16), dim(20)) == WINDOW,
         "a {}×{} picture, not the window's {}×{}",
@@ -70,7 +80,10 @@ mod tests {
         let mut header = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
         header.extend(WINDOW.0.to_be_bytes());
         header.extend(WINDOW.1.to_be_bytes());
-        assert!(check_png(&header).unwrap_err().to_string().contains("blank"));
+        assert!(check_png(&header)
+            .unwrap_err()
+            .to_string()
+            .contains("blank"));
         let mut full = header.clone();
         full.resize(70_000, 0);
         check_png(&full).unwrap();

@@ -98,14 +98,6 @@ impl Estimate {
         })
     }
 
-    /// The interval's half-width relative to the median (0.03 = ±3 %); 0 for one value.
-    pub(crate) fn relative_spread(&self) -> f64 {
-        if self.median == 0.0 {
-            return 0.0;
-        }
-        (self.hi - self.lo) / 2.0 / self.median.abs()
-    }
-
     /// `[lo–hi], n=4` for tables (empty for one value), numbers formatted by `fmt`.
     pub(crate) fn interval(&self, fmt: impl Fn(f64) -> String) -> String {
         match self.method {
@@ -134,7 +126,11 @@ mod tests {
     fn medians_of_odd_and_even_counts() {
         assert_eq!(median(&[]), None);
         assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5), "even: the middle two's mean, not the upper");
+        assert_eq!(
+            median(&[4.0, 1.0, 3.0, 2.0]),
+            Some(2.5),
+            "even: the middle two's mean, not the upper"
+        );
     }
 
     #[test]
@@ -155,6 +151,9 @@ mod tests {
         // n = 10: P(B ≤ 1) = 1.1 %, P(B ≤ 2) = 5.5 % → k = 2: [x₂, x₉].
         let ten: Vec<f64> = (1..=10).map(f64::from).collect();
         let e = Estimate::of(&ten).unwrap();
-        assert_eq!((e.lo, e.hi, e.median, e.method), (2.0, 9.0, 5.5, Method::OrderStatistics));
+        assert_eq!(
+            (e.lo, e.hi, e.median, e.method),
+            (2.0, 9.0, 5.5, Method::OrderStatistics)
+        );
     }
 }

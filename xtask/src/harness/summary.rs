@@ -97,7 +97,10 @@ pub(crate) fn render(loaded: &results::Run, knee: &[String]) -> String {
         let _ = writeln!(o, "- Problem: {p}");
     }
     for b in &run.busy {
-        let _ = writeln!(o, "- ⚠ Busy machine: {b} — figures measured beside other work are low and noisy.");
+        let _ = writeln!(
+            o,
+            "- ⚠ Busy machine: {b} — figures measured beside other work are low and noisy."
+        );
     }
     if let Some(n) = run.repeat {
         let _ = writeln!(
@@ -185,7 +188,9 @@ fn headline(o: &mut String, loaded: &results::Run) {
                         String::new()
                     };
                     if docs.iter().any(|d| d.partial) {
-                        flag.push_str(" ⚠ partial: interrupted (Ctrl-C), measured over a shortened step");
+                        flag.push_str(
+                            " ⚠ partial: interrupted (Ctrl-C), measured over a shortened step",
+                        );
                     }
                     let _ = writeln!(
                         o,
@@ -247,12 +252,20 @@ fn thresholds(o: &mut String, loaded: &results::Run) {
         if failed == 0 {
             format!("All {} checks passed.", verdicts.len())
         } else {
-            format!("**{failed} of {} checks FAILED** (the run exits non-zero).", verdicts.len())
+            format!(
+                "**{failed} of {} checks FAILED** (the run exits non-zero).",
+                verdicts.len()
+            )
         }
     );
-    let _ = writeln!(o, "| threshold | step | measured | verdict |\n|---|---|---|---|");
+    let _ = writeln!(
+        o,
+        "| threshold | step | measured | verdict |\n|---|---|---|---|"
+    );
     for v in verdicts {
-        let got = v.value.map_or("not measured".to_owned(), |x| format!("{} {}", num(x), v.unit));
+        let got = v.value.map_or("not measured".to_owned(), |x| {
+            format!("{} {}", num(x), v.unit)
+        });
         let verdict = if v.pass { "pass" } else { "**FAIL**" };
         let _ = writeln!(o, "| `{}` | {} | {got} | {verdict} |", v.threshold, v.step);
     }

@@ -7,8 +7,8 @@ use anyhow::{ensure, Result};
 use xshell::Shell;
 
 use super::pipeline::{self, Engine, Outcome, RunOptions};
-use super::{results, screenshot};
 use super::rundoc::Status;
+use super::{results, screenshot};
 
 type StepFn = Box<dyn Fn(&Shell) -> Result<()>>;
 

@@ -187,9 +187,9 @@ fn ensure_known(pct: f64, text: &str) -> Result<()> {
 pub(crate) fn collect(table: &toml::Table, cli: &[String]) -> Result<Vec<Threshold>> {
     let mut out = vec![];
     for (k, v) in table {
-        let cond = v
-            .as_str()
-            .with_context(|| format!("[thresholds] {k}: write the condition as a string, e.g. {k} = \"<5ms\""))?;
+        let cond = v.as_str().with_context(|| {
+            format!("[thresholds] {k}: write the condition as a string, e.g. {k} = \"<5ms\"")
+        })?;
         out.push(Threshold::parse(&format!("{k}{cond}")).context("in [thresholds]")?);
     }
     for c in cli {

@@ -4,11 +4,9 @@
 use plotters::prelude::{RGBColor, ViridisRGB};
 
 use super::knee::fmt_x;
-use super::plot::{
-    fmt_num, Line, Marker, Note, Plot, Reference, Scale, GREY, INK, PALETTE, WIDTH,
-};
+use super::plot::{fmt_num, Line, Marker, Note, Plot, Reference, Scale, GREY, INK, PALETTE, WIDTH};
 use super::sweep::Curve;
-use crate::harness::results::{Axis, Run};
+use crate::harness::results::{Axis, Run, Step};
 use crate::harness::scenario::Published;
 
 /// A rendered chart.
@@ -243,11 +241,20 @@ fn throughput(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     let mut p = base_plot(title, run, axis, curves, y);
     p.bars = true;
     for (i, c) in curves.iter().enumerate() {
-        p.lines.push(Line::new(
+        let mut line = Line::new(
             c.name.clone(),
             c.points.iter().map(|q| (q.0, q.1)).collect(),
             colour(i),
-        ));
+        );
+        // Repeated steps: the 95 % interval of each median as a whisker.
+        line.whiskers = c
+            .points
+            .iter()
+            .zip(&c.spread)
+            .filter(|(_, e)| e.n > 1)
+            .map(|(q, e)| (q.0, e.lo, e.hi))
+            .collect();
+        p.lines.push(line);
     }
     p.references = references(run, axis, metrics, 1.0);
     p.vmarks = knee_marks(axis, curves);
@@ -282,10 +289,10 @@ fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     p.bars = true;
     for (i, c) in curves.iter().enumerate() {
         let pts = c
-            .steps
+            .rounds
             .iter()
             .zip(&c.points)
-            .filter_map(|(&s, q)| Some((q.0, run.steps[s].per_client()?)))
+            .filter_map(|(r, q)| Some((q.0, run.estimate(r, Step::per_client)?.median)))
             .filter(|q| q.1 > 0.0);
         p.lines
             .push(Line::new(c.name.clone(), pts.collect(), colour(i)));
@@ -313,7 +320,13 @@ pub(crate) fn wants_mb(run: &Run) -> bool {
 /// sent and received apart (one series) or the busier direction (several), plus sent + received when a
 /// published figure counts both.
 fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
-    let mut p = base_plot("XML throughput", run, axis, curves, "MB/s of XML body, by direction");
+    let mut p = base_plot(
+        "XML throughput",
+        run,
+        axis,
+        curves,
+        "MB/s of XML body, by direction",
+    );
     p.bars = true;
     let published = |key: &str| run.manifest.published.iter().any(|p| p.metric.key() == key);
     type Pick = fn(&bench_proto::results::Throughput) -> f64;
@@ -323,10 +336,14 @@ fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
             ("received (responses)", |t| t.received_mb_per_s),
         ]
     } else {
-        vec![("busier direction", |t| t.sent_mb_per_s.max(t.received_mb_per_s))]
+        vec![("busier direction", |t| {
+            t.sent_mb_per_s.max(t.received_mb_per_s)
+        })]
     };
     if curves.len() == 1 && published("busier_mb_per_s") {
-        kinds.push(("busier direction", |t| t.sent_mb_per_s.max(t.received_mb_per_s)));
+        kinds.push(("busier direction", |t| {
+            t.sent_mb_per_s.max(t.received_mb_per_s)
+        }));
     }
     if published("xml_mb_per_s") {
         kinds.push(("sent + received", |t| t.sent_mb_per_s + t.received_mb_per_s));
@@ -334,14 +351,10 @@ fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     let mut n = 0;
     for c in curves {
         for (kind, pick) in &kinds {
-            let pts = c
-                .steps
-                .iter()
-                .zip(&c.points)
-                .filter_map(|(&s, q)| {
-                    let d = run.steps[s].doc.as_ref().ok()?;
-                    Some((q.0, pick(&d.throughput)))
-                });
+            let pts = c.rounds.iter().zip(&c.points).filter_map(|(r, q)| {
+                let e = run.estimate(r, |s| Some(pick(&s.doc.as_ref().ok()?.throughput)))?;
+                Some((q.0, e.median))
+            });
             let name = if curves.len() == 1 {
                 (*kind).to_owned()
             } else {
@@ -354,7 +367,12 @@ fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     p.references = references(
         run,
         axis,
-        &["xml_mb_per_s", "busier_mb_per_s", "received_mb_per_s", "sent_mb_per_s"],
+        &[
+            "xml_mb_per_s",
+            "busier_mb_per_s",
+            "received_mb_per_s",
+            "sent_mb_per_s",
+        ],
         1.0,
     );
     p
@@ -380,17 +398,19 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     type Pick = fn(&bench_proto::results::LatencySummary) -> f64;
     let ms = |v: f64| v / 1000.0;
     let series = |c: &Curve, pick: Pick, uncorrected: bool| -> Vec<(f64, f64)> {
-        c.steps
+        c.rounds
             .iter()
             .zip(&c.points)
-            .filter_map(|(&s, q)| {
-                let st = &run.steps[s];
-                let l = if uncorrected {
-                    st.uncorrected()?
-                } else {
-                    st.latency()?
-                };
-                Some((q.0, ms(pick(l))))
+            .filter_map(|(r, q)| {
+                let e = run.estimate(r, |st| {
+                    let l = if uncorrected {
+                        st.uncorrected()?
+                    } else {
+                        st.latency()?
+                    };
+                    Some(ms(pick(l)))
+                })?;
+                Some((q.0, e.median))
             })
             .filter(|q| q.1 > 0.0)
             .collect()

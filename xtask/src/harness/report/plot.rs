@@ -51,6 +51,8 @@ pub(crate) struct Line {
     pub(crate) dashed: bool,
     pub(crate) dots: bool,
     pub(crate) in_legend: bool,
+    /// `(x, low, high)`: an interval drawn as a vertical whisker at x (95 % interval of repeated rounds).
+    pub(crate) whiskers: Vec<(f64, f64, f64)>,
 }
 
 impl Line {
@@ -62,6 +64,7 @@ impl Line {
             dashed: false,
             dots: true,
             in_legend: true,
+            whiskers: vec![],
         }
     }
     pub(crate) fn dashed(mut self) -> Line {
@@ -197,8 +200,16 @@ impl Plot {
 
     fn x_bounds(&self) -> (f64, f64) {
         if !self.categories.is_empty() {
-            let lo = self.categories.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
-            let hi = self.categories.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
+            let lo = self
+                .categories
+                .iter()
+                .map(|c| c.0)
+                .fold(f64::INFINITY, f64::min);
+            let hi = self
+                .categories
+                .iter()
+                .map(|c| c.0)
+                .fold(f64::NEG_INFINITY, f64::max);
             return (lo - 0.6, hi + 0.6);
         }
         let xs = self
@@ -219,7 +230,11 @@ impl Plot {
             .references
             .iter()
             .flat_map(|r| r.levels.iter().copied());
-        let ys = self.all_points().map(|p| p.1).chain(levels);
+        let whiskers = self
+            .lines
+            .iter()
+            .flat_map(|l| l.whiskers.iter().map(|w| w.2));
+        let ys = self.all_points().map(|p| p.1).chain(levels).chain(whiskers);
         let ys: Vec<f64> = ys
             .filter(|y| self.y_scale == Scale::Linear || *y > 0.0)
             .collect();
@@ -481,6 +496,30 @@ impl Plot {
                     .map_err(plot_err)?;
             }
         }
+        // Whiskers last, over bars and lines.
+        for l in &drawn {
+            for &(x, lo, hi) in &l.whiskers {
+                let lo = if self.y_scale == Scale::Linear {
+                    lo
+                } else {
+                    lo.max(y_lo)
+                };
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(x, lo), (x, hi)],
+                        INK.stroke_width(2),
+                    )))
+                    .map_err(plot_err)?;
+                for y in [lo, hi] {
+                    let c = chart.backend_coord(&(x, y));
+                    area.draw(&PathElement::new(
+                        vec![(c.0 - 5, c.1), (c.0 + 5, c.1)],
+                        INK.stroke_width(2),
+                    ))
+                    .map_err(plot_err)?;
+                }
+            }
+        }
         // Bottom first; a label that would overlap the one below it moves up, off both lines.
         tags.sort_by_key(|t| std::cmp::Reverse(t.1));
         let mut last = i32::MAX;
@@ -490,7 +529,11 @@ impl Plot {
             // A label that would run past the plot's right edge ends at its mark instead.
             let w = text.chars().count() as i32 * 13 / 2;
             let right = area.dim_in_pixel().0 as i32 - 12;
-            let x = if x + w > right { (x - 20 - w).max(80) } else { x };
+            let x = if x + w > right {
+                (x - 20 - w).max(80)
+            } else {
+                x
+            };
             area.draw(&Text::new(
                 text,
                 (x, y),

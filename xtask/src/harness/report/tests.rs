@@ -280,20 +280,35 @@ fn every_chart_has_distinct_ordered_tick_labels_and_a_labelled_unit() {
                     ticks.0
                 );
                 for w in ticks.0.windows(2) {
-                    assert!(w[0].0 < w[1].0, "{name} {file}: {which} ticks out of order {w:?}");
+                    assert!(
+                        w[0].0 < w[1].0,
+                        "{name} {file}: {which} ticks out of order {w:?}"
+                    );
                     assert_ne!(w[0].1, w[1].1, "{name} {file}: {which} labels repeat {w:?}");
                 }
                 for (_, label) in &ticks.0 {
-                    assert!(texts.contains(label), "{name} {file}: {which} label {label:?} not drawn");
+                    assert!(
+                        texts.contains(label),
+                        "{name} {file}: {which} label {label:?} not drawn"
+                    );
                 }
             }
             let unit = ["(", "/s", "%", "clients", "step", "time"];
             for desc in [&plot.x_desc, &plot.y_desc] {
-                assert!(texts.contains(desc), "{name} {file}: axis title {desc:?} not drawn");
-                assert!(unit.iter().any(|u| desc.contains(u)), "{name} {file}: {desc:?} names no unit");
+                assert!(
+                    texts.contains(desc),
+                    "{name} {file}: axis title {desc:?} not drawn"
+                );
+                assert!(
+                    unit.iter().any(|u| desc.contains(u)),
+                    "{name} {file}: {desc:?} names no unit"
+                );
             }
             if plot.y_scale != super::plot::Scale::Linear {
-                assert!(plot.y_desc.contains("log"), "{name} {file}: log axis not said to be log");
+                assert!(
+                    plot.y_desc.contains("log"),
+                    "{name} {file}: log axis not said to be log"
+                );
             }
             for r in &plot.references {
                 assert!(
@@ -312,9 +327,15 @@ fn a_single_step_run_is_drawn_by_category_not_on_a_fractional_axis() {
     let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
     let plots = super::charts::plots(&run, axis, &curves).unwrap();
     let throughput = &plots.iter().find(|p| p.0 == "throughput.svg").unwrap().1;
-    assert_eq!(throughput.x_ticks(0.0, 2.0).0, [(1.0, "clients=16".to_owned())]);
+    assert_eq!(
+        throughput.x_ticks(0.0, 2.0).0,
+        [(1.0, "clients=16".to_owned())]
+    );
     let svg = throughput.to_svg().unwrap();
-    assert!(!svg_texts(&svg).iter().any(|t| t.starts_with("0.9")), "no 0.996 … 1 axis");
+    assert!(
+        !svg_texts(&svg).iter().any(|t| t.starts_with("0.9")),
+        "no 0.996 … 1 axis"
+    );
     assert!(svg.contains("<rect"), "a bar");
 }
 
@@ -323,7 +344,10 @@ fn a_latency_axis_below_one_millisecond_is_labelled_there() {
     let t = super::plot::log_ticks(0.05, 20.0, 10.0, false);
     let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
     let names: Vec<&str> = labels.iter().map(|l| l.1.as_str()).collect();
-    assert_eq!(names, ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"]);
+    assert_eq!(
+        names,
+        ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"]
+    );
     let t = super::plot::log_ticks(0.0004, 0.003, 10.0, false);
     let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
     assert!(labels.iter().any(|l| l.1 == "0.0005"), "{labels:?}");
