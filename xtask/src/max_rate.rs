@@ -64,6 +64,9 @@ pub(crate) struct Args {
     /// Results root: probes are written to `DIR/max-rate/<UTC timestamp>/`.
     #[arg(long, value_name = "DIR", default_value = "results")]
     out: PathBuf,
+    /// Print the answer and every probe as JSON (also written as max-rate.json) instead of Markdown.
+    #[arg(long)]
+    json: bool,
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
@@ -182,9 +185,65 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let outcome = outcome?;
     let text = render(&args, &url, &outcome);
     fs::write(dir.join("max-rate.md"), &text).context("writing max-rate.md")?;
-    println!("\n{text}");
-    println!("evidence: {}", dir.display());
+    let json = serde_json::to_string_pretty(&to_json(&args, &url, &outcome))?;
+    fs::write(dir.join("max-rate.json"), &json).context("writing max-rate.json")?;
+    if args.json {
+        println!("{json}");
+    } else {
+        println!("\n{text}");
+        println!("evidence: {}", dir.display());
+    }
+    if outcome.best.is_none() {
+        let best = best_unconfirmed(&outcome).map_or("no probe passed even once".to_owned(), |p| {
+            format!(
+                "the best unconfirmed rate was {:.0}/s (passed once, not confirmed)",
+                p.rate
+            )
+        });
+        anyhow::bail!(
+            "no rate sustained the SLO: {best}; evidence in {}",
+            dir.display()
+        );
+    }
     Ok(())
+}
+
+/// The highest offered rate that passed a probe but is not the confirmed answer (above it, or none).
+fn best_unconfirmed(out: &Outcome) -> Option<&search::Probe> {
+    out.probes
+        .iter()
+        .filter(|p| p.pass && out.best.map_or(true, |b| p.rate > b))
+        .max_by(|a, b| a.rate.total_cmp(&b.rate))
+}
+
+fn to_json(args: &Args, url: &str, out: &Outcome) -> serde_json::Value {
+    let probes: Vec<serde_json::Value> = out
+        .probes
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "phase": p.phase.to_string(),
+                "offered_per_s": p.rate,
+                "achieved_per_s": p.measured.achieved,
+                "p99_ms": p.measured.p99_us as f64 / 1000.0,
+                "ok": p.measured.ok,
+                "errors": p.measured.errors,
+                "pass": p.pass,
+                "reason": p.reason,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "schema": "wsbench.max-rate/v1",
+        "operation": args.operation,
+        "url": url,
+        "slo_p99_ms": args.slo.as_secs_f64() * 1000.0,
+        "max_rate_per_s": out.best,
+        "first_failing_per_s": out.failed_at,
+        "best_unconfirmed_per_s": best_unconfirmed(out).map(|p| p.rate),
+        "verdict": out.verdict,
+        "probes": probes,
+    })
 }
 
 fn read_probe(path: &Path) -> anyhow::Result<Measured> {
@@ -226,7 +285,14 @@ fn render(args: &Args, url: &str, out: &Outcome) -> String {
             let _ = writeln!(s, "**At least {b:.0}/s.** {}\n", out.verdict);
         }
         (None, _) => {
-            let _ = writeln!(s, "**No rate found.** {}\n", out.verdict);
+            let best = best_unconfirmed(out).map_or(String::new(), |p| {
+                format!(
+                    " Best unconfirmed: {:.0}/s passed once (p99 {:.2} ms) but did not hold on confirmation.",
+                    p.rate,
+                    p.measured.p99_us as f64 / 1000.0
+                )
+            });
+            let _ = writeln!(s, "**No rate found.** {}{best}\n", out.verdict);
         }
     }
     s.push_str("| # | phase | offered /s | achieved /s | p99 ms | ok | errors | verdict |\n|---|---|---|---|---|---|---|---|\n");

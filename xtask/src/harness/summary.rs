@@ -165,7 +165,7 @@ fn headline(o: &mut String, loaded: &results::Run) {
             continue;
         }
         // The rounds of a repeated step make one row: their median and 95 % interval.
-        let mut groups: Vec<(String, Vec<(usize, Option<f64>)>)> = vec![];
+        let mut groups: Vec<(String, Rows)> = vec![];
         for (i, value) in c.rows {
             let g = loaded.steps[i].meta.group().to_owned();
             match groups.iter_mut().find(|x| x.0 == g) {
@@ -237,6 +237,9 @@ fn headline(o: &mut String, loaded: &results::Run) {
          which system is better in general."
     );
 }
+
+/// A published figure's matching steps: `(step index, measured value)`.
+type Rows = Vec<(usize, Option<f64>)>;
 
 /// The run's pass/fail conditions, judged on every step (the median of its rounds).
 fn thresholds(o: &mut String, loaded: &results::Run) {

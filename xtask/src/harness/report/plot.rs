@@ -724,7 +724,7 @@ impl Ranged for Fixed {
 /// Nice linear ticks (steps of 1, 2, 2.5 or 5 × 10ⁿ), about `target` of them within `[lo, hi]`.
 pub(crate) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     let span = hi - lo;
-    if !(span > 0.0) || !span.is_finite() {
+    if span.is_nan() || span <= 0.0 || !span.is_finite() {
         return vec![lo];
     }
     let raw = span / target.max(1) as f64;
@@ -745,7 +745,7 @@ pub(crate) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 /// Log ticks within `[lo, hi]`: powers of two for base 2; for base 10, 1-2-5 per decade over a few
 /// decades (so a latency axis is labelled below 1 ms too), whole decades only over many or when asked.
 pub(crate) fn log_ticks(lo: f64, hi: f64, base: f64, decades_only: bool) -> Vec<f64> {
-    if !(lo > 0.0 && hi > lo) {
+    if lo.is_nan() || hi.is_nan() || lo <= 0.0 || hi <= lo {
         return vec![lo.max(f64::MIN_POSITIVE)];
     }
     let (k0, k1) = (lo.log(base).floor() as i32, hi.log(base).ceil() as i32);

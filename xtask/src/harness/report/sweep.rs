@@ -4,6 +4,9 @@ use super::knee::{find_knee, fmt_x, Knee};
 use crate::harness::results::{Axis, Run, Step};
 use crate::harness::stats::Estimate;
 
+/// A point being built: its first round, every round, throughput's spread, `(x, throughput, latency)`.
+type Row = (usize, Vec<usize>, Estimate, (f64, f64, f64));
+
 /// One curve of the sweep.
 #[derive(Debug, Clone)]
 pub(crate) struct Curve {
@@ -27,7 +30,7 @@ pub(crate) fn curves(run: &Run, min_gain: f64) -> (Axis, Vec<Curve>) {
         .into_iter()
         .map(|(name, idx)| {
             let mut seen: Vec<&str> = vec![];
-            let mut rows: Vec<(usize, Vec<usize>, Estimate, (f64, f64, f64))> = idx
+            let mut rows: Vec<Row> = idx
                 .into_iter()
                 .filter_map(|i| {
                     let s = &run.steps[i];
