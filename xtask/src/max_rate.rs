@@ -1,6 +1,7 @@
 //! `cargo xtask max-rate`: the highest open-loop rate the server sustains with p99 under an SLO, found by
 //! doubling, bisection and confirmation runs of `bench-client --rate R --json`, reported with every probe.
 
+mod json;
 mod search;
 
 use std::fmt::Write as _;
@@ -185,7 +186,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let outcome = outcome?;
     let text = render(&args, &url, &outcome);
     fs::write(dir.join("max-rate.md"), &text).context("writing max-rate.md")?;
-    let json = serde_json::to_string_pretty(&to_json(&args, &url, &outcome))?;
+    let json = json::render(&args, &url, &outcome)?;
     fs::write(dir.join("max-rate.json"), &json).context("writing max-rate.json")?;
     if args.json {
         println!("{json}");
@@ -209,41 +210,11 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
 }
 
 /// The highest offered rate that passed a probe but is not the confirmed answer (above it, or none).
-fn best_unconfirmed(out: &Outcome) -> Option<&search::Probe> {
+pub(crate) fn best_unconfirmed(out: &Outcome) -> Option<&search::Probe> {
     out.probes
         .iter()
         .filter(|p| p.pass && out.best.map_or(true, |b| p.rate > b))
         .max_by(|a, b| a.rate.total_cmp(&b.rate))
-}
-
-fn to_json(args: &Args, url: &str, out: &Outcome) -> serde_json::Value {
-    let probes: Vec<serde_json::Value> = out
-        .probes
-        .iter()
-        .map(|p| {
-            serde_json::json!({
-                "phase": p.phase.to_string(),
-                "offered_per_s": p.rate,
-                "achieved_per_s": p.measured.achieved,
-                "p99_ms": p.measured.p99_us as f64 / 1000.0,
-                "ok": p.measured.ok,
-                "errors": p.measured.errors,
-                "pass": p.pass,
-                "reason": p.reason,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "schema": "wsbench.max-rate/v1",
-        "operation": args.operation,
-        "url": url,
-        "slo_p99_ms": args.slo.as_secs_f64() * 1000.0,
-        "max_rate_per_s": out.best,
-        "first_failing_per_s": out.failed_at,
-        "best_unconfirmed_per_s": best_unconfirmed(out).map(|p| p.rate),
-        "verdict": out.verdict,
-        "probes": probes,
-    })
 }
 
 fn read_probe(path: &Path) -> anyhow::Result<Measured> {
