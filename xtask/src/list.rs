@@ -98,7 +98,10 @@ fn detail(s: &Scenario) -> Result<()> {
     }
     let plan = s.plan(false, &[])?;
     if plan.repeat > 1 {
-        println!("\nrepeat: every step {} rounds (medians with 95 % intervals)", plan.repeat);
+        println!(
+            "\nrepeat: every step {} rounds (medians with 95 % intervals)",
+            plan.repeat
+        );
     }
     if !plan.thresholds.is_empty() {
         let t: Vec<&str> = plan.thresholds.iter().map(|t| t.text.as_str()).collect();
