@@ -4,7 +4,8 @@
 //! - `scenario` (TOML → validated plan), `argv` (the server's and the client's command lines, built once),
 //!   `ready` (bench-server's READY line), `artifacts` (arches, dist binaries, images, emulation).
 //! - `rundoc` (`run.json`), `provenance` (`provenance.json`), `results` (the one reader of a results
-//!   directory, with the one metric function), `summary` (`summary.md`) and `report` (`report.html`).
+//!   directory, with the one metric function), `summary` (`summary.md`) and `report` (`report.html`); `stats`,
+//!   `thresholds`, `busy`, `baseline`, `screenshot` beside them.
 //! - `backend` (the `Backend` trait), its implementations `local` (processes) and `docker` (containers), and
 //!   `pipeline`: the one step loop, with one status rule, that writes a results directory.
 //! - `testing`: the named steps of `cargo xtask test`, which subcommands contribute to.
