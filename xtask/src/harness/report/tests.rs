@@ -374,3 +374,67 @@ fn mb_per_s_references_sit_beside_the_direction_they_count() {
     }
     assert!(!mb.y_desc.contains("sent + received"));
 }
+
+/// The single-step fixture as a run of three rounds (throughput 6,000, 6,226 and 6,400/s), with thresholds.
+fn repeated() -> Scratch {
+    let single = crate::harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    let dir = copy_of(&single, "repeated");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let step = run["steps"][0].clone();
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("steps/01-clients-16.json")).unwrap())
+            .unwrap();
+    let mut steps = vec![];
+    for (r, rate) in [(1, 6000.0), (2, 6226.0), (3, 6400.0)] {
+        let mut s = step.clone();
+        s["id"] = format!("01-clients-16-r{r}").into();
+        s["round"] = r.into();
+        s["result"] = format!("steps/01-clients-16-r{r}.json").into();
+        let mut d = doc.clone();
+        d["throughput"]["total_per_s"] = rate.into();
+        fs::write(
+            dir.join(format!("steps/01-clients-16-r{r}.json")),
+            d.to_string(),
+        )
+        .unwrap();
+        steps.push(s);
+    }
+    run["steps"] = steps.into();
+    run["repeat"] = 3.into();
+    run["thresholds"] = serde_json::json!(["throughput>6100/s", "p99<1ms"]);
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn repeated_rounds_are_one_median_with_its_interval_and_thresholds_are_judged_on_it() {
+    let dir = repeated();
+    let run = Run::load(&dir).unwrap();
+    let md = crate::harness::summary::render(&run, &[]);
+    // Median 6,226; t interval over 3 values: 6208.7 ± 4.303 × 200.3 / √3.
+    assert!(
+        md.contains("| 6,226 tx/s [5,710–6,707, n=3, t] | 01-clients-16 |"),
+        "{md}"
+    );
+    assert!(md.contains("Repeated: every step 3 rounds"), "{md}");
+    assert!(
+        md.contains("| `throughput>6100/s` | 01-clients-16 | 6,226 /s | pass |"),
+        "{md}"
+    );
+    assert!(md.contains("**1 of 2 checks FAILED**"), "{md}");
+    let verdicts = run.verdicts();
+    assert_eq!(verdicts.iter().filter(|v| !v.pass).count(), 1);
+    assert_eq!(verdicts[1].threshold, "p99<1ms");
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    assert_eq!(curves[0].points.len(), 1, "three rounds, one point");
+    let plots = super::charts::plots(&run, axis, &curves).unwrap();
+    let t = &plots.iter().find(|p| p.0 == "throughput.svg").unwrap().1;
+    assert_eq!(t.lines[0].points, [(1.0, 6226.0)]);
+    assert_eq!(t.lines[0].whiskers.len(), 1, "the interval drawn");
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    assert!(
+        html.contains("6,226 tx/s [5,710–6,707, n=3, t]"),
+        "report shows the same"
+    );
+}
