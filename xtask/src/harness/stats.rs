@@ -77,7 +77,9 @@ impl Estimate {
             2..=5 => {
                 let (mean, sd) = mean_sd(&v)?;
                 let h = t975((n - 1) as f64) * sd / (n as f64).sqrt();
-                (mean - h, mean + h, Method::StudentT)
+                // Rates and latencies are never negative: neither is the interval's low end.
+                let floor = if v[0] >= 0.0 { 0.0 } else { f64::NEG_INFINITY };
+                ((mean - h).max(floor), mean + h, Method::StudentT)
             }
             _ => {
                 // The largest k with P(B < k) ≤ 2.5 %, B ~ Binomial(n, ½): [x₍ₖ₎, x₍ₙ₋ₖ₊₁₎] covers ≥ 95 %.

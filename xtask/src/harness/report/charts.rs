@@ -123,13 +123,17 @@ fn base_plot(title: &str, run: &Run, axis: Axis, curves: &[Curve], y_desc: &str)
 /// A step's name on a categorical axis: its label (`clients=16`), with the operation when steps differ in it.
 fn category(run: &Run, i: usize) -> String {
     let s = &run.steps[i];
-    let same_label = run
+    // Rounds of one step share its label; only different steps with one label need their ids.
+    let mut same_label: Vec<&str> = run
         .steps
         .iter()
         .filter(|o| o.meta.label == s.meta.label)
-        .count();
-    if same_label > 1 || s.meta.label.is_empty() {
-        s.meta.id.clone()
+        .map(|o| o.meta.group())
+        .collect();
+    same_label.sort_unstable();
+    same_label.dedup();
+    if same_label.len() > 1 || s.meta.label.is_empty() {
+        s.meta.group().to_owned()
     } else {
         s.meta.label.clone()
     }

@@ -432,6 +432,11 @@ fn repeated_rounds_are_one_median_with_its_interval_and_thresholds_are_judged_on
     let t = &plots.iter().find(|p| p.0 == "throughput.svg").unwrap().1;
     assert_eq!(t.lines[0].points, [(1.0, 6226.0)]);
     assert_eq!(t.lines[0].whiskers.len(), 1, "the interval drawn");
+    assert_eq!(
+        t.categories,
+        [(1.0, "clients=16".to_owned())],
+        "rounds share one category"
+    );
     let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
     assert!(
         html.contains("6,226 tx/s [5,710–6,707, n=3, t]"),
