@@ -241,10 +241,10 @@ impl Plot {
         pad(&ys, self.y_scale, true)
     }
 
-    /// With `x_ticks_at_data` on a log x axis: ticks at the x values that carry data (client
-    /// counts 1, 16, 100 read better than powers of two), unless there are too many to label.
+    /// With `x_ticks_at_data`: ticks at the x values that carry data (client counts 1, 16, 100 read
+    /// better than powers of two; 1 and 2 workers need no 1.2, 1.4 …), unless there are too many to label.
     fn data_ticks(&self) -> Option<Vec<f64>> {
-        if !self.x_ticks_at_data || self.x_scale == Scale::Linear {
+        if !self.x_ticks_at_data {
             return None;
         }
         let mut xs: Vec<f64> = self
