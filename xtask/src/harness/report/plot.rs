@@ -411,46 +411,7 @@ impl Plot {
                 .map_err(plot_err)?;
             }
         }
-        // Published references are labelled where they are drawn, not only in the legend; labels that
-        // would overlap are pushed apart vertically.
         let mut tags: Vec<(i32, i32, String, RGBColor)> = vec![];
-        for r in &self.references {
-            for &lv in &r.levels {
-                let style = r.color.stroke_width(2);
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        [(x_lo, lv), (x_hi, lv)],
-                        10,
-                        5,
-                        style,
-                    ))
-                    .map_err(plot_err)?;
-                let pos = chart.backend_coord(&(x_lo, lv));
-                tags.push((pos.0 + 6, pos.1 - 16, r.label.clone(), r.color));
-            }
-            if let Some(first) = r.points.first() {
-                let pos = chart.backend_coord(first);
-                tags.push((pos.0 + 10, pos.1 - 8, r.label.clone(), r.color));
-            }
-            let c = r.color;
-            match r.marker {
-                Marker::Diamond => chart.draw_series(r.points.iter().map(|&p| {
-                    EmptyElement::at(p)
-                        + Polygon::new(vec![(0, -7), (7, 0), (0, 7), (-7, 0)], c.stroke_width(2))
-                })),
-                Marker::Triangle => chart.draw_series(
-                    r.points
-                        .iter()
-                        .map(|&p| TriangleMarker::new(p, 7, c.filled())),
-                ),
-                Marker::Cross => chart.draw_series(
-                    r.points
-                        .iter()
-                        .map(|&p| Cross::new(p, 6, c.stroke_width(2))),
-                ),
-            }
-            .map_err(plot_err)?;
-        }
         let categorical = !self.categories.is_empty();
         let drawn: Vec<&Line> = self.lines.iter().filter(|l| !l.points.is_empty()).collect();
         for (n, l) in drawn.iter().enumerate() {
@@ -495,6 +456,46 @@ impl Plot {
                     )
                     .map_err(plot_err)?;
             }
+        }
+        // References over the bars, so a bar never hides a published level.
+        // Published references are labelled where they are drawn, not only in the legend; labels that
+        // would overlap are pushed apart vertically.
+        for r in &self.references {
+            for &lv in &r.levels {
+                let style = r.color.stroke_width(2);
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        [(x_lo, lv), (x_hi, lv)],
+                        10,
+                        5,
+                        style,
+                    ))
+                    .map_err(plot_err)?;
+                let pos = chart.backend_coord(&(x_lo, lv));
+                tags.push((pos.0 + 6, pos.1 - 16, r.label.clone(), r.color));
+            }
+            if let Some(first) = r.points.first() {
+                let pos = chart.backend_coord(first);
+                tags.push((pos.0 + 10, pos.1 - 8, r.label.clone(), r.color));
+            }
+            let c = r.color;
+            match r.marker {
+                Marker::Diamond => chart.draw_series(r.points.iter().map(|&p| {
+                    EmptyElement::at(p)
+                        + Polygon::new(vec![(0, -7), (7, 0), (0, 7), (-7, 0)], c.stroke_width(2))
+                })),
+                Marker::Triangle => chart.draw_series(
+                    r.points
+                        .iter()
+                        .map(|&p| TriangleMarker::new(p, 7, c.filled())),
+                ),
+                Marker::Cross => chart.draw_series(
+                    r.points
+                        .iter()
+                        .map(|&p| Cross::new(p, 6, c.stroke_width(2))),
+                ),
+            }
+            .map_err(plot_err)?;
         }
         // Whiskers last, over bars and lines.
         for l in &drawn {
