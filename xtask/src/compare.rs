@@ -9,34 +9,71 @@ use std::path::PathBuf;
 
 use xshell::Shell;
 
+use crate::harness::baseline;
 use crate::harness::results::{run_dirs, Run, Step};
+use crate::harness::stats::Estimate;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Run A (the baseline): a run directory; for repeated runs, several joined by commas, or a
-    /// directory holding them (`results/<scenario>` takes every run of the scenario).
-    a: String,
-    /// Run B (the candidate), given like A.
-    b: String,
+    /// A (the baseline) then B (the candidate); with `--baseline`, B only. Each is a run directory, several
+    /// joined by commas, a directory holding runs (`results/<scenario>` takes every run of it), or `@NAME`,
+    /// a baseline saved by `run --save-baseline NAME`.
+    #[arg(num_args = 1..=2, required = true, value_name = "RUNS")]
+    sides: Vec<String>,
+    /// Side A is the saved baseline NAME (critcmp style: `compare --baseline main results/…`).
+    #[arg(long, value_name = "NAME")]
+    baseline: Option<String>,
+    /// The results root that baselines are saved under.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    out: PathBuf,
+    /// Print the comparison as JSON (one document) instead of Markdown.
+    #[arg(long)]
+    json: bool,
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
-    let a = load_side(sh, &args.a)?;
-    let b = load_side(sh, &args.b)?;
+    let (a_spec, b_spec) = match (&args.baseline, args.sides.as_slice()) {
+        (Some(name), [b]) => (format!("@{name}"), b.clone()),
+        (None, [a, b]) => (a.clone(), b.clone()),
+        (Some(_), _) => anyhow::bail!("with --baseline NAME give one run (side B)"),
+        (None, _) => anyhow::bail!("give two runs (A and B), or --baseline NAME and one run"),
+    };
+    let root = sh.current_dir().join(&args.out);
+    let a = load_side(sh, &root, &a_spec)?;
+    let b = load_side(sh, &root, &b_spec)?;
     let emulated = |side: &[Run]| side.iter().any(|r| r.manifest.emulated);
     let native = |side: &[Run]| side.iter().any(|r| !r.manifest.emulated);
     if (emulated(&a) || emulated(&b)) && (native(&a) || native(&b)) {
         anyhow::bail!("one side ran its client under emulation (--client-arch): emulated figures are never compared with native ones");
     }
-    print!("{}", compare(&a, &b));
+    let rows = rows(&a, &b);
+    let comparable = rows.iter().any(|r| !r.values.is_empty());
+    let differing: Vec<&Row> = rows.iter().filter(|r| r.operations.is_some()).collect();
+    if !comparable && !differing.is_empty() {
+        let (oa, ob) = differing[0].operations.clone().unwrap_or_default();
+        anyhow::bail!(
+            "A and B measure different operations ({oa} against {ob}): their figures are not comparable"
+        );
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&to_json(&a, &b, &rows))?);
+    } else {
+        print!("{}", compare(&a, &b));
+    }
     Ok(())
 }
 
-fn load_side(sh: &Shell, spec: &str) -> anyhow::Result<Vec<Run>> {
+fn load_side(sh: &Shell, root: &std::path::Path, spec: &str) -> anyhow::Result<Vec<Run>> {
     let mut runs = vec![];
     for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        for dir in run_dirs(&sh.current_dir().join(PathBuf::from(part)))? {
-            runs.push(Run::load(&dir)?);
+        let dirs = match part.strip_prefix('@') {
+            Some(name) => baseline::load(root, name)?,
+            None => run_dirs(&sh.current_dir().join(PathBuf::from(part)))?,
+        };
+        for dir in dirs {
+            for d in run_dirs(&dir)? {
+                runs.push(Run::load(&d)?);
+            }
         }
     }
     anyhow::ensure!(!runs.is_empty(), "no run directories in {spec:?}");
@@ -76,19 +113,28 @@ const METRICS: [Metric; 5] = [
     },
 ];
 
-/// The step of `run` that is "the same step": same id, else same label.
-fn find<'a>(run: &'a Run, like: &Step) -> Option<&'a Step> {
+/// The steps of `run` that are "the same step" (every round of it): same id without the round, else
+/// same label.
+fn find<'a>(run: &'a Run, like: &Step) -> Vec<&'a Step> {
+    let by_id: Vec<&Step> = run
+        .steps
+        .iter()
+        .filter(|s| s.meta.group() == like.meta.group())
+        .collect();
+    if !by_id.is_empty() {
+        return by_id;
+    }
     run.steps
         .iter()
-        .find(|s| s.meta.id == like.meta.id)
-        .or_else(|| run.steps.iter().find(|s| s.meta.label == like.meta.label))
+        .filter(|s| s.meta.label == like.meta.label)
+        .collect()
 }
 
-/// A side's values of a metric at a step: one per run; for a single chat run, its scored runs.
+/// A side's values of a metric at a step: one per run and round; for a single chat run, its scored runs.
 fn side_values(side: &[Run], like: &Step, m: &Metric) -> Vec<f64> {
     let steps: Vec<&Step> = side
         .iter()
-        .filter_map(|r| find(r, like))
+        .flat_map(|r| find(r, like))
         .filter(|s| s.doc.is_ok())
         .collect();
     if m.name.starts_with("throughput") && steps.len() == 1 {
@@ -125,10 +171,15 @@ fn describe(side: &[Run]) -> String {
 }
 
 fn fmt_val(xs: &[f64]) -> String {
-    match stats::mean_sd(xs) {
+    match Estimate::of(xs) {
         None => "—".into(),
-        Some((m, _)) if xs.len() == 1 => num(m),
-        Some((m, sd)) => format!("{} ± {} (n={})", num(m), num(sd), xs.len()),
+        Some(e) if e.n == 1 => num(e.median),
+        Some(e) => format!(
+            "{}{} (n={})",
+            num(e.median),
+            e.interval(num).replace(&format!(", n={}", e.n), ""),
+            e.n
+        ),
     }
 }
 
@@ -173,15 +224,63 @@ pub(crate) fn compare(a: &[Run], b: &[Run]) -> String {
         let _ = writeln!(out, "- {line}");
     }
     out.push_str("\n## Steps\n\n");
-    let repeated = a.len() > 1 || b.len() > 1;
+    let repeated =
+        a.len() > 1 || b.len() > 1 || a.iter().chain(b).any(|r| r.manifest.repeat.is_some());
     out.push_str(if repeated {
-        "Values are the mean ± standard deviation over runs; the change is B against A with its 95 % \
-         interval (Welch). \"noise\": the interval includes no change.\n\n"
+        "Values are the median over runs and rounds with its 95 % interval in brackets (`t`: Student's t, \
+         under six values); the change is B's mean against A's with its 95 % interval (Welch). \"noise\": \
+         the interval includes no change.\n\n"
     } else {
-        "One run on each side: changes carry no interval (repeat runs, and pass them comma-joined, to get one); \
-         chat steps use their scored runs.\n\n"
+        "One run on each side: changes carry no interval (repeat: `run --repeat N`, or pass runs comma-joined, \
+         to get one); chat steps use their scored runs.\n\n"
     });
     out.push_str("| step | metric | A | B | change |\n|---|---|---|---|---|\n");
+    for row in rows(a, b) {
+        if let Some(only) = row.only {
+            let _ = writeln!(out, "| {} | | only in {only} | | |", row.label);
+            continue;
+        }
+        if let Some((oa, ob)) = &row.operations {
+            let _ = writeln!(
+                out,
+                "| {} | | A runs {oa}, B runs {ob}: different operations, not compared | | |",
+                row.label
+            );
+            continue;
+        }
+        for (i, (name, va, vb)) in row.values.iter().enumerate() {
+            let label = if i == 0 { row.label.as_str() } else { "" };
+            let _ = writeln!(
+                out,
+                "| {label} | {name} | {} | {} | {} |",
+                fmt_val(va),
+                fmt_val(vb),
+                fmt_change(va, vb)
+            );
+        }
+        let (ea, eb) = row.errors;
+        if ea + eb > 0 {
+            let _ = writeln!(out, "| | failed calls | {ea} | {eb} | |");
+        }
+    }
+    out
+}
+
+/// One step of the comparison: its figures on both sides, or why it has none.
+#[derive(Debug)]
+struct Row {
+    label: String,
+    /// The step is on one side only.
+    only: Option<&'static str>,
+    /// The sides ran different operations at this step: `(A's, B's)`.
+    operations: Option<(String, String)>,
+    /// `(metric, A's values, B's values)`.
+    values: Vec<(&'static str, Vec<f64>, Vec<f64>)>,
+    errors: (u64, u64),
+}
+
+fn rows(a: &[Run], b: &[Run]) -> Vec<Row> {
+    let mut out = vec![];
     let mut labels_done: Vec<String> = vec![];
     let all_steps = a.iter().chain(b).flat_map(|r| r.steps.iter());
     for step in all_steps {
@@ -189,40 +288,102 @@ pub(crate) fn compare(a: &[Run], b: &[Run]) -> String {
             continue;
         }
         labels_done.push(step.meta.label.clone());
-        let in_a = a.iter().any(|r| find(r, step).is_some());
-        let in_b = b.iter().any(|r| find(r, step).is_some());
+        let mut row = Row {
+            label: step.meta.label.clone(),
+            only: None,
+            operations: None,
+            values: vec![],
+            errors: (0, 0),
+        };
+        let first_op = |side: &[Run]| {
+            side.iter()
+                .flat_map(|r| find(r, step))
+                .find_map(Step::operation)
+        };
+        let (op_a, op_b) = (first_op(a), first_op(b));
+        let in_a = a.iter().any(|r| !find(r, step).is_empty());
+        let in_b = b.iter().any(|r| !find(r, step).is_empty());
         if !(in_a && in_b) {
-            let only = if in_a { "A" } else { "B" };
-            let _ = writeln!(out, "| {} | | only in {only} | | |", step.meta.label);
+            row.only = Some(if in_a { "A" } else { "B" });
+            out.push(row);
             continue;
         }
-        for (i, m) in METRICS.iter().enumerate() {
+        if let (Some(oa), Some(ob)) = (&op_a, &op_b) {
+            if oa != ob {
+                row.operations = Some((oa.clone(), ob.clone()));
+                out.push(row);
+                continue;
+            }
+        }
+        for m in &METRICS {
             let (va, vb) = (side_values(a, step, m), side_values(b, step, m));
             if va.is_empty() && vb.is_empty() {
                 continue;
             }
-            let label = if i == 0 { step.meta.label.as_str() } else { "" };
-            let _ = writeln!(
-                out,
-                "| {label} | {} | {} | {} | {} |",
-                m.name,
-                fmt_val(&va),
-                fmt_val(&vb),
-                fmt_change(&va, &vb)
-            );
+            row.values.push((m.name, va, vb));
         }
         let errors = |side: &[Run]| -> u64 {
             side.iter()
-                .filter_map(|r| find(r, step)?.doc.as_ref().ok())
+                .flat_map(|r| find(r, step))
+                .filter_map(|s| s.doc.as_ref().ok())
                 .map(|d| d.counts.errors_total)
                 .sum()
         };
-        let (ea, eb) = (errors(a), errors(b));
-        if ea + eb > 0 {
-            let _ = writeln!(out, "| | failed calls | {ea} | {eb} | |");
-        }
+        row.errors = (errors(a), errors(b));
+        out.push(row);
     }
     out
+}
+
+/// The comparison as one JSON document: both sides, provenance differences, and per step and metric the
+/// median and interval of each side and the change.
+fn to_json(a: &[Run], b: &[Run], rows: &[Row]) -> serde_json::Value {
+    use serde_json::json;
+    let side = |xs: &[f64]| {
+        Estimate::of(xs)
+            .map(|e| json!({"n": e.n, "median": e.median, "low": e.lo, "high": e.hi, "values": xs}))
+    };
+    let dirs = |s: &[Run]| {
+        s.iter()
+            .map(|r| r.dir.display().to_string())
+            .collect::<Vec<_>>()
+    };
+    let steps: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let metrics: Vec<serde_json::Value> = r
+                .values
+                .iter()
+                .map(|(name, va, vb)| {
+                    let c = stats::change(va, vb);
+                    json!({
+                        "metric": name,
+                        "a": side(va),
+                        "b": side(vb),
+                        "change": c.map(|c| json!({
+                            "relative": c.relative(),
+                            "half_width_relative": c.half_width.map(|h| h / c.a.abs()),
+                            "significant": c.significant(),
+                        })),
+                    })
+                })
+                .collect();
+            json!({
+                "step": r.label,
+                "only_in": r.only,
+                "different_operations": r.operations.as_ref().map(|(x, y)| json!({"a": x, "b": y})),
+                "metrics": metrics,
+                "failed_calls": {"a": r.errors.0, "b": r.errors.1},
+            })
+        })
+        .collect();
+    json!({
+        "schema": "wsbench.compare/v1",
+        "a": {"scenario": a[0].manifest.scenario, "runs": dirs(a)},
+        "b": {"scenario": b[0].manifest.scenario, "runs": dirs(b)},
+        "provenance": provenance::differences(a, b),
+        "steps": steps,
+    })
 }
 
 #[cfg(test)]

@@ -82,6 +82,9 @@ pub(crate) struct Args {
     /// Leave the base worktree in target/gate/base after the run.
     #[arg(long)]
     keep_worktree: bool,
+    /// Also print every row and the verdict as one JSON document (last on stdout).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -232,6 +235,35 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             decide::Tier::Instructions => format!("{} (instructions)", r.id),
         })
         .collect();
+    let verdict = if !failed.is_empty() {
+        format!("failed: {} regressed: {}", failed.len(), failed.join(", "))
+    } else if rows.is_empty() {
+        "measured nothing".to_owned()
+    } else {
+        "passed".to_owned()
+    };
+    // On GitHub Actions the verdict and the table go to the job's summary page too.
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+        let text = format!("## wsbench gate: {verdict}\n\n{}\n", render_table(&rows));
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+        if let Err(e) = written {
+            eprintln!("gate: could not write $GITHUB_STEP_SUMMARY: {e}");
+        }
+    }
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&to_json(
+                &rows,
+                &verdict,
+                failed.is_empty() && !rows.is_empty()
+            ))?
+        );
+    }
     if !failed.is_empty() {
         bail!(
             "gate failed: {} regressed: {}",
@@ -247,6 +279,24 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     }
     println!("gate: passed");
     Ok(())
+}
+
+/// The rows and verdict as one JSON document.
+fn to_json(rows: &[decide::Row], verdict: &str, passed: bool) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "tier": format!("{:?}", r.tier).to_lowercase(),
+                "id": r.id,
+                "base": r.base,
+                "head": r.head,
+                "change": r.change.map(|c| serde_json::json!({"point": c.point, "lower": c.lower, "upper": c.upper})),
+                "verdict": format!("{:?}", r.verdict).to_lowercase(),
+            })
+        })
+        .collect();
+    serde_json::json!({"schema": "wsbench.gate/v1", "passed": passed, "verdict": verdict, "rows": rows})
 }
 
 /// The gate's step in `cargo xtask test` (its unit tests run with `cargo test`): the quick self-check, the

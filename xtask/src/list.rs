@@ -65,14 +65,47 @@ fn detail(s: &Scenario) -> Result<()> {
     println!("\npublished:");
     for p in &s.file.published {
         let range = p.max.map_or(String::new(), |m| format!("–{m}"));
+        // The conditions a figure is compared under: a sweep's figures differ only in them.
+        let mut at: Vec<String> = vec![];
+        if let Some(c) = p.clients {
+            at.push(format!("{c} client{}", if c == 1 { "" } else { "s" }));
+        }
+        if let Some(op) = p.operation {
+            at.push(op.name().to_owned());
+        }
+        if let Some(w) = p.workers {
+            at.push(format!("{w} workers"));
+        }
+        if let Some(st) = &p.step {
+            at.push(format!("step {st}"));
+        }
+        if let Some(i) = p.instances {
+            at.push(format!("{i} servers"));
+        }
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", at.join(", "))
+        };
         println!(
-            "  {} {}{range} {} ({}) — {}",
+            "  {} {}{range} {}{at} ({}) — {}",
             p.metric.name(),
             p.value,
             p.unit,
             p.label,
             p.source
         );
+    }
+    let plan = s.plan(false, &[])?;
+    if plan.repeat > 1 {
+        println!(
+            "\nrepeat: every step {} rounds (medians with 95 % intervals)",
+            plan.repeat
+        );
+    }
+    if !plan.thresholds.is_empty() {
+        let t: Vec<&str> = plan.thresholds.iter().map(|t| t.text.as_str()).collect();
+        println!("\nthresholds: {}", t.join(", "));
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `cargo xtask max-rate`: the highest open-loop rate the server sustains with p99 under an SLO, found by
 //! doubling, bisection and confirmation runs of `bench-client --rate R --json`, reported with every probe.
 
+mod json;
 mod search;
 
 use std::fmt::Write as _;
@@ -64,6 +65,9 @@ pub(crate) struct Args {
     /// Results root: probes are written to `DIR/max-rate/<UTC timestamp>/`.
     #[arg(long, value_name = "DIR", default_value = "results")]
     out: PathBuf,
+    /// Print the answer and every probe as JSON (also written as max-rate.json) instead of Markdown.
+    #[arg(long)]
+    json: bool,
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
@@ -182,9 +186,35 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let outcome = outcome?;
     let text = render(&args, &url, &outcome);
     fs::write(dir.join("max-rate.md"), &text).context("writing max-rate.md")?;
-    println!("\n{text}");
-    println!("evidence: {}", dir.display());
+    let json = json::render(&args, &url, &outcome)?;
+    fs::write(dir.join("max-rate.json"), &json).context("writing max-rate.json")?;
+    if args.json {
+        println!("{json}");
+    } else {
+        println!("\n{text}");
+        println!("evidence: {}", dir.display());
+    }
+    if outcome.best.is_none() {
+        let best = best_unconfirmed(&outcome).map_or("no probe passed even once".to_owned(), |p| {
+            format!(
+                "the best unconfirmed rate was {:.0}/s (passed once, not confirmed)",
+                p.rate
+            )
+        });
+        anyhow::bail!(
+            "no rate sustained the SLO: {best}; evidence in {}",
+            dir.display()
+        );
+    }
     Ok(())
+}
+
+/// The highest offered rate that passed a probe but is not the confirmed answer (above it, or none).
+pub(crate) fn best_unconfirmed(out: &Outcome) -> Option<&search::Probe> {
+    out.probes
+        .iter()
+        .filter(|p| p.pass && out.best.map_or(true, |b| p.rate > b))
+        .max_by(|a, b| a.rate.total_cmp(&b.rate))
 }
 
 fn read_probe(path: &Path) -> anyhow::Result<Measured> {
@@ -226,7 +256,14 @@ fn render(args: &Args, url: &str, out: &Outcome) -> String {
             let _ = writeln!(s, "**At least {b:.0}/s.** {}\n", out.verdict);
         }
         (None, _) => {
-            let _ = writeln!(s, "**No rate found.** {}\n", out.verdict);
+            let best = best_unconfirmed(out).map_or(String::new(), |p| {
+                format!(
+                    " Best unconfirmed: {:.0}/s passed once (p99 {:.2} ms) but did not hold on confirmation.",
+                    p.rate,
+                    p.measured.p99_us as f64 / 1000.0
+                )
+            });
+            let _ = writeln!(s, "**No rate found.** {}{best}\n", out.verdict);
         }
     }
     s.push_str("| # | phase | offered /s | achieved /s | p99 ms | ok | errors | verdict |\n|---|---|---|---|---|---|---|---|\n");

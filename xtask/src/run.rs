@@ -8,9 +8,11 @@ use xshell::Shell;
 
 use crate::harness::artifacts::Arch;
 use crate::harness::docker::DockerOptions;
+use crate::harness::numbers::num;
 use crate::harness::pipeline::{self, Engine, RunOptions};
 use crate::harness::rundoc::Status;
 use crate::harness::swarm::SwarmOptions;
+use crate::harness::{baseline, results};
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {
@@ -55,6 +57,17 @@ pub(crate) struct Args {
     /// Run the server container from the ARCH image (`ppc64le`: a POWER server under emulation, binfmt_misc).
     #[arg(long, value_enum, value_name = "ARCH", requires = "containers")]
     pub(crate) server_arch: Option<Arch>,
+    /// Run every step N times (rounds interleaved); figures are medians with 95 % intervals. Overrides the
+    /// scenario's `repeat` (as `--set repeat=N`).
+    #[arg(long, value_name = "N")]
+    pub(crate) repeat: Option<u32>,
+    /// A pass/fail condition, k6-style: `p99<5ms`, `p99.9<=20ms`, `mean<2ms`, `errors<1%`, `errors==0`,
+    /// `throughput>1000/s`; added to the scenario's `[thresholds]`. The run exits non-zero naming the failed ones.
+    #[arg(long = "threshold", value_name = "COND")]
+    pub(crate) thresholds: Vec<String>,
+    /// Save the run as the named baseline (`compare @NAME …` or `compare --baseline NAME …`).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) save_baseline: Option<String>,
 }
 
 impl Args {
@@ -80,21 +93,56 @@ impl Args {
         } else {
             Engine::Local
         };
+        let mut sets = self.sets.clone();
+        if let Some(n) = self.repeat {
+            if n == 0 {
+                bail!("--repeat must be ≥ 1");
+            }
+            sets.push(format!("repeat={n}"));
+        }
+        if let Some(name) = &self.save_baseline {
+            baseline::check_name(name)?;
+        }
         Ok(RunOptions {
             scenario: self.scenario.clone(),
             quick: self.quick,
-            sets: self.sets.clone(),
+            sets,
             out: self.out.clone(),
             pin: !self.no_pin,
             engine,
             // In containers the arch picks the client image instead of an emulated client process.
             client_arch: self.client_arch.filter(|_| !self.containers),
+            thresholds: self.thresholds.clone(),
         })
     }
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
-    let outcome = pipeline::execute(sh, &args.options()?)?;
+    let opts = args.options()?;
+    let outcome = pipeline::execute(sh, &opts)?;
+    if let Some(name) = &args.save_baseline {
+        let file = baseline::save(&sh.current_dir().join(&opts.out), name, &outcome.dir)?;
+        println!("baseline `{name}` saved: {}", file.display());
+    }
+    let failed: Vec<String> = results::Run::load(&outcome.dir)?
+        .verdicts()
+        .into_iter()
+        .filter(|v| !v.pass)
+        .map(|v| {
+            let got = v.value.map_or("not measured".to_owned(), |x| {
+                format!("{} {}", num(x), v.unit)
+            });
+            format!("{} at {} ({got})", v.threshold, v.step)
+        })
+        .collect();
+    if !failed.is_empty() {
+        bail!(
+            "{} threshold(s) failed: {}; see {}",
+            failed.len(),
+            failed.join("; "),
+            outcome.dir.join("summary.md").display()
+        );
+    }
     match outcome.run.status {
         Status::Ok => Ok(()),
         _ => bail!(

@@ -102,3 +102,32 @@ fn chat_uses_its_scored_runs_and_other_scenarios_are_told_apart() {
     assert!(out.contains("| clients=1 | | only in A |"), "{out}");
     assert!(out.contains("| rooms=1 | | only in B |"), "{out}");
 }
+
+#[test]
+fn different_operations_are_not_compared_and_json_carries_the_same_rows() {
+    let a = sweep_runs(&SWEEP_A_ALL);
+    let mut b = sweep_runs(&SWEEP_B_ALL);
+    for r in &mut b {
+        for s in &mut r.steps {
+            if s.meta.label == "clients=1" {
+                s.meta.operation = "echoVoid".into();
+            }
+        }
+    }
+    let out = super::compare(&a, &b);
+    assert!(
+        out.contains("| clients=1 | | A runs echoComplexTypeDoc, B runs echoVoid: different operations, not compared |"),
+        "{out}"
+    );
+    let rows = super::rows(&a, &b);
+    let json = super::to_json(&a, &b, &rows);
+    assert_eq!(json["schema"], "wsbench.compare/v1");
+    let steps = json["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), rows.len());
+    assert_eq!(steps[0]["different_operations"]["b"], "echoVoid");
+    let saturated = steps.iter().find(|s| s["step"] == "clients=256").unwrap();
+    let t = &saturated["metrics"][0];
+    assert_eq!(t["metric"], "throughput /s");
+    assert_eq!(t["a"]["n"], 3);
+    assert_eq!(t["change"]["significant"], true);
+}

@@ -16,7 +16,7 @@ use super::provenance::{self, Provenance};
 use super::rundoc::{RunDoc, Status};
 use super::scenario::{Plan, Scenario};
 use super::swarm::{Swarm, SwarmOptions};
-use super::{clock, host, interrupt, paths, report, results, summary};
+use super::{busy, clock, host, interrupt, paths, report, results, summary, thresholds};
 
 /// Where a run's servers and clients execute.
 #[derive(Debug, Clone)]
@@ -43,6 +43,8 @@ pub(crate) struct RunOptions {
     pub(crate) engine: Engine,
     /// Run a bench-client built for this architecture (emulated when it is not this machine's).
     pub(crate) client_arch: Option<Arch>,
+    /// `--threshold` conditions, added to the scenario's `[thresholds]`.
+    pub(crate) thresholds: Vec<String>,
 }
 
 /// What a run wrote: its directory and run.json as written.
@@ -56,7 +58,9 @@ pub(crate) struct Outcome {
 pub(crate) fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     let root = paths::project_root();
     let scenario = Scenario::load(&root, &opts.scenario)?;
-    let plan = scenario.plan(opts.quick, &opts.sets)?;
+    let mut plan = scenario.plan(opts.quick, &opts.sets)?;
+    plan.thresholds
+        .extend(thresholds::collect(&toml::Table::new(), &opts.thresholds)?);
     // Several server instances (a scale-out scenario) exist only as containers.
     let engine = match &opts.engine {
         Engine::Local if plan.needs_containers() => Engine::Docker(DockerOptions::default()),
@@ -100,6 +104,18 @@ pub(crate) fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         nofile,
     );
     let mut run = RunDoc::planned(&plan, started_at);
+    let cpus: Vec<usize> = if pinning.enabled {
+        let mut c = [pinning.server_cpus.clone(), pinning.client_cpus.clone()].concat();
+        c.sort_unstable();
+        c.dedup();
+        c
+    } else {
+        vec![]
+    };
+    run.busy = busy::check(&cpus);
+    for b in &run.busy {
+        println!("warning: busy machine: {b}");
+    }
     if let Some(arch) = opts.client_arch {
         let client = emulation::client(sh, arch)?;
         bins.client = client.binary.clone();

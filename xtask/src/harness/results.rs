@@ -15,6 +15,8 @@ use hdrhistogram::Histogram;
 use super::provenance::Provenance;
 use super::rundoc::{RunDoc, StepEntry};
 use super::scenario::{Metric, Published};
+use super::stats::Estimate;
+use super::thresholds::{Figures, Threshold};
 
 /// A step's results document as read back, or why there is none.
 pub(crate) type StepDoc = Result<ResultsDoc, String>;
@@ -91,7 +93,79 @@ impl Axis {
     }
 }
 
+/// A threshold judged on one step (the median of its rounds).
+#[derive(Debug, Clone)]
+pub(crate) struct Verdict {
+    pub(crate) threshold: String,
+    /// The step's id without its round.
+    pub(crate) step: String,
+    /// None: the step did not measure the figure (which fails the threshold).
+    pub(crate) value: Option<f64>,
+    pub(crate) unit: &'static str,
+    pub(crate) pass: bool,
+}
+
 impl Run {
+    /// Steps grouped by id without the round (the rounds of a repeated step), in order of first appearance.
+    pub(crate) fn groups(&self) -> Vec<(String, Vec<usize>)> {
+        let mut out: Vec<(String, Vec<usize>)> = vec![];
+        for (i, s) in self.steps.iter().enumerate() {
+            let g = s.meta.group();
+            match out.iter_mut().find(|(name, _)| name == g) {
+                Some((_, idx)) => idx.push(i),
+                None => out.push((g.to_owned(), vec![i])),
+            }
+        }
+        out
+    }
+
+    /// The indices of the rounds of step `i` (itself alone when not repeated).
+    pub(crate) fn rounds_of(&self, i: usize) -> Vec<usize> {
+        let g = self.steps[i].meta.group();
+        (0..self.steps.len())
+            .filter(|&j| self.steps[j].meta.group() == g)
+            .collect()
+    }
+
+    /// The median and 95 % interval of `f` over the steps `group`; None when none measured it.
+    pub(crate) fn estimate(
+        &self,
+        group: &[usize],
+        f: impl Fn(&Step) -> Option<f64>,
+    ) -> Option<Estimate> {
+        let xs: Vec<f64> = group
+            .iter()
+            .filter_map(|&i| f(self.steps.get(i)?))
+            .collect();
+        Estimate::of(&xs)
+    }
+
+    /// Every threshold of the run judged on every step that has a results document or should have one.
+    pub(crate) fn verdicts(&self) -> Vec<Verdict> {
+        let thresholds: Vec<Threshold> = self
+            .manifest
+            .thresholds
+            .iter()
+            .filter_map(|t| Threshold::parse(t).ok())
+            .collect();
+        let mut out = vec![];
+        for (group, idx) in self.groups() {
+            for t in &thresholds {
+                let value = self
+                    .estimate(&idx, |s| t.value(&s.figures()?))
+                    .map(|e| e.median);
+                out.push(Verdict {
+                    threshold: t.text.clone(),
+                    step: group.clone(),
+                    value,
+                    unit: t.unit(),
+                    pass: value.is_some_and(|v| t.holds(v)),
+                });
+            }
+        }
+        out
+    }
+
     /// Loads `dir`; a missing or unreadable step document is recorded on the step, not an error.
     pub(crate) fn load(dir: &Path) -> anyhow::Result<Run> {
         let manifest_path = dir.join("run.json");
@@ -224,6 +298,30 @@ impl Run {
 }
 
 impl Step {
+    /// The figures a threshold judges; None without a results document.
+    pub(crate) fn figures(&self) -> Option<Figures> {
+        let d = self.doc.as_ref().ok()?;
+        let l = &d.latency_us.corrected;
+        let ms = |us: u64| us as f64 / 1000.0;
+        Some(Figures {
+            percentiles_ms: if l.count > 0 {
+                vec![
+                    (50.0, ms(l.p50)),
+                    (90.0, ms(l.p90)),
+                    (99.0, ms(l.p99)),
+                    (99.9, ms(l.p99_9)),
+                    (100.0, ms(l.max)),
+                ]
+            } else {
+                vec![]
+            },
+            mean_ms: (l.count > 0).then(|| l.mean / 1000.0),
+            ok: d.counts.ok,
+            errors: d.counts.errors_total,
+            throughput: self.throughput(),
+        })
+    }
+
     pub(crate) fn operation(&self) -> Option<String> {
         Some(self.meta.operation.clone())
             .filter(|o| !o.is_empty())
@@ -244,14 +342,6 @@ impl Step {
             .as_ref()
             .ok()
             .map(|d| d.throughput.per_client_per_s)
-    }
-
-    /// XML megabytes per second, sent plus received.
-    pub(crate) fn xml_mb_per_s(&self) -> Option<f64> {
-        self.doc
-            .as_ref()
-            .ok()
-            .map(|d| d.throughput.sent_mb_per_s + d.throughput.received_mb_per_s)
     }
 
     /// Corrected latency summary (µs); `None` when nothing was measured.
@@ -357,6 +447,11 @@ pub(crate) fn metric_of(doc: &ResultsDoc, metric: Metric) -> Option<f64> {
         Metric::ReceivedMbPerS => Some(doc.throughput.received_mb_per_s),
         Metric::SentMbPerS => Some(doc.throughput.sent_mb_per_s),
         Metric::XmlMbPerS => Some(doc.throughput.sent_mb_per_s + doc.throughput.received_mb_per_s),
+        Metric::BusierMbPerS => Some(
+            doc.throughput
+                .sent_mb_per_s
+                .max(doc.throughput.received_mb_per_s),
+        ),
         Metric::ChatScoreMsgPerS => doc.chat.as_ref().map(|c| c.score_msg_per_s),
         Metric::ScalingEfficiency => None,
         Metric::CpuUserPct => system.map(|m| m.user_pct),

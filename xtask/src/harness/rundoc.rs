@@ -42,6 +42,15 @@ pub(crate) struct RunDoc {
     /// The client (or, in containers, either side) ran under an emulator (qemu-user): its figures are never compared with native or published ones.
     #[serde(default)]
     pub(crate) emulated: bool,
+    /// Rounds of every step (`repeat`); 1 or absent: once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) repeat: Option<u32>,
+    /// Pass/fail conditions the run is judged by (`[thresholds]`, `--threshold`), as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) thresholds: Vec<String>,
+    /// Signs of a busy machine when the run started (load, other processes using CPU).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) busy: Vec<String>,
 }
 
 /// How a run or a step ended.
@@ -92,6 +101,9 @@ pub(crate) struct StepEntry {
     /// Server instances the load was spread across (scale-out scenarios only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) servers: Option<u32>,
+    /// The round of a repeated step (ids end `-r<round>`); None when steps run once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) round: Option<u32>,
     pub(crate) keepalive: bool,
     pub(crate) duration_s: Option<f64>,
     pub(crate) requests: Option<u64>,
@@ -107,6 +119,14 @@ pub(crate) struct StepEntry {
 }
 
 impl StepEntry {
+    /// The step's id without its round: the same for every round of a repeated step.
+    pub(crate) fn group(&self) -> &str {
+        match self.round {
+            Some(r) => self.id.strip_suffix(&format!("-r{r}")).unwrap_or(&self.id),
+            None => &self.id,
+        }
+    }
+
     pub(crate) fn planned(step: &Step) -> StepEntry {
         let c = &step.client;
         StepEntry {
@@ -118,6 +138,7 @@ impl StepEntry {
             rate: c.rate,
             workers: step.workers,
             servers: step.servers,
+            round: step.round,
             keepalive: c.keepalive,
             duration_s: match c.length {
                 Some(Length::Duration(d)) => Some(d.0.as_secs_f64()),
@@ -160,6 +181,9 @@ impl RunDoc {
             client_arch: None,
             server_arch: None,
             emulated: false,
+            repeat: (plan.repeat > 1).then_some(plan.repeat),
+            thresholds: plan.thresholds.iter().map(|t| t.text.clone()).collect(),
+            busy: Vec::new(),
         }
     }
 

@@ -79,6 +79,8 @@ pub(crate) enum Metric {
     ReceivedMbPerS,
     SentMbPerS,
     XmlMbPerS,
+    /// The larger of sent and received: a figure given for a link that caps each direction.
+    BusierMbPerS,
     ChatScoreMsgPerS,
     ScalingEfficiency,
     CpuUserPct,
@@ -88,7 +90,7 @@ pub(crate) enum Metric {
 
 impl Metric {
     #[cfg(test)]
-    pub(crate) const ALL: [Metric; 12] = [
+    pub(crate) const ALL: [Metric; 13] = [
         Metric::TotalPerS,
         Metric::PerClientPerS,
         Metric::MeanLatencyMs,
@@ -96,6 +98,7 @@ impl Metric {
         Metric::ReceivedMbPerS,
         Metric::SentMbPerS,
         Metric::XmlMbPerS,
+        Metric::BusierMbPerS,
         Metric::ChatScoreMsgPerS,
         Metric::ScalingEfficiency,
         Metric::CpuUserPct,
@@ -113,6 +116,7 @@ impl Metric {
             Metric::ReceivedMbPerS => "received_mb_per_s",
             Metric::SentMbPerS => "sent_mb_per_s",
             Metric::XmlMbPerS => "xml_mb_per_s",
+            Metric::BusierMbPerS => "busier_mb_per_s",
             Metric::ChatScoreMsgPerS => "chat_score_msg_per_s",
             Metric::ScalingEfficiency => "scaling_efficiency",
             Metric::CpuUserPct => "cpu_user_pct",
@@ -131,6 +135,7 @@ impl Metric {
             Metric::ReceivedMbPerS => "MB/s received by the client",
             Metric::SentMbPerS => "MB/s sent by the client",
             Metric::XmlMbPerS => "MB/s of XML (sent + received)",
+            Metric::BusierMbPerS => "MB/s of XML in the busier direction",
             Metric::ChatScoreMsgPerS => "chat messages/s (VolanoMark score)",
             Metric::ScalingEfficiency => "scaling efficiency",
             Metric::CpuUserPct => "system CPU user %",
@@ -330,6 +335,11 @@ pub(crate) struct ScenarioFile {
     /// What `--quick` sets, with the keys and values of `--set`.
     #[serde(default)]
     pub(crate) quick: toml::Table,
+    /// Rounds of every step (`run --repeat N` overrides): figures are their medians with 95 % intervals.
+    pub(crate) repeat: Option<u32>,
+    /// Pass/fail conditions, k6-style: `p99 = "<5ms"`, `errors = "<1%"`, `throughput = ">1000/s"`.
+    #[serde(default)]
+    pub(crate) thresholds: toml::Table,
     #[serde(default)]
     pub(crate) published: Vec<Published>,
 }
@@ -421,6 +431,8 @@ impl Scenario {
             sweep: f.sweep.as_ref().map(|s| s.clients.clone()),
             matrix: f.matrix.as_ref().map(|m| m.workers.clone()),
             servers: f.scale_out.as_ref().map(|s| s.servers.clone()),
+            repeat: f.repeat.unwrap_or(1),
+            swept: f.sweep.is_some(),
         };
         // The [quick] table is validated on every load, not only under --quick.
         let mut quick_draft = draft.clone();
@@ -488,6 +500,9 @@ struct Draft {
     sweep: Option<Vec<u32>>,
     matrix: Option<Vec<u32>>,
     servers: Option<Vec<u32>>,
+    repeat: u32,
+    /// The scenario sweeps client counts itself (so `clients=` sets the sweep, not one count).
+    swept: bool,
 }
 
 impl Draft {
@@ -496,6 +511,10 @@ impl Draft {
             "clients" | "sweep.clients" => self.sweep = Some(int_list(value)?),
             "workers" | "matrix.workers" => self.matrix = Some(int_list(value)?),
             "servers" | "scale_out.servers" => self.servers = Some(int_list(value)?),
+            "repeat" => {
+                let n = value.as_integer().filter(|n| (1..=1000).contains(n));
+                self.repeat = n.context("repeat takes a count of rounds, 1 … 1000")? as u32;
+            }
             "name" => bail!("step names cannot be overridden"),
             _ => {
                 if let Some(server_key) = key.strip_prefix("server.") {
@@ -521,10 +540,12 @@ impl Draft {
             );
         }
         if let Some(c) = &self.sweep {
-            ensure!(
-                !c.is_empty() && c.iter().all(|&n| n > 0),
+            let what = if self.swept || c.len() > 1 {
                 "sweep clients must be a non-empty list of counts ≥ 1"
-            );
+            } else {
+                "clients must be ≥ 1"
+            };
+            ensure!(!c.is_empty() && c.iter().all(|&n| n > 0), "{what}");
         }
         if let Some(s) = &self.servers {
             ensure!(
@@ -586,9 +607,22 @@ impl Draft {
                         name: spec.name.clone(),
                         workers: w,
                         servers: s,
+                        round: None,
                         client,
                     });
                 }
+            }
+            // Rounds outermost, so slow drift of the machine spreads over every step alike.
+            if self.repeat > 1 {
+                steps = (1..=self.repeat)
+                    .flat_map(|r| {
+                        steps.iter().map(move |st| Step {
+                            id: format!("{}-r{r}", st.id),
+                            round: Some(r),
+                            ..st.clone()
+                        })
+                    })
+                    .collect();
             }
             instances.push(Instance {
                 workers: w,
@@ -603,12 +637,15 @@ impl Draft {
         {
             ensure!(server.http(), "HTTP steps need [server] http = true");
         }
+        let thresholds = super::thresholds::collect(&scenario.file.thresholds, &[])?;
         Ok(Plan {
             scenario: scenario.clone(),
             quick,
             sets: sets.to_vec(),
             server,
             instances,
+            repeat: self.repeat,
+            thresholds,
         })
     }
 }
@@ -814,6 +851,8 @@ pub(crate) struct Step {
     pub(crate) workers: Option<u32>,
     /// Server instances the step's load is spread across (`[scale_out]`), None without one.
     pub(crate) servers: Option<u32>,
+    /// The round (1 …) of a repeated step (`repeat`), None when steps run once.
+    pub(crate) round: Option<u32>,
     pub(crate) client: ClientStep,
 }
 
@@ -835,6 +874,10 @@ pub(crate) struct Plan {
     pub(crate) sets: Vec<String>,
     pub(crate) server: ServerSpec,
     pub(crate) instances: Vec<Instance>,
+    /// Rounds of every step.
+    pub(crate) repeat: u32,
+    /// The scenario's `[thresholds]`; `run --threshold` adds to them.
+    pub(crate) thresholds: Vec<super::thresholds::Threshold>,
 }
 
 impl Plan {

@@ -9,6 +9,7 @@ use super::provenance::Provenance;
 use super::results::{self, StepDoc};
 use super::rundoc::{RunDoc, Status};
 use super::scenario::Published;
+use super::stats::{self, Estimate};
 
 /// How `measured` compares with a published figure or range, in words and numbers.
 pub(crate) fn difference(measured: f64, p: &Published) -> String {
@@ -95,8 +96,21 @@ pub(crate) fn render(loaded: &results::Run, knee: &[String]) -> String {
     for p in &run.problems {
         let _ = writeln!(o, "- Problem: {p}");
     }
+    for b in &run.busy {
+        let _ = writeln!(
+            o,
+            "- ⚠ Busy machine: {b} — figures measured beside other work are low and noisy."
+        );
+    }
+    if let Some(n) = run.repeat {
+        let _ = writeln!(
+            o,
+            "- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians with 95 % intervals."
+        );
+    }
 
     headline(o, loaded);
+    thresholds(o, loaded);
     steps_table(o, run, docs);
     details(o, run, docs, loaded.provenance.as_ref());
     if !knee.is_empty() {
@@ -154,37 +168,50 @@ fn headline(o: &mut String, loaded: &results::Run) {
             unmatched.push(p);
             continue;
         }
+        // The rounds of a repeated step make one row: their median and 95 % interval.
+        let mut groups: Vec<(String, Rows)> = vec![];
         for (i, value) in c.rows {
-            let step = &loaded.steps[i];
-            match (value, &step.doc) {
-                (Some(v), Ok(d)) => {
-                    let errors = d.counts.errors_total;
-                    let flag = if errors > 0 {
+            let g = loaded.steps[i].meta.group().to_owned();
+            match groups.iter_mut().find(|x| x.0 == g) {
+                Some(x) => x.1.push((i, value)),
+                None => groups.push((g, vec![(i, value)])),
+            }
+        }
+        for (group, rows) in groups {
+            let values: Vec<f64> = rows.iter().filter_map(|r| r.1).collect();
+            let docs: Vec<_> = rows
+                .iter()
+                .filter_map(|r| loaded.steps[r.0].doc.as_ref().ok())
+                .collect();
+            match Estimate::of(&values) {
+                Some(e) => {
+                    let errors: u64 = docs.iter().map(|d| d.counts.errors_total).sum();
+                    let mut flag = if errors > 0 {
                         format!(" ⚠ {} errors", int(errors))
                     } else {
                         String::new()
                     };
+                    if docs.iter().any(|d| d.partial) {
+                        flag.push_str(
+                            " ⚠ partial: interrupted (Ctrl-C), measured over a shortened step",
+                        );
+                    }
                     let _ = writeln!(
                         o,
-                        "| {what} | {} | {} {}{flag} | {} | {} |",
+                        "| {what} | {} | {} {}{}{flag} | {group} | {} |",
                         published_value(p),
-                        num(v),
+                        num(e.median),
                         p.unit,
-                        step.meta.id,
-                        difference(v, p)
+                        e.interval(num),
+                        difference(e.median, p)
                     );
                 }
-                (_, doc) => {
-                    let why = match doc {
+                None => {
+                    let why = match &loaded.steps[rows[0].0].doc {
                         Err(e) => format!("no measurement: {e}"),
                         Ok(_) => "not in this step's results".to_owned(),
                     };
-                    let _ = writeln!(
-                        o,
-                        "| {what} | {} | {why} | {} | |",
-                        published_value(p),
-                        step.meta.id
-                    );
+                    let _ = writeln!(o, "| {what} | {} | {why} | {group} | |", published_value(p));
                 }
             }
         }
@@ -204,12 +231,51 @@ fn headline(o: &mut String, loaded: &results::Run) {
             );
         }
     }
+    if run.repeat.is_some() {
+        let _ = writeln!(o, "\n{}", stats::METHOD_NOTE);
+    }
     let _ = writeln!(
         o,
         "\nThe published figures come from other hardware, software and years (conditions below): the difference \
          says how this machine and build compare under this scenario, it is not adjusted and says nothing about \
          which system is better in general."
     );
+}
+
+/// A published figure's matching steps: `(step index, measured value)`.
+type Rows = Vec<(usize, Option<f64>)>;
+
+/// The run's pass/fail conditions, judged on every step (the median of its rounds).
+fn thresholds(o: &mut String, loaded: &results::Run) {
+    let verdicts = loaded.verdicts();
+    if verdicts.is_empty() {
+        return;
+    }
+    let failed = verdicts.iter().filter(|v| !v.pass).count();
+    let _ = writeln!(o, "\n## Thresholds\n");
+    let _ = writeln!(
+        o,
+        "{}\n",
+        if failed == 0 {
+            format!("All {} checks passed.", verdicts.len())
+        } else {
+            format!(
+                "**{failed} of {} checks FAILED** (the run exits non-zero).",
+                verdicts.len()
+            )
+        }
+    );
+    let _ = writeln!(
+        o,
+        "| threshold | step | measured | verdict |\n|---|---|---|---|"
+    );
+    for v in verdicts {
+        let got = v.value.map_or("not measured".to_owned(), |x| {
+            format!("{} {}", num(x), v.unit)
+        });
+        let verdict = if v.pass { "pass" } else { "**FAIL**" };
+        let _ = writeln!(o, "| `{}` | {} | {got} | {verdict} |", v.threshold, v.step);
+    }
 }
 
 /// The conditions a published figure is compared under, in words.

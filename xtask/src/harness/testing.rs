@@ -7,8 +7,8 @@ use anyhow::{ensure, Result};
 use xshell::Shell;
 
 use super::pipeline::{self, Engine, Outcome, RunOptions};
-use super::results;
 use super::rundoc::Status;
+use super::{results, screenshot};
 
 type StepFn = Box<dyn Fn(&Shell) -> Result<()>>;
 
@@ -55,7 +55,8 @@ impl std::fmt::Debug for Step {
 }
 
 /// Runs a scenario with `--quick` into a temporary directory and checks what it wrote: run.json,
-/// provenance.json, summary.md, one results document per step, written by bench-client, without errors.
+/// provenance.json, summary.md, one results document per step, written by bench-client, without errors, and a
+/// report that headless Chromium draws (`report.png` beside it).
 pub(crate) fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
     quick_scenario_with(sh, name, |_| {}, |_| Ok(()))
 }
@@ -68,15 +69,20 @@ pub(crate) fn quick_scenario_with(
     verify: impl FnOnce(&Outcome) -> Result<()>,
 ) -> Result<()> {
     let tmp = sh.create_temp_dir()?;
+    // WSBENCH_KEEP_RESULTS=<dir> keeps the runs (CI uploads them); a temporary directory otherwise.
+    let out = std::env::var_os("WSBENCH_KEEP_RESULTS")
+        .map(|d| sh.current_dir().join(d))
+        .unwrap_or_else(|| tmp.path().to_path_buf());
     // As a user's `cargo xtask run <name> --quick --out <tmp>` gets it.
     let mut opts = RunOptions {
         scenario: name.to_owned(),
         quick: true,
         sets: Vec::new(),
-        out: tmp.path().to_path_buf(),
+        out,
         pin: true,
         engine: Engine::Local,
         client_arch: None,
+        thresholds: Vec::new(),
     };
     adjust(&mut opts);
     let start = Instant::now();
@@ -121,11 +127,14 @@ pub(crate) fn quick_scenario_with(
             doc.counts.ok > 0 || doc.chat.as_ref().is_some_and(|c| c.messages_received > 0);
         ensure!(measured, "{}: nothing was measured", step.meta.result);
     }
+    // The report as a reader sees it: drawn by headless Chromium, the picture kept beside it.
+    let png = screenshot::report(sh, &dir.join("report.html"))?;
     verify(&outcome)?;
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "{name} --quick: {} steps in {secs:.1} s (including the build check)",
-        outcome.run.steps.len()
+        "{name} --quick: {} steps in {secs:.1} s (including the build check); report drawn: {}",
+        outcome.run.steps.len(),
+        png.display()
     );
     Ok(())
 }

@@ -4,9 +4,9 @@
 use plotters::prelude::{RGBColor, ViridisRGB};
 
 use super::knee::fmt_x;
-use super::plot::{fmt_num, Line, Marker, Note, Plot, Reference, Scale, GREY, INK, PALETTE};
+use super::plot::{fmt_num, Line, Marker, Note, Plot, Reference, Scale, GREY, INK, PALETTE, WIDTH};
 use super::sweep::Curve;
-use crate::harness::results::{Axis, Run};
+use crate::harness::results::{Axis, Run, Step};
 use crate::harness::scenario::Published;
 
 /// A rendered chart.
@@ -21,6 +21,24 @@ pub(crate) struct Chart {
 
 /// Every chart the run has data for, in reading order.
 pub(crate) fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec<Chart>> {
+    plots(run, axis, curves)?
+        .into_iter()
+        .map(|(file, plot, caption)| {
+            Ok(Chart {
+                file: file.to_string(),
+                caption,
+                svg: plot.to_svg()?,
+            })
+        })
+        .collect()
+}
+
+/// Every chart the run has data for, before rendering: `(file, plot, caption)`.
+pub(crate) fn plots(
+    run: &Run,
+    axis: Axis,
+    curves: &[Curve],
+) -> anyhow::Result<Vec<(&'static str, Plot, String)>> {
     let mut plots: Vec<(&str, Plot, String)> = vec![];
     let swept = curves.iter().any(|c| !c.points.is_empty());
     if swept {
@@ -33,14 +51,14 @@ pub(crate) fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec
             plots.push((
                 "per-client.svg",
                 per_client(run, axis, curves),
-                "Successful calls per second per client. With a saturated server it falls as 1/clients.".into(),
+                "Successful calls per second per client, log scale. With a saturated server it falls as 1/clients.".into(),
             ));
         }
         if wants_mb(run) {
             plots.push((
                 "xml-mb-per-s.svg",
                 xml_mb(run, axis, curves),
-                "Megabytes of XML per second, request and response bodies together (the T2000 seed's measure).".into(),
+                xml_mb_caption(run, curves),
             ));
         }
         plots.push((
@@ -60,17 +78,7 @@ pub(crate) fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec
         rss(run),
         "Resident memory of the server process, sampled once a second.".into(),
     ));
-    plots
-        .into_iter()
-        .filter(|(_, p, _)| p.has_data())
-        .map(|(file, plot, caption)| {
-            Ok(Chart {
-                file: file.to_string(),
-                caption,
-                svg: plot.to_svg()?,
-            })
-        })
-        .collect()
+    Ok(plots.into_iter().filter(|(_, p, _)| p.has_data()).collect())
 }
 
 fn x_scale(axis: Axis, curves: &[Curve]) -> Scale {
@@ -86,12 +94,49 @@ fn x_scale(axis: Axis, curves: &[Curve]) -> Scale {
     }
 }
 
-fn base_plot(title: &str, axis: Axis, curves: &[Curve], y_desc: &str) -> Plot {
+fn base_plot(title: &str, run: &Run, axis: Axis, curves: &[Curve], y_desc: &str) -> Plot {
     let mut p = Plot::new(title, axis.name(), y_desc);
     p.x_scale = x_scale(axis, curves);
     p.x_fmt = fmt_x_axis;
     p.x_ticks_at_data = true;
+    if axis == Axis::Step {
+        // Nothing numeric varies (one step, or steps of different kinds): one category per step.
+        p.x_desc = "step".into();
+        let mut cats: Vec<(f64, String)> = curves
+            .iter()
+            .flat_map(|c| c.steps.iter().zip(&c.points))
+            .map(|(&s, q)| (q.0, category(run, s)))
+            .collect();
+        cats.sort_by(|a, b| a.0.total_cmp(&b.0));
+        cats.dedup_by(|a, b| a.0 == b.0);
+        let width = (WIDTH as usize - 360) / cats.len().max(1) / 7;
+        for c in &mut cats {
+            if c.1.chars().count() > width.max(6) {
+                c.1 = c.1.chars().take(width.max(6) - 1).collect::<String>() + "…";
+            }
+        }
+        p.categories = cats;
+    }
     p
+}
+
+/// A step's name on a categorical axis: its label (`clients=16`), with the operation when steps differ in it.
+fn category(run: &Run, i: usize) -> String {
+    let s = &run.steps[i];
+    // Rounds of one step share its label; only different steps with one label need their ids.
+    let mut same_label: Vec<&str> = run
+        .steps
+        .iter()
+        .filter(|o| o.meta.label == s.meta.label)
+        .map(|o| o.meta.group())
+        .collect();
+    same_label.sort_unstable();
+    same_label.dedup();
+    if same_label.len() > 1 || s.meta.label.is_empty() {
+        s.meta.group().to_owned()
+    } else {
+        s.meta.label.clone()
+    }
 }
 
 fn fmt_x_axis(v: f64) -> String {
@@ -147,6 +192,8 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
                 "p99_latency_ms" => " p99",
                 "received_mb_per_s" => " received",
                 "sent_mb_per_s" => " sent",
+                "xml_mb_per_s" => " sent + received",
+                "busier_mb_per_s" => " busier direction",
                 _ => "",
             };
             let label = format!("published{what}: {label} ({source})");
@@ -195,13 +242,23 @@ fn throughput(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     } else {
         ("Total throughput", "successful calls/s", &["total_per_s"])
     };
-    let mut p = base_plot(title, axis, curves, y);
+    let mut p = base_plot(title, run, axis, curves, y);
+    p.bars = true;
     for (i, c) in curves.iter().enumerate() {
-        p.lines.push(Line::new(
+        let mut line = Line::new(
             c.name.clone(),
             c.points.iter().map(|q| (q.0, q.1)).collect(),
             colour(i),
-        ));
+        );
+        // Repeated steps: the 95 % interval of each median as a whisker.
+        line.whiskers = c
+            .points
+            .iter()
+            .zip(&c.spread)
+            .filter(|(_, e)| e.n > 1)
+            .map(|(q, e)| (q.0, e.lo, e.hi))
+            .collect();
+        p.lines.push(line);
     }
     p.references = references(run, axis, metrics, 1.0);
     p.vmarks = knee_marks(axis, curves);
@@ -224,13 +281,23 @@ fn throughput_caption(run: &Run, curves: &[Curve]) -> String {
 }
 
 fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
-    let mut p = base_plot("Throughput per client", axis, curves, "calls/s per client");
+    let mut p = base_plot(
+        "Throughput per client",
+        run,
+        axis,
+        curves,
+        "calls/s per client (log scale)",
+    );
+    // 1 to 1,024 clients spans three decades of per-client rate: a linear axis crushes the many-client end.
+    p.y_scale = Scale::Log(10.0);
+    p.bars = true;
     for (i, c) in curves.iter().enumerate() {
         let pts = c
-            .steps
+            .rounds
             .iter()
             .zip(&c.points)
-            .filter_map(|(&s, q)| Some((q.0, run.steps[s].per_client()?)));
+            .filter_map(|(r, q)| Some((q.0, run.estimate(r, Step::per_client)?.median)))
+            .filter(|q| q.1 > 0.0);
         p.lines
             .push(Line::new(c.name.clone(), pts.collect(), colour(i)));
     }
@@ -253,44 +320,101 @@ pub(crate) fn wants_mb(run: &Run) -> bool {
     published || sized
 }
 
+/// MB/s against the swept variable, each published figure beside the measured line of its own direction:
+/// sent and received apart (one series) or the busier direction (several), plus sent + received when a
+/// published figure counts both.
 fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
-    let mut p = base_plot("XML throughput", axis, curves, "MB/s (sent + received)");
-    for (i, c) in curves.iter().enumerate() {
-        let pts = c
-            .steps
-            .iter()
-            .zip(&c.points)
-            .filter_map(|(&s, q)| Some((q.0, run.steps[s].xml_mb_per_s()?)));
-        p.lines
-            .push(Line::new(c.name.clone(), pts.collect(), colour(i)));
+    let mut p = base_plot(
+        "XML throughput",
+        run,
+        axis,
+        curves,
+        "MB/s of XML body, by direction",
+    );
+    p.bars = true;
+    let published = |key: &str| run.manifest.published.iter().any(|p| p.metric.key() == key);
+    type Pick = fn(&bench_proto::results::Throughput) -> f64;
+    let mut kinds: Vec<(&str, Pick)> = if curves.len() == 1 {
+        vec![
+            ("sent (requests)", |t| t.sent_mb_per_s),
+            ("received (responses)", |t| t.received_mb_per_s),
+        ]
+    } else {
+        vec![("busier direction", |t| {
+            t.sent_mb_per_s.max(t.received_mb_per_s)
+        })]
+    };
+    if curves.len() == 1 && published("busier_mb_per_s") {
+        kinds.push(("busier direction", |t| {
+            t.sent_mb_per_s.max(t.received_mb_per_s)
+        }));
+    }
+    if published("xml_mb_per_s") {
+        kinds.push(("sent + received", |t| t.sent_mb_per_s + t.received_mb_per_s));
+    }
+    let mut n = 0;
+    for c in curves {
+        for (kind, pick) in &kinds {
+            let pts = c.rounds.iter().zip(&c.points).filter_map(|(r, q)| {
+                let e = run.estimate(r, |s| Some(pick(&s.doc.as_ref().ok()?.throughput)))?;
+                Some((q.0, e.median))
+            });
+            let name = if curves.len() == 1 {
+                (*kind).to_owned()
+            } else {
+                format!("{} ({kind})", c.name)
+            };
+            p.lines.push(Line::new(name, pts.collect(), colour(n)));
+            n += 1;
+        }
     }
     p.references = references(
         run,
         axis,
-        &["xml_mb_per_s", "received_mb_per_s", "sent_mb_per_s"],
+        &[
+            "xml_mb_per_s",
+            "busier_mb_per_s",
+            "received_mb_per_s",
+            "sent_mb_per_s",
+        ],
         1.0,
     );
     p
 }
 
+fn xml_mb_caption(run: &Run, curves: &[Curve]) -> String {
+    let _ = run;
+    let how = if curves.len() == 1 {
+        "requests sent and responses received drawn apart"
+    } else {
+        "per operation the busier direction (the larger of sent and received)"
+    };
+    format!(
+        "Megabytes (10⁶ bytes) of XML body per second, {how}; each published figure is drawn beside the \
+         direction it counts."
+    )
+}
+
 fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
-    let mut p = base_plot("Latency", axis, curves, "latency (ms, log scale)");
+    let mut p = base_plot("Latency", run, axis, curves, "latency (ms, log scale)");
     p.y_scale = Scale::Log(10.0);
     p.y_fmt = fmt_num;
     type Pick = fn(&bench_proto::results::LatencySummary) -> f64;
     let ms = |v: f64| v / 1000.0;
     let series = |c: &Curve, pick: Pick, uncorrected: bool| -> Vec<(f64, f64)> {
-        c.steps
+        c.rounds
             .iter()
             .zip(&c.points)
-            .filter_map(|(&s, q)| {
-                let st = &run.steps[s];
-                let l = if uncorrected {
-                    st.uncorrected()?
-                } else {
-                    st.latency()?
-                };
-                Some((q.0, ms(pick(l))))
+            .filter_map(|(r, q)| {
+                let e = run.estimate(r, |st| {
+                    let l = if uncorrected {
+                        st.uncorrected()?
+                    } else {
+                        st.latency()?
+                    };
+                    Some(ms(pick(l)))
+                })?;
+                Some((q.0, e.median))
             })
             .filter(|q| q.1 > 0.0)
             .collect()
@@ -354,12 +478,13 @@ fn latency_caption(run: &Run) -> String {
 fn distribution(run: &Run) -> anyhow::Result<Plot> {
     let mut p = Plot::new(
         "Latency distribution",
-        "percentile",
+        "percentile (%, log scale of 1 / (1 − p))",
         "latency (ms, log scale)",
     );
     p.x_scale = Scale::Log(10.0);
     p.y_scale = Scale::Log(10.0);
     p.x_fmt = fmt_percentile;
+    p.x_decades_only = true;
     let with_hist: Vec<usize> = (0..run.steps.len())
         .filter(|&i| {
             run.steps[i]

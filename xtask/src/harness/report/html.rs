@@ -15,6 +15,7 @@ use super::sweep::Curve;
 use crate::harness::numbers::num;
 use crate::harness::results::{flatten, Axis, Run, Step};
 use crate::harness::rundoc::Status;
+use crate::harness::stats::Estimate;
 use crate::harness::summary::published_value;
 
 const STYLE: &str = r#"
@@ -264,21 +265,33 @@ impl Page<'_> {
         for c in &comparisons {
             let p = c.published;
             let published = published_value(p);
-            let mut rows: Vec<(String, String, String, String)> = c
-                .rows
-                .iter()
-                .map(|&(i, v)| {
-                    let ratio = match v {
-                        Some(v) if p.value != 0.0 => format!("{:.2}", v / p.value),
+            // The rounds of a repeated step make one row, as in summary.md: median and 95 % interval.
+            let mut groups: Vec<(usize, Vec<f64>)> = vec![];
+            for &(i, v) in &c.rows {
+                let g = self.run.steps[i].meta.group();
+                match groups
+                    .iter_mut()
+                    .find(|x| self.run.steps[x.0].meta.group() == g)
+                {
+                    Some(x) => x.1.extend(v),
+                    None => groups.push((i, v.into_iter().collect())),
+                }
+            }
+            let mut rows: Vec<(String, String, String, String)> = groups
+                .into_iter()
+                .map(|(i, vs)| {
+                    let e = Estimate::of(&vs);
+                    let ratio = match e {
+                        Some(e) if p.value != 0.0 => format!("{:.2}", e.median / p.value),
                         _ => "—".into(),
                     };
                     let meta = &self.run.steps[i].meta;
                     (
-                        meta.id.clone(),
+                        meta.group().to_owned(),
                         meta.label.clone(),
-                        v.map_or_else(
+                        e.map_or_else(
                             || "not measured".into(),
-                            |v| format!("{} {}", num(v), p.unit),
+                            |e| format!("{} {}{}", num(e.median), p.unit, e.interval(num)),
                         ),
                         ratio,
                     )
@@ -340,7 +353,7 @@ impl Page<'_> {
             "<th>ok</th><th>errors</th><th>{unit}</th><th>per client</th>"
         );
         if show_mb {
-            h.push_str("<th>MB/s</th>");
+            h.push_str("<th>MB/s sent / received</th>");
         }
         h.push_str("<th>mean ms</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>client CPU</th>");
         if has_sys {
@@ -386,7 +399,11 @@ impl Page<'_> {
                 fmt_num(d.throughput.per_client_per_s)
             );
             if show_mb {
-                let _ = write!(h, "<td>{:.2}</td>", s.xml_mb_per_s().unwrap_or(0.0));
+                let _ = write!(
+                    h,
+                    "<td>{:.2} / {:.2}</td>",
+                    d.throughput.sent_mb_per_s, d.throughput.received_mb_per_s
+                );
             }
             match s.latency() {
                 Some(l) => {

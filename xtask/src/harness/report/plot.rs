@@ -51,6 +51,8 @@ pub(crate) struct Line {
     pub(crate) dashed: bool,
     pub(crate) dots: bool,
     pub(crate) in_legend: bool,
+    /// `(x, low, high)`: an interval drawn as a vertical whisker at x (95 % interval of repeated rounds).
+    pub(crate) whiskers: Vec<(f64, f64, f64)>,
 }
 
 impl Line {
@@ -62,6 +64,7 @@ impl Line {
             dashed: false,
             dots: true,
             in_legend: true,
+            whiskers: vec![],
         }
     }
     pub(crate) fn dashed(mut self) -> Line {
@@ -117,6 +120,32 @@ pub(crate) struct Plot {
     pub(crate) y_fmt: fn(f64) -> String,
     /// Label the x axis where the data is (see [`Plot::data_ticks`]).
     pub(crate) x_ticks_at_data: bool,
+    /// A log x axis labelled at whole powers of its base only (percentiles: 90 %, 99 %, 99.9 %).
+    pub(crate) x_decades_only: bool,
+    /// Categorical x: `(x, name)` per category (steps that vary nothing numeric); the x axis is labelled
+    /// with the names only, and lines are drawn as points (or bars) — no line joins unrelated steps.
+    pub(crate) categories: Vec<(f64, String)>,
+    /// With categories: draw each line's values as bars from zero.
+    pub(crate) bars: bool,
+}
+
+/// One axis's ticks, with the label of each: distinct and in increasing order of value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ticks(pub(crate) Vec<(f64, String)>);
+
+impl Ticks {
+    fn values(&self) -> Vec<f64> {
+        self.0.iter().map(|t| t.0).collect()
+    }
+
+    /// The label of the tick nearest `v` (plotters asks for the labels of the key points it was given).
+    fn label(&self, v: f64) -> String {
+        self.0
+            .iter()
+            .min_by(|a, b| (a.0 - v).abs().total_cmp(&(b.0 - v).abs()))
+            .map(|t| t.1.clone())
+            .unwrap_or_default()
+    }
 }
 
 impl Plot {
@@ -141,6 +170,9 @@ impl Plot {
             x_fmt: fmt_num,
             y_fmt: fmt_num,
             x_ticks_at_data: false,
+            x_decades_only: false,
+            categories: vec![],
+            bars: false,
         }
     }
 
@@ -167,6 +199,19 @@ impl Plot {
     }
 
     fn x_bounds(&self) -> (f64, f64) {
+        if !self.categories.is_empty() {
+            let lo = self
+                .categories
+                .iter()
+                .map(|c| c.0)
+                .fold(f64::INFINITY, f64::min);
+            let hi = self
+                .categories
+                .iter()
+                .map(|c| c.0)
+                .fold(f64::NEG_INFINITY, f64::max);
+            return (lo - 0.6, hi + 0.6);
+        }
         let xs = self
             .all_points()
             .map(|p| p.0)
@@ -185,17 +230,21 @@ impl Plot {
             .references
             .iter()
             .flat_map(|r| r.levels.iter().copied());
-        let ys = self.all_points().map(|p| p.1).chain(levels);
+        let whiskers = self
+            .lines
+            .iter()
+            .flat_map(|l| l.whiskers.iter().map(|w| w.2));
+        let ys = self.all_points().map(|p| p.1).chain(levels).chain(whiskers);
         let ys: Vec<f64> = ys
             .filter(|y| self.y_scale == Scale::Linear || *y > 0.0)
             .collect();
         pad(&ys, self.y_scale, true)
     }
 
-    /// With `x_ticks_at_data` on a log x axis: ticks at the x values that carry data (client
-    /// counts 1, 16, 100 read better than powers of two), unless there are too many to label.
+    /// With `x_ticks_at_data`: ticks at the x values that carry data (client counts 1, 16, 100 read
+    /// better than powers of two; 1 and 2 workers need no 1.2, 1.4 …), unless there are too many to label.
     fn data_ticks(&self) -> Option<Vec<f64>> {
-        if !self.x_ticks_at_data || self.x_scale == Scale::Linear {
+        if !self.x_ticks_at_data {
             return None;
         }
         let mut xs: Vec<f64> = self
@@ -208,6 +257,36 @@ impl Plot {
         (2..=16).contains(&xs.len()).then_some(xs)
     }
 
+    /// The x axis's ticks for the bounds `(lo, hi)`: the categories, the data's x values, or nice values.
+    pub(crate) fn x_ticks(&self, lo: f64, hi: f64) -> Ticks {
+        if !self.categories.is_empty() {
+            return Ticks(self.categories.clone());
+        }
+        let values = match (self.x_scale, self.data_ticks()) {
+            (_, Some(t)) => t,
+            (Scale::Log(b), None) => log_ticks(lo, hi, b, self.x_decades_only),
+            (Scale::Linear, None) => linear_ticks(lo, hi, 10),
+        };
+        spaced(label_ticks(values, self.x_fmt), self.x_scale, lo, hi)
+    }
+
+    /// The y axis's ticks for the bounds `(lo, hi)`.
+    pub(crate) fn y_ticks(&self, lo: f64, hi: f64) -> Ticks {
+        let values = match self.y_scale {
+            Scale::Log(b) => log_ticks(lo, hi, b, false),
+            Scale::Linear => linear_ticks(lo, hi, 8),
+        };
+        label_ticks(values, self.y_fmt)
+    }
+
+    /// The ticks of both axes as drawn: `(x, y)`.
+    #[cfg(test)]
+    pub(crate) fn ticks(&self) -> (Ticks, Ticks) {
+        let (x0, x1) = self.x_bounds();
+        let (y0, y1) = self.y_bounds();
+        (self.x_ticks(x0, x1), self.y_ticks(y0, y1))
+    }
+
     /// Renders the chart to an SVG document.
     pub(crate) fn to_svg(&self) -> anyhow::Result<String> {
         let mut svg = String::new();
@@ -217,29 +296,37 @@ impl Plot {
             let (main, legend) = root.split_horizontally(WIDTH - LEGEND_W);
             let (x0, x1) = self.x_bounds();
             let (y0, y1) = self.y_bounds();
-            let ticks = self.data_ticks();
-            match (self.x_scale, self.y_scale, ticks) {
-                (Scale::Linear, Scale::Linear, _) => self.draw(&main, x0..x1, y0..y1)?,
-                (Scale::Linear, Scale::Log(b), _) => {
-                    self.draw(&main, x0..x1, (y0..y1).log_scale().base(b))?
-                }
-                (Scale::Log(b), Scale::Linear, None) => {
-                    self.draw(&main, (x0..x1).log_scale().base(b), y0..y1)?
-                }
-                (Scale::Log(bx), Scale::Log(by), None) => self.draw(
+            let (xt, yt) = (self.x_ticks(x0, x1), self.y_ticks(y0, y1));
+            let (xk, yk) = (xt.values(), yt.values());
+            let scales = if self.categories.is_empty() {
+                (self.x_scale, self.y_scale)
+            } else {
+                (Scale::Linear, self.y_scale)
+            };
+            match scales {
+                (Scale::Linear, Scale::Linear) => self.draw(
                     &main,
-                    (x0..x1).log_scale().base(bx),
-                    (y0..y1).log_scale().base(by),
+                    Fixed::new(x0..x1, xk),
+                    Fixed::new(y0..y1, yk),
+                    (&xt, &yt),
                 )?,
-                (Scale::Log(b), Scale::Linear, Some(t)) => self.draw(
+                (Scale::Linear, Scale::Log(b)) => self.draw(
                     &main,
-                    (x0..x1).log_scale().base(b).with_key_points(t),
-                    y0..y1,
+                    Fixed::new(x0..x1, xk),
+                    (y0..y1).log_scale().base(b).with_key_points(yk),
+                    (&xt, &yt),
                 )?,
-                (Scale::Log(bx), Scale::Log(by), Some(t)) => self.draw(
+                (Scale::Log(b), Scale::Linear) => self.draw(
                     &main,
-                    (x0..x1).log_scale().base(bx).with_key_points(t),
-                    (y0..y1).log_scale().base(by),
+                    (x0..x1).log_scale().base(b).with_key_points(xk),
+                    Fixed::new(y0..y1, yk),
+                    (&xt, &yt),
+                )?,
+                (Scale::Log(bx), Scale::Log(by)) => self.draw(
+                    &main,
+                    (x0..x1).log_scale().base(bx).with_key_points(xk),
+                    (y0..y1).log_scale().base(by).with_key_points(yk),
+                    (&xt, &yt),
                 )?,
             }
             self.draw_legend(&legend)?;
@@ -253,6 +340,7 @@ impl Plot {
         area: &DrawingArea<SVGBackend<'_>, Shift>,
         x: X,
         y: Y,
+        (xt, yt): (&Ticks, &Ticks),
     ) -> anyhow::Result<()>
     where
         X: AsRangedCoord<Value = f64>,
@@ -267,16 +355,16 @@ impl Plot {
             .y_label_area_size(72)
             .build_cartesian_2d(x, y)
             .map_err(plot_err)?;
-        let x_fmt = |v: &f64| (self.x_fmt)(*v);
-        let y_fmt = |v: &f64| (self.y_fmt)(*v);
+        let x_fmt = |v: &f64| xt.label(*v);
+        let y_fmt = |v: &f64| yt.label(*v);
         chart
             .configure_mesh()
             .x_desc(&self.x_desc)
             .y_desc(&self.y_desc)
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_labels(12)
-            .y_labels(10)
+            .x_labels(xt.0.len().max(2))
+            .y_labels(yt.0.len().max(2))
             .label_style((FONT, 13))
             .axis_desc_style((FONT, 14))
             .light_line_style(WHITE)
@@ -323,6 +411,55 @@ impl Plot {
                 .map_err(plot_err)?;
             }
         }
+        let mut tags: Vec<(i32, i32, String, RGBColor)> = vec![];
+        let categorical = !self.categories.is_empty();
+        let drawn: Vec<&Line> = self.lines.iter().filter(|l| !l.points.is_empty()).collect();
+        for (n, l) in drawn.iter().enumerate() {
+            let style = l.color.stroke_width(2);
+            if categorical && self.bars {
+                // Bars side by side within a category when several lines share it.
+                let w = 0.7 / drawn.len() as f64;
+                let off = -0.35 + w * n as f64;
+                let base = if self.y_scale == Scale::Linear {
+                    y_lo.max(0.0)
+                } else {
+                    y_lo
+                };
+                chart
+                    .draw_series(l.points.iter().map(|&(x, y)| {
+                        Rectangle::new(
+                            [(x + off + w * 0.08, base), (x + off + w * 0.92, y)],
+                            l.color.mix(0.85).filled(),
+                        )
+                    }))
+                    .map_err(plot_err)?;
+                continue;
+            }
+            if !categorical {
+                if l.dashed {
+                    chart
+                        .draw_series(DashedLineSeries::new(l.points.iter().copied(), 8, 5, style))
+                        .map_err(plot_err)?;
+                } else {
+                    chart
+                        .draw_series(LineSeries::new(l.points.iter().copied(), style))
+                        .map_err(plot_err)?;
+                }
+            }
+            if l.dots || categorical {
+                let r = if categorical { 5 } else { 3 };
+                chart
+                    .draw_series(
+                        l.points
+                            .iter()
+                            .map(|&p| Circle::new(p, r, l.color.filled())),
+                    )
+                    .map_err(plot_err)?;
+            }
+        }
+        // References over the bars, so a bar never hides a published level.
+        // Published references are labelled where they are drawn, not only in the legend; labels that
+        // would overlap are pushed apart vertically.
         for r in &self.references {
             for &lv in &r.levels {
                 let style = r.color.stroke_width(2);
@@ -334,6 +471,12 @@ impl Plot {
                         style,
                     ))
                     .map_err(plot_err)?;
+                let pos = chart.backend_coord(&(x_lo, lv));
+                tags.push((pos.0 + 6, pos.1 - 16, r.label.clone(), r.color));
+            }
+            if let Some(first) = r.points.first() {
+                let pos = chart.backend_coord(first);
+                tags.push((pos.0 + 10, pos.1 - 8, r.label.clone(), r.color));
             }
             let c = r.color;
             match r.marker {
@@ -354,26 +497,50 @@ impl Plot {
             }
             .map_err(plot_err)?;
         }
-        for l in &self.lines {
-            let style = l.color.stroke_width(2);
-            if l.dashed {
+        // Whiskers last, over bars and lines.
+        for l in &drawn {
+            for &(x, lo, hi) in &l.whiskers {
+                let lo = if self.y_scale == Scale::Linear {
+                    lo
+                } else {
+                    lo.max(y_lo)
+                };
                 chart
-                    .draw_series(DashedLineSeries::new(l.points.iter().copied(), 8, 5, style))
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(x, lo), (x, hi)],
+                        INK.stroke_width(2),
+                    )))
                     .map_err(plot_err)?;
+                for y in [lo, hi] {
+                    let c = chart.backend_coord(&(x, y));
+                    area.draw(&PathElement::new(
+                        vec![(c.0 - 5, c.1), (c.0 + 5, c.1)],
+                        INK.stroke_width(2),
+                    ))
+                    .map_err(plot_err)?;
+                }
+            }
+        }
+        // Bottom first; a label that would overlap the one below it moves up, off both lines.
+        tags.sort_by_key(|t| std::cmp::Reverse(t.1));
+        let mut last = i32::MAX;
+        for (x, y, text, color) in tags {
+            let y = y.min(last.saturating_sub(15));
+            last = y;
+            // A label that would run past the plot's right edge ends at its mark instead.
+            let w = text.chars().count() as i32 * 13 / 2;
+            let right = area.dim_in_pixel().0 as i32 - 12;
+            let x = if x + w > right {
+                (x - 20 - w).max(80)
             } else {
-                chart
-                    .draw_series(LineSeries::new(l.points.iter().copied(), style))
-                    .map_err(plot_err)?;
-            }
-            if l.dots {
-                chart
-                    .draw_series(
-                        l.points
-                            .iter()
-                            .map(|&p| Circle::new(p, 3, l.color.filled())),
-                    )
-                    .map_err(plot_err)?;
-            }
+                x
+            };
+            area.draw(&Text::new(
+                text,
+                (x, y),
+                (FONT, 12).into_font().color(&color),
+            ))
+            .map_err(plot_err)?;
         }
         Ok(())
     }
@@ -514,7 +681,145 @@ pub(crate) fn fmt_num(v: f64) -> String {
     } else if a >= 1.0 {
         trim(format!("{v:.2}"))
     } else {
-        trim(format!("{v:.3}"))
+        // Enough decimals for two significant digits: 0.05 ms, 0.0005 ms.
+        let digits = ((-a.log10()).ceil() as usize + 1).max(3);
+        trim(format!("{v:.digits$}"))
+    }
+}
+
+/// A linear f64 axis with the key points given (plotters' own linear axis cannot take them and keep
+/// the label formatter's bounds).
+#[derive(Debug, Clone)]
+struct Fixed {
+    range: std::ops::Range<f64>,
+    keys: Vec<f64>,
+}
+
+impl Fixed {
+    fn new(range: std::ops::Range<f64>, keys: Vec<f64>) -> Fixed {
+        Fixed { range, keys }
+    }
+}
+
+impl Ranged for Fixed {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        plotters::coord::types::RangedCoordf64::from(self.range.clone()).map(value, limit)
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            vec![]
+        } else {
+            self.keys.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// Nice linear ticks (steps of 1, 2, 2.5 or 5 × 10ⁿ), about `target` of them within `[lo, hi]`.
+pub(crate) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+    let span = hi - lo;
+    if span.is_nan() || span <= 0.0 || !span.is_finite() {
+        return vec![lo];
+    }
+    let raw = span / target.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw * 0.999)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil();
+    (0..)
+        .map(|k| (first + k as f64) * step)
+        .take_while(|t| *t <= hi + step * 1e-9)
+        .map(|t| if t.abs() < step * 1e-9 { 0.0 } else { t })
+        .collect()
+}
+
+/// Log ticks within `[lo, hi]`: powers of two for base 2; for base 10, 1-2-5 per decade over a few
+/// decades (so a latency axis is labelled below 1 ms too), whole decades only over many or when asked.
+pub(crate) fn log_ticks(lo: f64, hi: f64, base: f64, decades_only: bool) -> Vec<f64> {
+    if lo.is_nan() || hi.is_nan() || lo <= 0.0 || hi <= lo {
+        return vec![lo.max(f64::MIN_POSITIVE)];
+    }
+    let (k0, k1) = (lo.log(base).floor() as i32, hi.log(base).ceil() as i32);
+    let decades = (hi / lo).log10();
+    let mults: &[f64] = if base != 10.0 || decades_only || decades > 4.0 {
+        &[1.0]
+    } else if decades > 1.5 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0]
+    };
+    let mut v: Vec<f64> = (k0..=k1)
+        .flat_map(|k| mults.iter().map(move |m| m * base.powi(k)))
+        .filter(|t| *t >= lo * (1.0 - 1e-9) && *t <= hi * (1.0 + 1e-9))
+        .collect();
+    // Over very many powers, every other one keeps the labels apart.
+    while v.len() > 14 {
+        v = v.into_iter().step_by(2).collect();
+    }
+    if v.len() < 2 {
+        v = vec![lo, hi];
+    }
+    v
+}
+
+/// Drops x labels that would touch the one before them (100 and 128 clients on a log axis): the plot
+/// is about `PLOT_W` pixels wide and a label about 7 pixels a character.
+fn spaced(ticks: Ticks, scale: Scale, lo: f64, hi: f64) -> Ticks {
+    const PLOT_W: f64 = (WIDTH - LEGEND_W - 110) as f64;
+    let pos = |v: f64| match scale {
+        Scale::Log(_) if lo > 0.0 && v > 0.0 => (v / lo).ln() / (hi / lo).ln() * PLOT_W,
+        _ => (v - lo) / (hi - lo) * PLOT_W,
+    };
+    let half = |t: &(f64, String)| t.1.chars().count() as f64 * 3.5 + 4.0;
+    let mut out: Vec<(f64, String)> = vec![];
+    for t in ticks.0 {
+        match out.last() {
+            Some(prev) if pos(t.0) - pos(prev.0) < half(prev) + half(&t) => {}
+            _ => out.push(t),
+        }
+    }
+    Ticks(out)
+}
+
+/// Labels ticks with `fmt`; where two labels would read the same, with more digits, and ticks whose
+/// label still repeats are dropped: every label on an axis is distinct and they ascend.
+pub(crate) fn label_ticks(values: Vec<f64>, fmt: fn(f64) -> String) -> Ticks {
+    let labelled: Vec<(f64, String)> = values.iter().map(|&v| (v, fmt(v))).collect();
+    let distinct = |t: &[(f64, String)]| t.windows(2).all(|w| w[0].1 != w[1].1);
+    if distinct(&labelled) {
+        return Ticks(labelled);
+    }
+    let mut out: Vec<(f64, String)> = vec![];
+    for v in values {
+        let label = fmt_precise(v);
+        if out.last().map_or(true, |l| l.1 != label) {
+            out.push((v, label));
+        }
+    }
+    Ticks(out)
+}
+
+/// A number with four significant digits, trailing zeros trimmed.
+fn fmt_precise(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
     }
 }
 

@@ -1,19 +1,30 @@
 //! Renders reports from the fixture results and checks they are well-formed, self-contained and say the right things.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use quick_xml::events::Event;
 
 use super::fixtures;
 use crate::harness::results::Run;
 
-/// A private copy of a fixture run, so tests never write into the source tree.
-fn copy_of(fixture: &Path, name: &str) -> PathBuf {
-    let dst = std::env::temp_dir().join(format!("wsbench-report-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dst);
-    copy_dir(fixture, &dst);
-    dst
+/// A private copy of a fixture run (removed when dropped), so tests never write into the source tree.
+pub(crate) struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+fn copy_of(fixture: &Path, name: &str) -> Scratch {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("wsbench-report-{name}-"))
+        .tempdir()
+        .unwrap();
+    copy_dir(fixture, tmp.path());
+    Scratch(tmp)
 }
 
 fn copy_dir(src: &Path, dst: &Path) {
@@ -82,7 +93,7 @@ fn check_attrs(e: &quick_xml::events::BytesStart<'_>) {
     }
 }
 
-fn render(fixture: &Path, name: &str) -> (PathBuf, String) {
+fn render(fixture: &Path, name: &str) -> (Scratch, String) {
     let dir = copy_of(fixture, name);
     let path = super::write_report(&dir).unwrap();
     assert_eq!(path, dir.join("report.html"));
@@ -149,7 +160,6 @@ fn closed_loop_sweep_report() {
         throughput.contains("published: 8 h run"),
         "published total drawn"
     );
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -163,7 +173,6 @@ fn open_loop_report_shows_uncorrected_and_errors() {
         dist.contains("99.9 %"),
         "percentile axis labelled as percentiles"
     );
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -176,7 +185,6 @@ fn chat_report_uses_the_chat_score() {
         t.contains("MQ scheduler"),
         "published chat scores drawn as reference levels"
     );
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -195,7 +203,6 @@ fn report_survives_missing_step_documents_and_states_run_problems() {
     assert!(html.contains("clients=16: no results document"));
     assert!(html.contains("clients=256: not run"));
     assert!(html.contains("Run problem: bench-server exited (signal: 9)"));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -225,5 +232,214 @@ fn a_sweep_that_stops_before_saturation_says_so() {
         "{}",
         lines[0]
     );
-    fs::remove_dir_all(dir).unwrap();
+}
+
+/// Every fixture run: the single-step customer-small run, the closed-loop sweep, the open-loop and chat runs.
+fn every_fixture() -> Vec<(&'static str, Run)> {
+    let single = crate::harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    [
+        ("single-step", single),
+        ("sweep", fixtures::sweep_a()),
+        ("open-loop", fixtures::open_loop()),
+        ("chat", fixtures::chat()),
+    ]
+    .into_iter()
+    .map(|(n, d)| (n, Run::load(&d).unwrap()))
+    .collect()
+}
+
+/// The text of every `<text>` element of an SVG, unescaped.
+fn svg_texts(svg: &str) -> Vec<String> {
+    let mut r = quick_xml::Reader::from_str(svg);
+    let (mut out, mut inside) = (vec![], false);
+    loop {
+        match r.read_event().unwrap() {
+            Event::Start(e) if e.name().as_ref() == b"text" => inside = true,
+            Event::End(e) if e.name().as_ref() == b"text" => inside = false,
+            Event::Text(t) if inside => out.push(t.unescape().unwrap().trim().to_string()),
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn every_chart_has_distinct_ordered_tick_labels_and_a_labelled_unit() {
+    for (name, run) in every_fixture() {
+        let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+        for (file, plot, _) in super::charts::plots(&run, axis, &curves).unwrap() {
+            let svg = plot.to_svg().unwrap();
+            let texts = svg_texts(&svg);
+            let (xt, yt) = plot.ticks();
+            for (which, ticks) in [("x", &xt), ("y", &yt)] {
+                let categorical = which == "x" && !plot.categories.is_empty();
+                assert!(
+                    ticks.0.len() >= 2 || categorical,
+                    "{name} {file}: {which} has {:?}",
+                    ticks.0
+                );
+                for w in ticks.0.windows(2) {
+                    assert!(
+                        w[0].0 < w[1].0,
+                        "{name} {file}: {which} ticks out of order {w:?}"
+                    );
+                    assert_ne!(w[0].1, w[1].1, "{name} {file}: {which} labels repeat {w:?}");
+                }
+                for (_, label) in &ticks.0 {
+                    assert!(
+                        texts.contains(label),
+                        "{name} {file}: {which} label {label:?} not drawn"
+                    );
+                }
+            }
+            let unit = ["(", "/s", "%", "clients", "step", "time"];
+            for desc in [&plot.x_desc, &plot.y_desc] {
+                assert!(
+                    texts.contains(desc),
+                    "{name} {file}: axis title {desc:?} not drawn"
+                );
+                assert!(
+                    unit.iter().any(|u| desc.contains(u)),
+                    "{name} {file}: {desc:?} names no unit"
+                );
+            }
+            if plot.y_scale != super::plot::Scale::Linear {
+                assert!(
+                    plot.y_desc.contains("log"),
+                    "{name} {file}: log axis not said to be log"
+                );
+            }
+            for r in &plot.references {
+                assert!(
+                    texts.contains(&r.label),
+                    "{name} {file}: reference {:?} not labelled on the chart",
+                    r.label
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_single_step_run_is_drawn_by_category_not_on_a_fractional_axis() {
+    let (_, run) = every_fixture().remove(0);
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    let plots = super::charts::plots(&run, axis, &curves).unwrap();
+    let throughput = &plots.iter().find(|p| p.0 == "throughput.svg").unwrap().1;
+    assert_eq!(
+        throughput.x_ticks(0.0, 2.0).0,
+        [(1.0, "clients=16".to_owned())]
+    );
+    let svg = throughput.to_svg().unwrap();
+    assert!(
+        !svg_texts(&svg).iter().any(|t| t.starts_with("0.9")),
+        "no 0.996 … 1 axis"
+    );
+    assert!(svg.contains("<rect"), "a bar");
+}
+
+#[test]
+fn a_latency_axis_below_one_millisecond_is_labelled_there() {
+    let t = super::plot::log_ticks(0.05, 20.0, 10.0, false);
+    let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
+    let names: Vec<&str> = labels.iter().map(|l| l.1.as_str()).collect();
+    assert_eq!(
+        names,
+        ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"]
+    );
+    let t = super::plot::log_ticks(0.0004, 0.003, 10.0, false);
+    let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
+    assert!(labels.iter().any(|l| l.1 == "0.0005"), "{labels:?}");
+}
+
+#[test]
+fn mb_per_s_references_sit_beside_the_direction_they_count() {
+    let (_, run) = every_fixture().remove(0);
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    let plots = super::charts::plots(&run, axis, &curves).unwrap();
+    let mb = &plots.iter().find(|p| p.0 == "xml-mb-per-s.svg").unwrap().1;
+    assert!(!mb.references.is_empty());
+    for r in &mb.references {
+        let dir = ["sent + received", "busier direction", "received", "sent"]
+            .into_iter()
+            .find(|d| r.label.starts_with(&format!("published {d}")))
+            .unwrap_or_else(|| panic!("{:?} names no direction", r.label));
+        assert!(
+            mb.lines.iter().any(|l| l.name.starts_with(dir)),
+            "{:?}: no measured {dir} line among {:?}",
+            r.label,
+            mb.lines.iter().map(|l| &l.name).collect::<Vec<_>>()
+        );
+    }
+    assert!(!mb.y_desc.contains("sent + received"));
+}
+
+/// The single-step fixture as a run of three rounds (throughput 6,000, 6,226 and 6,400/s), with thresholds.
+fn repeated() -> Scratch {
+    let single = crate::harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    let dir = copy_of(&single, "repeated");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let step = run["steps"][0].clone();
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("steps/01-clients-16.json")).unwrap())
+            .unwrap();
+    let mut steps = vec![];
+    for (r, rate) in [(1, 6000.0), (2, 6226.0), (3, 6400.0)] {
+        let mut s = step.clone();
+        s["id"] = format!("01-clients-16-r{r}").into();
+        s["round"] = r.into();
+        s["result"] = format!("steps/01-clients-16-r{r}.json").into();
+        let mut d = doc.clone();
+        d["throughput"]["total_per_s"] = rate.into();
+        fs::write(
+            dir.join(format!("steps/01-clients-16-r{r}.json")),
+            d.to_string(),
+        )
+        .unwrap();
+        steps.push(s);
+    }
+    run["steps"] = steps.into();
+    run["repeat"] = 3.into();
+    run["thresholds"] = serde_json::json!(["throughput>6100/s", "p99<1ms"]);
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn repeated_rounds_are_one_median_with_its_interval_and_thresholds_are_judged_on_it() {
+    let dir = repeated();
+    let run = Run::load(&dir).unwrap();
+    let md = crate::harness::summary::render(&run, &[]);
+    // Median 6,226; t interval over 3 values: 6208.7 ± 4.303 × 200.3 / √3.
+    assert!(
+        md.contains("| 6,226 tx/s [5,710–6,707, n=3, t] | 01-clients-16 |"),
+        "{md}"
+    );
+    assert!(md.contains("Repeated: every step 3 rounds"), "{md}");
+    assert!(
+        md.contains("| `throughput>6100/s` | 01-clients-16 | 6,226 /s | pass |"),
+        "{md}"
+    );
+    assert!(md.contains("**1 of 2 checks FAILED**"), "{md}");
+    let verdicts = run.verdicts();
+    assert_eq!(verdicts.iter().filter(|v| !v.pass).count(), 1);
+    assert_eq!(verdicts[1].threshold, "p99<1ms");
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    assert_eq!(curves[0].points.len(), 1, "three rounds, one point");
+    let plots = super::charts::plots(&run, axis, &curves).unwrap();
+    let t = &plots.iter().find(|p| p.0 == "throughput.svg").unwrap().1;
+    assert_eq!(t.lines[0].points, [(1.0, 6226.0)]);
+    assert_eq!(t.lines[0].whiskers.len(), 1, "the interval drawn");
+    assert_eq!(
+        t.categories,
+        [(1.0, "clients=16".to_owned())],
+        "rounds share one category"
+    );
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    assert!(
+        html.contains("6,226 tx/s [5,710–6,707, n=3, t]"),
+        "report shows the same"
+    );
 }
