@@ -210,8 +210,17 @@ impl<'a> Scanner<'a> {
     /// The XML declaration that starts every message: its pseudo-attributes read as attributes are.
     fn decl(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
         let content = &self.input[start + 5..];
-        let Some(end) = memchr::memmem::find(content, b"?>") else {
-            return Err(self.error(start, "unclosed XML declaration"));
+        // The first `?>`: a `>` after a `?` (a plain search; `memmem` costs more to set up than this takes).
+        let mut from = 0;
+        let end = loop {
+            let Some(gt) = find_byte(b'>', &content[from..]) else {
+                return Err(self.error(start, "unclosed XML declaration"));
+            };
+            let gt = from + gt;
+            if gt > 0 && content[gt - 1] == b'?' {
+                break gt - 1;
+            }
+            from = gt + 1;
         };
         self.pos = start + 5 + end + 2;
         let encoding = Attrs::new(&content[..end])
