@@ -30,9 +30,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         (Some(Command::Run(args)), _) | (None, Some(args)) => cmd::run::main(args),
         (Some(Command::Merge(args)), _) => cmd::merge::main(args),
         (Some(Command::Chat(args)), _) => cmd::chat::main(args),
-        (None, None) => {
-            Err(UsageError("nothing to do: give a URL (and --operation for a SOAP load; see --help)".into()).into())
-        }
+        (None, None) => Err(UsageError(
+            "nothing to do: give a URL (and --operation for a SOAP load; see --help)".into(),
+        )
+        .into()),
     }
 }
 
