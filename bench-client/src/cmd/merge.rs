@@ -1,5 +1,5 @@
 //! `bench-client merge A.json B.json … --json OUT.json`: exact merge of results documents (see
-//! `bench_proto::results::merge`), written atomically, with the same summary a run prints.
+//! `bench_proto::results::merge`), written atomically (or to stdout with `--json -`), with the same summary a run prints.
 
 use std::process::ExitCode;
 
@@ -13,16 +13,22 @@ pub fn main(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .map(|p| report::json::read(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let merged = bench_proto::results::merge(&docs)?;
-    report::json::write_atomic(&args.json, &merged)?;
-    println!(
-        "merged {} results documents into {}",
+    let mut summary = format!(
+        "merged {} results documents into {}\n",
         docs.len(),
         args.json.display()
     );
-    print!("{}", report::human::render(&merged, &[]));
+    summary.push_str(&report::human::render(&merged, &[]));
     if args.format == Format::Cxf {
-        println!();
-        print!("{}", report::cxf::render(&merged));
+        summary.push('\n');
+        summary.push_str(&report::cxf::render(&merged));
     }
+    // `--json -`: the document is standard output, so the summary moves to standard error.
+    if report::json::is_stdout(Some(&args.json)) {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
+    }
+    report::json::write(&args.json, &merged)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -52,20 +52,35 @@ impl Expect {
         match self {
             Expect::Plain | Expect::Customer(customer::Expect::AddAsync) => None,
             Expect::Cxf(r @ Response::EchoComplex { items, .. }) => Some(
-                Shape::new(TYPES_NS, r.operation().response_element()).with_items(
-                    Some("return"),
-                    "item",
-                    items.len(),
-                ),
+                Shape::new(TYPES_NS, r.operation().response_element())
+                    .with_items(Some("return"), "item", items.len())
+                    .with_exact(canonical(|out| bench_proto::cxf::write_response(r, out))),
             ),
-            Expect::Cxf(r) => Some(Shape::new(TYPES_NS, r.operation().response_element())),
+            Expect::Cxf(r) => Some(
+                Shape::new(TYPES_NS, r.operation().response_element())
+                    .with_exact(canonical(|out| bench_proto::cxf::write_response(r, out))),
+            ),
             Expect::Customer(customer::Expect::Add { .. }) => Some(Shape::new(NS, "addResponse")),
             Expect::Customer(customer::Expect::Get { count }) => {
                 Some(Shape::new(NS, "getResponse").with_items(None, "customer", *count as usize))
             }
-            Expect::Customer(customer::Expect::Echo(sent)) => {
-                Some(Shape::new(NS, "echoResponse").with_items(None, "customer", sent.len()))
-            }
+            Expect::Customer(customer::Expect::Echo(sent)) => Some(
+                Shape::new(NS, "echoResponse")
+                    .with_items(None, "customer", sent.len())
+                    .with_exact(canonical(|out| {
+                        bench_proto::customer::write_response(
+                            &bench_proto::customer::Response::Echo(sent.clone()),
+                            out,
+                        )
+                    })),
+            ),
         }
     }
+}
+
+/// The bytes a canonical writer makes.
+fn canonical(write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut out = Vec::new();
+    write(&mut out);
+    out
 }

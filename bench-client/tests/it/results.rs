@@ -123,6 +123,18 @@ fn merging_two_runs_adds_them_exactly() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("TOTAL"));
+    // `--json -`: the same document on stdout, the summary on stderr.
+    let out = run_bin(&[
+        "merge",
+        paths[0].to_str().unwrap(),
+        paths[1].to_str().unwrap(),
+        "--json",
+        "-",
+    ]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TOTAL"));
+    let on_stdout: ResultsDoc = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(on_stdout.counts.ok, 60);
 
     let docs: Vec<ResultsDoc> = paths
         .iter()

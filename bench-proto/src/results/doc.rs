@@ -107,11 +107,12 @@ pub struct Counts {
     /// HTTP body bytes (the XML), not headers.
     pub bytes_sent: u64,
     pub bytes_received: u64,
-    /// The `http_status` errors by status code (e.g. `{"503": 10}`); absent in older documents.
-    #[serde(default)]
+    /// The `http_status` errors by status code (e.g. `{"503": 10}`); written only when there are any.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub http_status_codes: BTreeMap<u16, u64>,
-    /// Calls still waiting for their response when the measured interval ended; absent in older documents.
-    #[serde(default)]
+    /// Calls still waiting for their response when the measured interval ended; written only when there
+    /// were any.
+    #[serde(default, skip_serializing_if = "InFlight::is_none")]
     pub in_flight: InFlight,
 }
 
@@ -127,6 +128,10 @@ pub struct InFlight {
 }
 
 impl InFlight {
+    pub fn is_none(&self) -> bool {
+        *self == InFlight::default()
+    }
+
     pub fn add(&mut self, other: &InFlight) {
         self.calls += other.calls;
         self.max_wait_us = self.max_wait_us.max(other.max_wait_us);
