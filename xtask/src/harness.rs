@@ -38,5 +38,5 @@ pub(crate) mod stats;
 pub(crate) mod summary;
 pub(crate) mod swarm;
 pub(crate) mod testing;
-pub(crate) mod wrk;
 pub(crate) mod thresholds;
+pub(crate) mod wrk;
