@@ -29,8 +29,15 @@ pub fn main(args: ChatArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.json {
         report::json::write_atomic(path, &doc)?;
     }
-    let failed = report.errors_total() > 0 || report.scored().is_empty();
-    Ok(if failed && !args.allow_errors {
+    // A run with no scored run measured nothing: it fails even with --allow-errors, as `run` does.
+    if report.scored().is_empty() {
+        eprintln!(
+            "bench-client chat: nothing measured: no run completed ({} errors)",
+            report.errors_total()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(if report.errors_total() > 0 && !args.allow_errors {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -142,6 +142,38 @@ async fn a_server_that_hangs_up_fails_the_run_promptly() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_run_that_measured_nothing_fails_even_with_allow_errors() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let rude = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            drop(stream);
+        }
+    });
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bench-client"));
+    cmd.args(["chat", "--addr", &addr.to_string(), "--rooms", "1"])
+        .args([
+            "--users",
+            "2",
+            "--count",
+            "2",
+            "--threads",
+            "1",
+            "--allow-errors",
+        ]);
+    let out = tokio::task::spawn_blocking(move || cmd.output());
+    let out = tokio::time::timeout(BOUND, out)
+        .await
+        .expect("bench-client finished")
+        .expect("join")
+        .expect("bench-client ran");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nothing measured"), "{stderr}");
+    rude.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_binary_runs_the_benchmark_and_writes_the_results() {
     let server = server().await;
     let json = std::env::temp_dir().join(format!("wsbench-chat-{}.json", std::process::id()));
