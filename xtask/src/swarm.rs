@@ -5,6 +5,7 @@
 use anyhow::{bail, ensure, Result};
 use xshell::{cmd, Shell};
 
+use crate::harness::artifacts::Arch;
 use crate::harness::pipeline::Engine;
 use crate::harness::swarm::nodes::Role;
 use crate::harness::swarm::record::SwarmRecord;
@@ -30,6 +31,10 @@ enum Cmd {
         /// not needed for the manager xtask runs on.
         #[arg(long, value_name = "DOCKER_HOST")]
         engine: Option<String>,
+        /// Run ARCH's images on this node whatever its own architecture (`ppc64le` on an x86_64 node with
+        /// qemu-user-static in binfmt_misc: an emulated POWER node, labelled emulated in the results).
+        #[arg(long, value_enum, value_name = "ARCH")]
+        arch: Option<Arch>,
     },
     /// Make a swarm of N nodes on this machine: this engine (server) and N−1 engines in network namespaces (clients).
     Up {
@@ -56,9 +61,18 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
             println!("the swarm is ready for `cargo xtask run <scenario> --swarm`");
             Ok(())
         }
-        Cmd::Label { node, role, engine } => {
-            local::label(sh, &node, role.name(), engine.as_deref())?;
+        Cmd::Label {
+            node,
+            role,
+            engine,
+            arch,
+        } => {
+            let arch = arch.map(Arch::name);
+            local::label(sh, &node, role.name(), engine.as_deref(), arch)?;
             println!("labelled {node} wsbench.role={}", role.name());
+            if let Some(a) = arch {
+                println!("labelled {node} wsbench.arch={a}: it runs {a} images");
+            }
             Ok(())
         }
         Cmd::Up { local: n } => {

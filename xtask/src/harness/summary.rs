@@ -614,7 +614,7 @@ fn swarm_lines(o: &mut String, s: &crate::harness::swarm::record::SwarmRecord) {
                 "{} ({}, {}, {} CPUs{}, kernel {})",
                 n.node.hostname,
                 n.node.role.map_or("", |r| r.name()),
-                n.node.arch,
+                n.node.arch_shown(),
                 num(n.node.cpus),
                 f.and_then(|f| f.cpu_model.as_deref())
                     .map_or(String::new(), |m| format!(" {m}")),

@@ -143,10 +143,25 @@ impl Backend for Swarm {
                     "{} ({} {})",
                     n.node.hostname,
                     n.node.role.map_or("", |r| r.name()),
-                    n.node.arch
+                    n.node.arch_shown()
                 )
             })
             .collect();
+        let emulated: Vec<&str> = record
+            .nodes
+            .iter()
+            .filter(|n| n.node.role.is_some() && n.node.emulated())
+            .map(|n| n.node.hostname.as_str())
+            .collect();
+        if !emulated.is_empty() {
+            run.emulated = true;
+            run.notes.push(format!(
+                "EMULATED: node(s) {} ran another architecture's images under qemu-user (binfmt_misc, the \
+                 node's wsbench.arch label); the figures measure the emulator and are never compared with \
+                 published ones.",
+                emulated.join(", ")
+            ));
+        }
         run.notes.push(format!(
             "Ran on Docker Swarm: {} labelled node(s) [{}], server instances as services reached directly \
              (tasks.<service>, endpoint mode dnsrr) over the overlay network {}, {} client task(s) per step; \

@@ -184,6 +184,7 @@ mod tests {
             hostname: format!("host-{id}"),
             role,
             arch: "x86_64".into(),
+            image_arch: None,
             os: "linux".into(),
             cpus: 2.0,
             memory_bytes: 0,

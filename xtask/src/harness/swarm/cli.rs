@@ -11,6 +11,9 @@ use xshell::{cmd, Shell};
 pub(crate) const ENGINE_LABEL: &str = "wsbench.engine";
 /// The node label that places tasks: `server` or `client`.
 pub(crate) const ROLE_LABEL: &str = "wsbench.role";
+/// The node label that makes a node run another architecture's images (`ppc64le` on an x86_64 engine with
+/// qemu-user-static in binfmt_misc): an emulated node, labelled emulated in every result.
+pub(crate) const ARCH_LABEL: &str = "wsbench.arch";
 /// Every service, network and container of a run carries `wsbench.session=<id>`.
 pub(crate) const SESSION_LABEL: &str = "wsbench.session";
 

@@ -13,7 +13,7 @@ use anyhow::{bail, ensure, Context as _};
 use serde::{Deserialize, Serialize};
 use xshell::{cmd, Shell};
 
-use super::cli::{EngineAddr, ENGINE_LABEL, ROLE_LABEL, SESSION_LABEL};
+use super::cli::{EngineAddr, ARCH_LABEL, ENGINE_LABEL, ROLE_LABEL, SESSION_LABEL};
 use crate::harness::interrupt;
 
 /// Runtime files (sockets, pid files, the state file); the engines' data lives under [`DATA`].
@@ -209,7 +209,7 @@ fn build(sh: &Shell, n: usize, s: &mut LocalSwarm) -> anyhow::Result<()> {
     )?;
     let token = me.read(sh, &["swarm", "join-token", "--quiet", "worker"])?;
     let self_id = me.read(sh, &["info", "--format", "{{.Swarm.NodeID}}"])?;
-    label(sh, &self_id, "server", None)?;
+    label(sh, &self_id, "server", None, None)?;
     for node in &s.nodes {
         interrupt::check()?;
         node.engine().read(
@@ -227,7 +227,7 @@ fn build(sh: &Shell, n: usize, s: &mut LocalSwarm) -> anyhow::Result<()> {
         let id = node
             .engine()
             .read(sh, &["info", "--format", "{{.Swarm.NodeID}}"])?;
-        label(sh, &id, "client", Some(&node.socket()))?;
+        label(sh, &id, "client", Some(&node.socket()), None)?;
     }
     Ok(())
 }
@@ -238,6 +238,7 @@ pub(crate) fn label(
     node: &str,
     role: &str,
     engine: Option<&str>,
+    image_arch: Option<&str>,
 ) -> anyhow::Result<()> {
     let mut args = vec![
         "node".to_owned(),
@@ -247,6 +248,9 @@ pub(crate) fn label(
     ];
     if let Some(e) = engine {
         args.extend(["--label-add".into(), format!("{ENGINE_LABEL}={e}")]);
+    }
+    if let Some(a) = image_arch {
+        args.extend(["--label-add".into(), format!("{ARCH_LABEL}={a}")]);
     }
     args.push(node.to_owned());
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();

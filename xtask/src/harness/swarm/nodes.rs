@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use xshell::Shell;
 
-use super::cli::{EngineAddr, ENGINE_LABEL, ROLE_LABEL};
+use super::cli::{EngineAddr, ARCH_LABEL, ENGINE_LABEL, ROLE_LABEL};
 use crate::harness::artifacts::Arch;
 
 /// Where a node's tasks belong, from its `wsbench.role` label.
@@ -40,6 +40,9 @@ pub(crate) struct Node {
     pub(crate) role: Option<Role>,
     /// `docker node inspect`'s Platform.Architecture (`x86_64`, `ppc64le`, `aarch64`…).
     pub(crate) arch: String,
+    /// Its `wsbench.arch` label: the architecture of the images it runs, when not its own (emulated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) image_arch: Option<String>,
     pub(crate) os: String,
     pub(crate) cpus: f64,
     pub(crate) memory_bytes: u64,
@@ -56,12 +59,22 @@ pub(crate) struct Node {
 }
 
 impl Node {
-    /// The architecture wsbench builds for, if it is one.
+    /// The architecture of the images this node runs (its `wsbench.arch` label, else its own), if wsbench
+    /// builds for it.
     pub(crate) fn wsbench_arch(&self) -> Option<Arch> {
-        match self.arch.as_str() {
-            "x86_64" | "amd64" => Some(Arch::X86_64),
-            "ppc64le" => Some(Arch::Ppc64le),
-            _ => None,
+        arch_of(self.image_arch.as_deref().unwrap_or(&self.arch))
+    }
+
+    /// Runs another architecture's images than its own, under emulation.
+    pub(crate) fn emulated(&self) -> bool {
+        self.image_arch.is_some() && self.wsbench_arch() != arch_of(&self.arch)
+    }
+
+    /// Its architecture as results show it: `x86_64`, or `x86_64 running ppc64le images (emulated)`.
+    pub(crate) fn arch_shown(&self) -> String {
+        match (&self.image_arch, self.emulated()) {
+            (Some(a), true) => format!("{} running {a} images (emulated)", self.arch),
+            _ => self.arch.clone(),
         }
     }
 
@@ -105,6 +118,14 @@ pub(crate) fn list(sh: &Shell) -> anyhow::Result<Vec<Node>> {
     Ok(values.iter().map(|v| parse(v, &self_id)).collect())
 }
 
+fn arch_of(name: &str) -> Option<Arch> {
+    match name {
+        "x86_64" | "amd64" => Some(Arch::X86_64),
+        "ppc64le" => Some(Arch::Ppc64le),
+        _ => None,
+    }
+}
+
 fn parse(v: &Value, self_id: &str) -> Node {
     let s = |p: &str| {
         v.pointer(p)
@@ -133,6 +154,7 @@ fn parse(v: &Value, self_id: &str) -> Node {
             _ => None,
         },
         arch: s("/Description/Platform/Architecture"),
+        image_arch: label(ARCH_LABEL),
         os: s("/Description/Platform/OS"),
         cpus: v
             .pointer("/Description/Resources/NanoCPUs")
@@ -272,6 +294,15 @@ mod tests {
         assert_eq!(n.wsbench_arch(), Some(Arch::Ppc64le));
         assert_eq!(n.engine, Some(EngineAddr::at("ssh://u@h")));
         assert!((n.cpus - 4.0).abs() < 1e-9 && n.usable() && !n.manager && !n.is_self);
+        assert!(!n.emulated());
+        let emulated: Value = serde_json::from_str(
+            r#"{"ID":"e","Spec":{"Labels":{"wsbench.role":"server","wsbench.arch":"ppc64le"}},
+               "Description":{"Platform":{"Architecture":"x86_64"}}}"#,
+        )
+        .unwrap();
+        let e = parse(&emulated, "me");
+        assert_eq!(e.wsbench_arch(), Some(Arch::Ppc64le));
+        assert!(e.emulated());
         let unlabelled = parse(&serde_json::json!({"ID": "me"}), "me");
         assert_eq!(unlabelled.engine, Some(EngineAddr::default()));
         assert_eq!(unlabelled.role, None);
