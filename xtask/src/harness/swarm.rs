@@ -22,6 +22,7 @@ use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
+use nodes::Role;
 use session::Session;
 
 /// How a swarm run is laid out.
@@ -155,6 +156,16 @@ impl Backend for Swarm {
             .collect();
         if !emulated.is_empty() {
             run.emulated = true;
+            let arch_of = |role: Role| {
+                record
+                    .nodes
+                    .iter()
+                    .find(|n| n.node.role == Some(role))
+                    .and_then(|n| n.node.wsbench_arch())
+                    .map(|a| a.name().to_owned())
+            };
+            run.client_arch = arch_of(Role::Client);
+            run.server_arch = arch_of(Role::Server);
             run.notes.push(format!(
                 "EMULATED: node(s) {} ran another architecture's images under qemu-user (binfmt_misc, the \
                  node's wsbench.arch label); the figures measure the emulator and are never compared with \

@@ -83,7 +83,7 @@ pub(crate) fn judge(seen: &[Seen]) -> Vec<Item> {
             "node {} ({}, {}, {role})",
             n.hostname,
             &n.id[..n.id.len().min(12)],
-            n.arch
+            n.arch_shown()
         );
         if !n.usable() {
             items.push(missing(format!(
