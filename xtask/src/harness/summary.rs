@@ -333,7 +333,8 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[&StepDoc]) {
         } else {
             "–".to_owned()
         };
-        let (cpu, rss) = match &d.system {
+        // A step shorter than the sampling interval has a system block with no samples: nothing to show.
+        let (cpu, rss) = match d.system.as_ref().filter(|s| !s.samples.is_empty()) {
             Some(s) => (
                 format!(
                     "{:.1} / {:.1} / {:.1}",
