@@ -6,22 +6,8 @@ use bench_proto::results::ErrorKind;
 use bench_proto::soap::{write_fault, Fault, FaultCode};
 use http::StatusCode;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::TcpStream;
 
-use crate::support::{client, respond, Counts, Server};
-
-/// Reads until the end of a request head (the requests here have small bodies, read or not).
-async fn read_head(stream: &mut TcpStream) -> bool {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut chunk).await {
-            Ok(0) | Err(_) => return false,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-    true
-}
+use crate::support::{client, read_head, respond, Counts, Server};
 
 fn kinds(out: &bench_client::measure::Outcome) -> Vec<ErrorKind> {
     out.first_errors.iter().map(|(k, _)| *k).collect()

@@ -46,6 +46,16 @@ fn answering(pieces: &'static [&'static [u8]]) -> Server {
     })
 }
 
+/// A server writing `answer` to the first request of each connection, then closing it.
+fn answering_once(answer: &'static [u8]) -> Server {
+    Server::raw(move |mut s| async move {
+        let mut buf = Vec::new();
+        if read_request(&mut s, &mut buf).await {
+            let _ = s.write_all(answer).await;
+        }
+    })
+}
+
 fn get(url: &str, clients: &str) -> bench_client::measure::Outcome {
     client(&[
         "--url",
@@ -78,14 +88,8 @@ fn chunked_bodies_split_across_reads_are_responses() {
 
 #[test]
 fn connection_close_is_honoured_and_the_client_reconnects() {
-    let server = Server::raw(|mut s| async move {
-        let mut buf = Vec::new();
-        if read_request(&mut s, &mut buf).await {
-            let _ = s
-                .write_all(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok")
-                .await;
-        }
-    });
+    let server =
+        answering_once(b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 2\r\n\r\nok");
     let out = get(&server.url(), "2");
     assert_eq!(
         (out.doc.counts.ok, out.doc.counts.errors_total),
@@ -94,12 +98,7 @@ fn connection_close_is_honoured_and_the_client_reconnects() {
         out.first_errors
     );
     // Close-delimited bodies (no length, no chunks) end at the server's close.
-    let server = Server::raw(|mut s| async move {
-        let mut buf = Vec::new();
-        if read_request(&mut s, &mut buf).await {
-            let _ = s.write_all(b"HTTP/1.1 200 OK\r\n\r\nuntil close").await;
-        }
-    });
+    let server = answering_once(b"HTTP/1.1 200 OK\r\n\r\nuntil close");
     let out = get(&server.url(), "2");
     assert_eq!(
         (out.doc.counts.ok, out.doc.counts.bytes_received),
@@ -137,14 +136,7 @@ fn a_body_over_the_cap_is_an_error_not_a_buffer() {
 
 #[test]
 fn a_truncated_body_is_an_error() {
-    let server = Server::raw(|mut s| async move {
-        let mut buf = Vec::new();
-        if read_request(&mut s, &mut buf).await {
-            let _ = s
-                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort")
-                .await;
-        }
-    });
+    let server = answering_once(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort");
     let out = get(&server.url(), "2");
     assert_eq!(
         (out.doc.counts.ok, out.doc.counts.errors.io),

@@ -9,20 +9,7 @@ use http::StatusCode;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-use crate::support::{respond, run_bin, schema_checked, tmp, Counts, Server};
-
-/// Reads one request head (and whatever part of the body came with it).
-async fn read_head(stream: &mut TcpStream) -> bool {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut chunk).await {
-            Ok(0) | Err(_) => return false,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-    true
-}
+use crate::support::{read_head, respond, run_bin, schema_checked, tmp, Counts, Server};
 
 /// Runs the binary against `server` with `args`; returns its exit code, stderr and results document.
 fn run(name: &str, server: &Server, args: &[&str]) -> (Option<i32>, String, ResultsDoc) {

@@ -18,6 +18,7 @@ use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use tokio::io::AsyncReadExt as _;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
@@ -148,6 +149,19 @@ impl Counts {
     pub fn connections(&self) -> u64 {
         self.connections.load(Ordering::SeqCst)
     }
+}
+
+/// Reads until the end of a request head (the requests here have small bodies, read or not).
+pub async fn read_head(stream: &mut TcpStream) -> bool {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    true
 }
 
 pub fn respond(status: StatusCode, body: impl Into<Bytes>) -> Response<Full<Bytes>> {

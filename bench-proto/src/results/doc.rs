@@ -107,12 +107,13 @@ pub struct Counts {
     /// HTTP body bytes (the XML), not headers.
     pub bytes_sent: u64,
     pub bytes_received: u64,
-    /// The `http_status` errors by status code (e.g. `{"503": 10}`); written only when there are any.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    /// The `http_status` errors by status code (e.g. `{"503": 10}`). Always written, so a document's shape does
+    /// not depend on the run's timing; absent in documents of older versions.
+    #[serde(default)]
     pub http_status_codes: BTreeMap<u16, u64>,
-    /// Calls still waiting for their response when the measured interval ended; written only when there
-    /// were any.
-    #[serde(default, skip_serializing_if = "InFlight::is_none")]
+    /// Calls still waiting for their response when the measured interval ended (always written; absent in
+    /// documents of older versions).
+    #[serde(default)]
     pub in_flight: InFlight,
 }
 
@@ -128,10 +129,6 @@ pub struct InFlight {
 }
 
 impl InFlight {
-    pub fn is_none(&self) -> bool {
-        *self == InFlight::default()
-    }
-
     pub fn add(&mut self, other: &InFlight) {
         self.calls += other.calls;
         self.max_wait_us = self.max_wait_us.max(other.max_wait_us);

@@ -279,20 +279,9 @@ fn containers_customer_small(sh: &Shell) -> anyhow::Result<()> {
             Ok(())
         },
     )?;
-    // Counts written only when non-empty (calls in flight at the end, HTTP status codes) depend on timing,
-    // not on where the run ran.
-    let optional =
-        |p: &String| !p.contains("counts.in_flight") && !p.contains("counts.http_status_codes");
-    let (shape, bare): (BTreeSet<String>, BTreeSet<String>) = (
-        shape
-            .context("no container run")?
-            .into_iter()
-            .filter(optional)
-            .collect(),
-        bare.context("no bare run")?
-            .into_iter()
-            .filter(optional)
-            .collect(),
+    let (shape, bare) = (
+        shape.context("no container run")?,
+        bare.context("no bare run")?,
     );
     ensure!(
         shape == bare,

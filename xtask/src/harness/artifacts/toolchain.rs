@@ -81,16 +81,7 @@ pub(crate) fn choose(sh: &Shell, sel: BuilderSel) -> anyhow::Result<Builder> {
 /// `cross --version`'s first line, run with the rustup shim (cross checks its toolchain even for --version).
 pub(crate) fn cross_version(sh: &Shell) -> Option<String> {
     let path = cross_path().ok()?;
-    let out = cmd!(sh, "cross --version")
-        .env("PATH", path)
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .ok()?;
-    out.lines()
-        .next()
-        .map(|l| l.trim().to_owned())
-        .filter(|l| !l.is_empty())
+    first_line_of(cmd!(sh, "cross --version").env("PATH", path))
 }
 
 fn cargo(sh: &Shell) -> anyhow::Result<Builder> {
@@ -373,11 +364,12 @@ fn check_static_libc(sh: &Shell, arch: Arch, native: bool, linker: &str) -> anyh
 
 /// The first line of `program args…` on success, None if it is missing or fails.
 fn first_line(sh: &Shell, program: &str, args: &[&str]) -> Option<String> {
-    let out = cmd!(sh, "{program} {args...}")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .ok()?;
+    first_line_of(cmd!(sh, "{program} {args...}"))
+}
+
+/// The first line `cmd` prints on success, None if it is missing or fails.
+fn first_line_of(cmd: xshell::Cmd<'_>) -> Option<String> {
+    let out = cmd.quiet().ignore_stderr().read().ok()?;
     out.lines()
         .next()
         .map(|l| l.trim().to_owned())

@@ -1,9 +1,26 @@
 //! Splitting one step's load across client containers: clients, open-loop rate and request count are divided so
-//! the shares add up to the step exactly (the merged results then describe the step as asked).
+//! the shares add up to the step exactly (the merged results then describe the step as asked); and the server
+//! address each share talks to.
 
-use anyhow::{bail, ensure};
+use anyhow::{bail, ensure, Context as _};
 
 use crate::harness::scenario::{ClientStep, Length};
+
+/// The address one client share talks to: the server's chat listener for a chat share, its HTTP URL otherwise.
+pub(crate) fn target(
+    share: &ClientStep,
+    http_url: &Option<String>,
+    chat_addr: &Option<String>,
+    step_id: &str,
+) -> anyhow::Result<String> {
+    let addr = if share.chat.is_some() {
+        chat_addr
+    } else {
+        http_url
+    };
+    addr.clone()
+        .with_context(|| format!("step {step_id} needs a listener the server does not serve"))
+}
 
 /// The step's load as `k` client containers run it, in container order.
 pub(crate) fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {

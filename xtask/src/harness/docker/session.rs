@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, ensure, Context as _};
 use xshell::{cmd, Shell};
 
+use super::engine::{append, session_id};
 use super::record::{ClientRunRecord, ContainersRecord, History, Limits, Network, ServerEndpoint};
 use super::{clients, engine as docker, shaping, tuning, DockerOptions};
 use crate::harness::argv::{self, Listen};
@@ -180,17 +181,7 @@ impl Session {
         for (i, share) in shares.iter().enumerate() {
             interrupt::check()?;
             let server = &self.servers[i % self.servers.len()];
-            let target = if share.chat.is_some() {
-                server.chat_addr.clone()
-            } else {
-                server.http_url.clone()
-            }
-            .with_context(|| {
-                format!(
-                    "step {} needs a listener the server does not serve",
-                    step.id
-                )
-            })?;
+            let target = clients::target(share, &server.http_url, &server.chat_addr, &step.id)?;
             let file = format!("{}.{}.json", step.id, i + 1);
             let name = format!("wsbench-{}-{}-client-{}", self.id, step.id, i + 1);
             let mut args = vec![
@@ -519,25 +510,6 @@ fn create_out_dir(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777))?;
     Ok(())
-}
-
-fn append(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    Ok(())
-}
-
-/// Unique enough on one host: the process id and the sub-second clock.
-fn session_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!("{:x}{:04x}", std::process::id(), nanos & 0xffff)
 }
 
 #[cfg(test)]

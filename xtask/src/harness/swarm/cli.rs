@@ -14,8 +14,6 @@ pub(crate) const ROLE_LABEL: &str = "wsbench.role";
 /// The node label that makes a node run another architecture's images (`ppc64le` on an x86_64 engine with
 /// qemu-user-static in binfmt_misc): an emulated node, labelled emulated in every result.
 pub(crate) const ARCH_LABEL: &str = "wsbench.arch";
-/// Every service, network and container of a run carries `wsbench.session=<id>`.
-pub(crate) const SESSION_LABEL: &str = "wsbench.session";
 
 /// A Docker engine: `None` is the one the docker CLI reaches by default (DOCKER_HOST or the local socket).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,9 +89,4 @@ impl EngineAddr {
         }
         Ok(())
     }
-}
-
-/// `key=value` for `--label` and filters.
-pub(crate) fn session_label(id: &str) -> String {
-    format!("{SESSION_LABEL}={id}")
 }

@@ -13,7 +13,8 @@ use anyhow::{bail, ensure, Context as _};
 use serde::{Deserialize, Serialize};
 use xshell::{cmd, Shell};
 
-use super::cli::{EngineAddr, ARCH_LABEL, ENGINE_LABEL, ROLE_LABEL, SESSION_LABEL};
+use super::cli::{EngineAddr, ARCH_LABEL, ENGINE_LABEL, ROLE_LABEL};
+use crate::harness::docker::engine::LABEL as SESSION_LABEL;
 use crate::harness::interrupt;
 
 /// Runtime files (sockets, pid files, the state file); the engines' data lives under [`DATA`].
@@ -407,26 +408,22 @@ fn down_state(sh: &Shell, s: &LocalSwarm) -> Vec<String> {
             .ignore_stderr()
             .run();
         let veth = &node.veth_host;
+        let veth_exists = || {
+            cmd!(sh, "ip link show {veth}")
+                .quiet()
+                .ignore_stdout()
+                .ignore_stderr()
+                .run()
+                .is_ok()
+        };
         // The pair goes with the namespace; delete the host end in case something still held it.
-        if cmd!(sh, "ip link show {veth}")
-            .quiet()
-            .ignore_stdout()
-            .ignore_stderr()
-            .run()
-            .is_ok()
-        {
+        if veth_exists() {
             let _ = cmd!(sh, "ip link del {veth}").quiet().ignore_stderr().run();
         }
         if Path::new(&format!("/var/run/netns/{netns}")).exists() {
             left.push(format!("network namespace {netns}"));
         }
-        if cmd!(sh, "ip link show {veth}")
-            .quiet()
-            .ignore_stdout()
-            .ignore_stderr()
-            .run()
-            .is_ok()
-        {
+        if veth_exists() {
             left.push(format!("veth {veth}"));
         }
         for dir in [&node.data_dir, &node.run_dir] {

@@ -11,12 +11,13 @@ use anyhow::{bail, ensure, Context as _};
 use serde_json::Value;
 use xshell::{cmd, Shell};
 
-use super::cli::{session_label, EngineAddr};
+use super::cli::EngineAddr;
 use super::images::{self, Placed};
 use super::nodes::{self, Node, Role};
 use super::record::{NetworkRecord, NodeRecord, SwarmRecord, TaskRecord};
 use crate::harness::argv::{self, Listen};
 use crate::harness::artifacts::images::{CLIENT, SERVER};
+use crate::harness::docker::engine::{append, label as session_label, session_id};
 use crate::harness::docker::{clients, tuning};
 use crate::harness::interrupt;
 use crate::harness::ready::{self, NotReady};
@@ -401,17 +402,7 @@ impl Session {
         for (i, share) in shares.iter().enumerate() {
             interrupt::check()?;
             let server = &self.servers[i % self.servers.len()];
-            let target = if share.chat.is_some() {
-                server.chat_addr.clone()
-            } else {
-                server.http_url.clone()
-            }
-            .with_context(|| {
-                format!(
-                    "step {} needs a listener the server does not serve",
-                    step.id
-                )
-            })?;
+            let target = clients::target(share, &server.http_url, &server.chat_addr, &step.id)?;
             let mut command = argv::client(share, &target, Path::new(RESULT), 0, &step.label);
             // The server runs on another node: there is no process of it to sample from a client task.
             if let Some(at) = command.iter().position(|a| a == "--monitor-pid") {
@@ -688,25 +679,6 @@ fn short(step_id: &str) -> String {
         .take(24)
         .collect();
     s.trim_end_matches('-').to_owned()
-}
-
-fn append(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    Ok(())
-}
-
-/// Unique enough on one manager: the process id and the sub-second clock, in hex.
-fn session_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    format!("{:x}{:04x}", std::process::id(), nanos & 0xffff)
 }
 
 #[cfg(test)]
