@@ -2,7 +2,8 @@
 //! endpoint (`GET /health`, or `--operation echoComplexTypeDoc`: wrk posting the same request through a Lua
 //! script) with `wrk` and with `bench-client` — same connection count, each
 //! pinned to the same client CPUs, the server pinned to the others — and prints both rates and their
-//! ratio (goal: bench-client ≥ 1.0 × wrk), with each tool's CPU time per request.
+//! ratio (goal: bench-client ≥ 1.05 × wrk, the median of the rounds; `--goal` sets another), with each tool's
+//! CPU time per request.
 
 use std::time::Duration;
 
@@ -33,6 +34,9 @@ pub(crate) struct Args {
     /// The load: `http-get` (GET /health) or `echoComplexTypeDoc` (one item, as the CXF client posts it).
     #[arg(long, value_enum, default_value_t = Load::HttpGet, value_name = "OP")]
     operation: Load,
+    /// The least bench-client / wrk ratio (median of the rounds) that passes; below it the command fails.
+    #[arg(long, default_value_t = GOAL, value_name = "RATIO")]
+    goal: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -193,18 +197,20 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         "bench-client / wrk = {:.3}{interval} (median of {} round(s); best round {best:.3})",
         est.median, est.n
     );
-    if est.median < GOAL {
+    let goal = args.goal;
+    if est.median < goal {
         bail!(
-            "bench-client / wrk = {:.3} is below the goal of {GOAL} (best round {best:.3})",
+            "bench-client / wrk = {:.3} is below the goal of {goal} (best round {best:.3})",
             est.median
         );
     }
-    println!("goal of {GOAL} met");
+    println!("goal of {goal} met");
     Ok(())
 }
 
-/// bench-client must reach at least wrk's rate (median of the rounds).
-const GOAL: f64 = 1.0;
+/// bench-client must beat wrk's rate by 5 % (median of the rounds): a load generator that merely equals the
+/// reference would be the limit of any server as fast as wrk can drive.
+const GOAL: f64 = 1.05;
 
 /// One tool's run: its rate, and the CPU it used per request (user + system, all its threads): the second
 /// says how close the tool is to being the limit, even on a machine too noisy for the first.
