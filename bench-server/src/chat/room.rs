@@ -199,7 +199,16 @@ impl RoomState {
     fn fan_out(&mut self, room: &Bytes, from: PeerId, packet: &[u8], stats: &ChatStats) {
         let mut queued = 0;
         let mut evicted = false;
-        for m in &self.members {
+        // Members in join order, starting after the sender and wrapping round: no member is always served
+        // last, and whoever joined after the sender (in a turn-taking room, who speaks next) is not kept
+        // waiting behind everyone who joined before.
+        let start = self
+            .members
+            .iter()
+            .position(|m| m.peer.id == from)
+            .map_or(0, |i| i + 1);
+        let (before, after) = self.members.split_at(start);
+        for m in after.iter().chain(before) {
             if m.peer.id == from {
                 continue;
             }
