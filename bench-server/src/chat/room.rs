@@ -202,16 +202,12 @@ impl RoomState {
         // Members in join order, starting after the sender and wrapping round: no member is always served
         // last, and whoever joined after the sender (in a turn-taking room, who speaks next) is not kept
         // waiting behind everyone who joined before.
-        let start = self
-            .members
-            .iter()
-            .position(|m| m.peer.id == from)
-            .map_or(0, |i| i + 1);
-        let (before, after) = self.members.split_at(start);
+        let (before, after) = match self.members.iter().position(|m| m.peer.id == from) {
+            Some(i) => (&self.members[..i], &self.members[i + 1..]),
+            // The sender is not (or no longer) a member: everyone gets it.
+            None => (&self.members[..0], &self.members[..]),
+        };
         for m in after.iter().chain(before) {
-            if m.peer.id == from {
-                continue;
-            }
             match m.peer.send(packet) {
                 Ok(()) => queued += 1,
                 Err(QueueError::Full) => {
