@@ -10,6 +10,7 @@
 //! last connection has closed.
 
 mod driver;
+mod flagged;
 mod load;
 mod report;
 mod stamps;

@@ -8,7 +8,10 @@
 //! after a random fraction of one) and, unlike VolanoMark (which never stops), leaves once it has sent its
 //! count and received everyone else's.
 
+use std::future::{poll_fn, Future};
+use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use bench_proto::chat::{
     access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JString, Kind, Packet,
@@ -22,6 +25,7 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{interval_at, sleep_until, timeout, Instant, MissedTickBehavior};
 
+use super::flagged::Flagged;
 use super::load::ChatLoad;
 use super::stamps::Stamps;
 
@@ -79,6 +83,14 @@ enum Action {
     Pong,
     Close,
     Fail(ErrorKind, String),
+}
+
+/// What woke the conversation loop.
+enum Event {
+    Read(std::io::Result<usize>),
+    Phase(Option<Phase>),
+    SendDue,
+    Tick,
 }
 
 pub(crate) struct User {
@@ -204,6 +216,8 @@ impl User {
         let send_timer = sleep_until(Instant::now());
         tokio::pin!(send_timer);
         let mut send_armed = false;
+        // Raised when the control channel or a timer may be ready (see `flagged`).
+        let side = Flagged::new();
         loop {
             let mut used = 0;
             loop {
@@ -218,8 +232,13 @@ impl User {
                         format!("bad packet from the server: {e}"),
                     ),
                 };
+                // Waiting to start polls the control channel with the task's own waker.
+                let uses_ctl = matches!(action, Action::StartThenChat);
                 if !self.act(action, &mut stream, ctl).await {
                     return;
+                }
+                if uses_ctl {
+                    side.raise();
                 }
             }
             buf.advance(used);
@@ -227,13 +246,40 @@ impl User {
             if !paced && self.running && !send_armed && self.sent == count {
                 self.maybe_leave_paused(&mut stream).await;
             }
-            // The read first: a packet that has arrived is handled without polling the other branches
-            // (each poll of a channel or timer costs as much as decoding a packet). None of them can
-            // starve: the server sends only what the room's turn-taking lets through, so reads go
-            // pending between messages, and tokio's cooperative budget bounds a run of ready reads.
-            tokio::select! {
-                biased;
-                read = stream.read_buf(&mut buf) => match read {
+            // The read first: a packet that has arrived is handled without polling the control channel
+            // and the timers, and those are polled only after one of them woke the task (`side`): each
+            // poll of a channel or timer costs as much as decoding a packet, and almost every wake-up is
+            // the socket's. None of them can starve: the server sends only what the room's turn-taking
+            // lets through, so reads go pending between messages, and tokio's cooperative budget bounds
+            // a run of ready reads.
+            let event = {
+                let read = stream.read_buf(&mut buf);
+                let mut read = pin!(read);
+                poll_fn(|cx| {
+                    if let Poll::Ready(r) = read.as_mut().poll(cx) {
+                        return Poll::Ready(Event::Read(r));
+                    }
+                    if !side.take() {
+                        return Poll::Pending;
+                    }
+                    let mut scx = side.context(cx);
+                    let event = if let Poll::Ready(p) = ctl.poll_recv(&mut scx) {
+                        Event::Phase(p)
+                    } else if send_armed && send_timer.as_mut().poll(&mut scx).is_ready() {
+                        Event::SendDue
+                    } else if stall.poll_tick(&mut scx).is_ready() {
+                        Event::Tick
+                    } else {
+                        return Poll::Pending;
+                    };
+                    // The group's other futures were not polled: poll them all next time.
+                    side.raise();
+                    Poll::Ready(event)
+                })
+                .await
+            };
+            match event {
+                Event::Read(read) => match read {
                     Ok(0) => {
                         if !self.done {
                             self.fail(ErrorKind::Io, "the server closed the connection".into());
@@ -249,7 +295,7 @@ impl User {
                         return;
                     }
                 },
-                phase = ctl.recv() => match phase {
+                Event::Phase(phase) => match phase {
                     Some(Phase::Running) => {
                         self.running = true;
                         active = true;
@@ -262,20 +308,29 @@ impl User {
                     Some(Phase::Setup) => {}
                     Some(Phase::Abort) | None => return,
                 },
-                () = &mut send_timer, if send_armed => {
+                Event::SendDue => {
                     self.sent += 1;
                     if !self.send_chat(&mut stream).await {
                         return;
                     }
                     send_armed = self.sent < count;
                     if send_armed {
-                        send_timer.as_mut().reset(Instant::now() + self.shared.load.pause);
+                        send_timer
+                            .as_mut()
+                            .reset(Instant::now() + self.shared.load.pause);
                     }
                 }
-                _ = stall.tick() => {
+                Event::Tick => {
                     if !active && (self.running || self.entered.is_some()) {
-                        let what = if self.entered.is_some() { "entering the room" } else { "the next packet" };
-                        self.fail(ErrorKind::Timeout, format!("waited more than {limit:?} for {what}"));
+                        let what = if self.entered.is_some() {
+                            "entering the room"
+                        } else {
+                            "the next packet"
+                        };
+                        self.fail(
+                            ErrorKind::Timeout,
+                            format!("waited more than {limit:?} for {what}"),
+                        );
                         return;
                     }
                     active = false;

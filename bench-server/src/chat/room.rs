@@ -199,10 +199,15 @@ impl RoomState {
     fn fan_out(&mut self, room: &Bytes, from: PeerId, packet: &[u8], stats: &ChatStats) {
         let mut queued = 0;
         let mut evicted = false;
-        for m in &self.members {
-            if m.peer.id == from {
-                continue;
-            }
+        // Members in join order, starting after the sender and wrapping round: no member is always served
+        // last, and whoever joined after the sender (in a turn-taking room, who speaks next) is not kept
+        // waiting behind everyone who joined before.
+        let (before, after) = match self.members.iter().position(|m| m.peer.id == from) {
+            Some(i) => (&self.members[..i], &self.members[i + 1..]),
+            // The sender is not (or no longer) a member: everyone gets it.
+            None => (&self.members[..0], &self.members[..]),
+        };
+        for m in after.iter().chain(before) {
             match m.peer.send(packet) {
                 Ok(()) => queued += 1,
                 Err(QueueError::Full) => {
