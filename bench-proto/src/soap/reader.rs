@@ -201,6 +201,53 @@ impl<'a> BodyReader<'a> {
         }
     }
 
+    /// The usual leaf field, `<name>text</name>` right here, unprefixed, without attributes, in the default
+    /// namespace `ns`, within every limit: its raw text (references not expanded) and where it ends, nothing
+    /// consumed (see [`take_leaf`](Self::take_leaf)). Anything else is left for the general path. A leaf
+    /// without attributes declares nothing, so taking it changes no scope.
+    #[inline]
+    pub(super) fn leaf(&mut self, ns: &str, name: &str) -> Option<(&'a [u8], usize)> {
+        self.settle();
+        let (text, next) = self.scan.leaf_here(name.as_bytes())?;
+        let within = self.open.len() < self.limits.max_depth
+            && self.header_left > 0
+            && name.len() <= self.limits.max_name_len;
+        (within && self.default_is(ns)).then_some((text, next))
+    }
+
+    /// Consumes the leaf [`leaf`](Self::leaf) found, counted as an element (as the general path counts it).
+    #[inline]
+    pub(super) fn take_leaf(&mut self, next: usize) {
+        self.header_left -= 1;
+        self.scan.seek(next);
+    }
+
+    /// [`leaf`](Self::leaf) whose text is printable ASCII without references (its own value, needing no
+    /// checks), consumed.
+    #[inline]
+    pub(super) fn plain_leaf(&mut self, ns: &str, name: &str) -> Option<&'a [u8]> {
+        let (text, next) = self.leaf(ns, name).filter(|(t, _)| is_plain(t))?;
+        self.take_leaf(next);
+        Some(text)
+    }
+
+    /// True if unprefixed names here resolve to `ns` (remembered: see [`is_in`](Self::is_in)).
+    #[inline]
+    fn default_is(&self, ns: &str) -> bool {
+        let memo = (self.ns.generation(), ns.as_ptr() as usize, ns.len());
+        if self.ns_memo.get() == memo {
+            return true;
+        }
+        match self.ns.resolve(None) {
+            Resolved::Bound(n) if n == ns.as_bytes() => {
+                self.ns_memo.set(memo);
+                true
+            }
+            Resolved::NoNamespace => ns.is_empty(),
+            _ => false,
+        }
+    }
+
     /// [`enter`](Self::enter) for a start tag without attributes whose name is known to be valid.
     #[inline]
     fn enter_plain(&mut self, name: &'a [u8], pos: usize) -> Result<Element<'a>, SoapError> {
@@ -542,7 +589,7 @@ impl<'a> BodyReader<'a> {
         Ok(text)
     }
 
-    fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
+    pub(super) fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
         std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))
     }
 

@@ -123,6 +123,26 @@ impl<'a> Scanner<'a> {
         Some((&rest[..lt], end))
     }
 
+    /// Whether `<name>`, text without markup (perhaps none) and `</name>` are what follows: the text and the
+    /// offset after the end tag (nothing is consumed; see [`seek`](Self::seek)).
+    #[inline]
+    pub(super) fn leaf_here(&self, name: &[u8]) -> Option<(&'a [u8], usize)> {
+        if self.pending_end.is_some() {
+            return None;
+        }
+        let from = self.pos + 1;
+        let tag = self.input.get(self.pos..from + name.len() + 1)?;
+        if tag[0] != b'<' || tag[tag.len() - 1] != b'>' || !same(&tag[1..tag.len() - 1], name) {
+            return None;
+        }
+        Scanner {
+            input: self.input,
+            pos: from + name.len() + 1,
+            pending_end: None,
+        }
+        .text_then_close(name)
+    }
+
     /// Moves to `pos`, an offset [`text_then_end`](Self::text_then_end) returned.
     pub(super) fn seek(&mut self, pos: usize) {
         self.pos = pos;
