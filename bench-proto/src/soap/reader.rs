@@ -595,7 +595,7 @@ impl<'a> BodyReader<'a> {
 
     /// Character data with its entity and character references expanded.
     fn unescape(&self, raw: &'a [u8]) -> Result<Cow<'a, str>, SoapError> {
-        quick_xml::escape::unescape(self.utf8(raw)?).map_err(|e| self.xml_error(&e.to_string()))
+        super::unescape::unescape(self.utf8(raw)?).map_err(|e| self.xml_error(&e.to_string()))
     }
 
     /// The text of the current element as an xsd:QName, its prefix resolved through the declarations in
