@@ -367,7 +367,9 @@ mod tests {
                 Ok(Token::End(n)) => format!("E({})", String::from_utf8_lossy(n)),
                 Ok(Token::Text(t)) => format!("T({})", String::from_utf8_lossy(t)),
                 Ok(Token::CData(c)) => format!("C({})", String::from_utf8_lossy(&c)),
-                Ok(Token::Decl(e)) => format!("D({:?})", e.map(|e| String::from_utf8(e.into_owned()))),
+                Ok(Token::Decl(e)) => {
+                    format!("D({:?})", e.map(|e| String::from_utf8(e.into_owned())))
+                }
                 Ok(other) => format!("{other:?}"),
                 Err(e) => {
                     out.push(format!("error at {}", e.pos));

@@ -100,7 +100,12 @@ fn write_escaped(out: &mut Vec<u8>, s: &str, class: u8) {
     }
     // The last few bytes: one branch-free pass of table look-ups says whether any needs escaping.
     let tail = words.remainder();
-    if tail.iter().fold(0u8, |any, &b| any | SPECIAL[usize::from(b)]) & class != 0 {
+    if tail
+        .iter()
+        .fold(0u8, |any, &b| any | SPECIAL[usize::from(b)])
+        & class
+        != 0
+    {
         escape_range(out, bytes, at..bytes.len(), class, &mut run);
     }
     out.extend_from_slice(&bytes[run..]);
@@ -176,7 +181,11 @@ mod tests {
                     for class in [1, 2] {
                         let mut fast = Vec::new();
                         write_escaped(&mut fast, &t, class);
-                        assert_eq!(fast, slow(&t, class), "{b:#x} at {at} of {len}, class {class}");
+                        assert_eq!(
+                            fast,
+                            slow(&t, class),
+                            "{b:#x} at {at} of {len}, class {class}"
+                        );
                     }
                 }
             }
