@@ -5,6 +5,8 @@ use std::borrow::Cow;
 
 use memchr::memchr2;
 
+use super::unescape::unescape;
+
 /// One attribute: its qualified name and its raw value (between the quotes, references not yet expanded).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Attr<'a> {
@@ -33,8 +35,8 @@ impl<'a> Attr<'a> {
             return Ok(spaced);
         }
         match spaced {
-            Cow::Borrowed(s) => quick_xml::escape::unescape(s).map_err(|e| e.to_string()),
-            Cow::Owned(s) => quick_xml::escape::unescape(&s)
+            Cow::Borrowed(s) => unescape(s).map_err(|e| e.to_string()),
+            Cow::Owned(s) => unescape(&s)
                 .map(|v| Cow::Owned(v.into_owned()))
                 .map_err(|e| e.to_string()),
         }

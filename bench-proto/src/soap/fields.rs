@@ -44,13 +44,24 @@ impl<'a> BodyReader<'a> {
         inner().map_err(|e| e.at(name))
     }
 
-    /// The next child `{ns}name`, its text parsed by `parse`.
+    /// The next child `{ns}name`, its text parsed by `parse`. `parse` must refuse text with `&`, `<` or
+    /// control characters other than whitespace (true of every XSD type but the string-like ones, which
+    /// [`string_field`](Self::string_field) reads): text it accepts as written is then its own value.
     pub fn field<T>(
         &mut self,
         ns: &'static str,
         name: &'static str,
-        parse: impl FnOnce(&str) -> Result<T, XsdError>,
+        parse: impl Fn(&str) -> Result<T, XsdError>,
     ) -> Result<T, SoapError> {
+        // The lexical spaces of the types read here are ASCII without `&`, `<` or control characters other
+        // than whitespace: text a parser accepts as written is its own value, so it needs no checks first;
+        // only what it refuses goes the general way (references expanded, then parsed again).
+        if let Some((raw, next)) = self.leaf(ns, name) {
+            if let Some(value) = std::str::from_utf8(raw).ok().and_then(|t| parse(t).ok()) {
+                self.take_leaf(next);
+                return Ok(value);
+            }
+        }
         self.within(ns, name, |r| {
             let text = r.text()?;
             parse(&text).map_err(|reason| SoapError::InvalidField {
@@ -61,13 +72,21 @@ impl<'a> BodyReader<'a> {
     }
 
     /// The next child `{ns}name`, its text parsed as bytes by `parse` (for types whose lexical space is
-    /// ASCII, such as the binary ones: their text needs no UTF-8 check first).
+    /// ASCII, such as the binary ones: their text needs no UTF-8 check first). `parse` must refuse what
+    /// [`field`](Self::field)'s must.
     pub fn bytes_field<T>(
         &mut self,
         ns: &'static str,
         name: &'static str,
-        parse: impl FnOnce(&[u8]) -> Result<T, XsdError>,
+        parse: impl Fn(&[u8]) -> Result<T, XsdError>,
     ) -> Result<T, SoapError> {
+        // As for `field`: what the parser accepts as written is its own value.
+        if let Some((raw, next)) = self.leaf(ns, name) {
+            if let Ok(value) = parse(raw) {
+                self.take_leaf(next);
+                return Ok(value);
+            }
+        }
         self.within(ns, name, |r| {
             let text = r.text_bytes()?;
             parse(&text).map_err(|reason| SoapError::InvalidField {
@@ -83,6 +102,9 @@ impl<'a> BodyReader<'a> {
         ns: &'static str,
         name: &'static str,
     ) -> Result<String, SoapError> {
+        if let Some(raw) = self.plain_leaf(ns, name) {
+            return Ok(self.utf8(raw).map_err(|e| e.at(name))?.to_owned());
+        }
         self.within(ns, name, |r| Ok(r.text()?.into_owned()))
     }
 

@@ -10,6 +10,7 @@ mod limits;
 mod ns;
 mod reader;
 mod scan;
+mod unescape;
 mod writer;
 mod wsdl;
 

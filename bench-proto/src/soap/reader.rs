@@ -66,6 +66,8 @@ pub struct BodyReader<'a> {
     closed: bool,
     /// Attribute names of the tag being checked, with their sort keys (reused, for the duplicate check).
     seen: Vec<(u128, &'a [u8])>,
+    /// The open-addressing table of [`has_duplicates`] (reused).
+    slots: Vec<u128>,
     /// Elements the Header may still open (unbounded outside it).
     header_left: usize,
     /// Comments and processing instructions read so far.
@@ -89,6 +91,7 @@ impl<'a> BodyReader<'a> {
             limits,
             closed: false,
             seen: Vec::new(),
+            slots: Vec::new(),
             header_left: usize::MAX,
             comments: 0,
             ns_memo: Cell::new((u64::MAX, 0, 0)),
@@ -201,6 +204,53 @@ impl<'a> BodyReader<'a> {
         }
     }
 
+    /// The usual leaf field, `<name>text</name>` right here, unprefixed, without attributes, in the default
+    /// namespace `ns`, within every limit: its raw text (references not expanded) and where it ends, nothing
+    /// consumed (see [`take_leaf`](Self::take_leaf)). Anything else is left for the general path. A leaf
+    /// without attributes declares nothing, so taking it changes no scope.
+    #[inline]
+    pub(super) fn leaf(&mut self, ns: &str, name: &str) -> Option<(&'a [u8], usize)> {
+        self.settle();
+        let (text, next) = self.scan.leaf_here(name.as_bytes())?;
+        let within = self.open.len() < self.limits.max_depth
+            && self.header_left > 0
+            && name.len() <= self.limits.max_name_len;
+        (within && self.default_is(ns)).then_some((text, next))
+    }
+
+    /// Consumes the leaf [`leaf`](Self::leaf) found, counted as an element (as the general path counts it).
+    #[inline]
+    pub(super) fn take_leaf(&mut self, next: usize) {
+        self.header_left -= 1;
+        self.scan.seek(next);
+    }
+
+    /// [`leaf`](Self::leaf) whose text is printable ASCII without references (its own value, needing no
+    /// checks), consumed.
+    #[inline]
+    pub(super) fn plain_leaf(&mut self, ns: &str, name: &str) -> Option<&'a [u8]> {
+        let (text, next) = self.leaf(ns, name).filter(|(t, _)| is_plain(t))?;
+        self.take_leaf(next);
+        Some(text)
+    }
+
+    /// True if unprefixed names here resolve to `ns` (remembered: see [`is_in`](Self::is_in)).
+    #[inline]
+    fn default_is(&self, ns: &str) -> bool {
+        let memo = (self.ns.generation(), ns.as_ptr() as usize, ns.len());
+        if self.ns_memo.get() == memo {
+            return true;
+        }
+        match self.ns.resolve(None) {
+            Resolved::Bound(n) if n == ns.as_bytes() => {
+                self.ns_memo.set(memo);
+                true
+            }
+            Resolved::NoNamespace => ns.is_empty(),
+            _ => false,
+        }
+    }
+
     /// [`enter`](Self::enter) for a start tag without attributes whose name is known to be valid.
     #[inline]
     fn enter_plain(&mut self, name: &'a [u8], pos: usize) -> Result<Element<'a>, SoapError> {
@@ -252,7 +302,7 @@ impl<'a> BodyReader<'a> {
         let mut seen = std::mem::take(&mut self.seen);
         seen.clear();
         let result = self.declare_all(el, &mut seen).and_then(|prefixed| {
-            if has_duplicates(&mut seen) {
+            if has_duplicates(&mut seen, &mut self.slots) {
                 Err(self.xml_error_at(el.attrs_pos as u64, "duplicate attribute"))
             } else {
                 Ok(prefixed)
@@ -542,13 +592,13 @@ impl<'a> BodyReader<'a> {
         Ok(text)
     }
 
-    fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
+    pub(super) fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
         std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))
     }
 
     /// Character data with its entity and character references expanded.
     fn unescape(&self, raw: &'a [u8]) -> Result<Cow<'a, str>, SoapError> {
-        quick_xml::escape::unescape(self.utf8(raw)?).map_err(|e| self.xml_error(&e.to_string()))
+        super::unescape::unescape(self.utf8(raw)?).map_err(|e| self.xml_error(&e.to_string()))
     }
 
     /// The text of the current element as an xsd:QName, its prefix resolved through the declarations in
@@ -675,22 +725,87 @@ fn sort_key(name: &[u8]) -> u128 {
     u128::from_le_bytes(key)
 }
 
-/// Whether two of `names` are equal. Sorting by key (whole names only where keys tie) keeps this
-/// O(n log n) whatever the names, and the reader bounds n; small tags are compared pairwise.
-fn has_duplicates(names: &mut [(u128, &[u8])]) -> bool {
+/// Whether two of `names` are equal. Small tags are compared pairwise; bigger ones go into a hash table of
+/// their keys (linear in their number), and only when that cannot decide (two long names with one key) or its
+/// probes grow past a bound (keys an attacker chose to collide) are they sorted by key (whole names only where
+/// keys tie), which keeps this O(n log n) whatever the names. The reader bounds n.
+fn has_duplicates(names: &mut [(u128, &[u8])], slots: &mut Vec<u128>) -> bool {
     if names.len() <= 8 {
         return names
             .iter()
             .enumerate()
             .any(|(i, a)| names[i + 1..].iter().any(|b| a.0 == b.0 && a.1 == b.1));
     }
-    names.sort_unstable();
-    names.windows(2).any(|w| w[0] == w[1])
+    match duplicate_key(names, slots) {
+        Some(found) => found,
+        None => {
+            names.sort_unstable();
+            names.windows(2).any(|w| w[0] == w[1])
+        }
+    }
+}
+
+/// [`has_duplicates`] by hashing the keys (never 0: a name has a length): `None` if it cannot decide.
+fn duplicate_key(names: &[(u128, &[u8])], slots: &mut Vec<u128>) -> Option<bool> {
+    let bits = (2 * names.len()).next_power_of_two().trailing_zeros();
+    let mask = (1usize << bits) - 1;
+    slots.clear();
+    slots.resize(mask + 1, 0);
+    let mut probes_left = 4 * names.len();
+    for &(key, _) in names {
+        let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+        let mut i = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+        loop {
+            match slots[i] {
+                0 => {
+                    slots[i] = key;
+                    break;
+                }
+                // Equal keys are equal names up to 14 bytes; longer ones need the whole names.
+                k if k == key => return ((key >> 112) as usize <= 14).then_some(true),
+                _ => {
+                    probes_left = probes_left.checked_sub(1)?;
+                    i = (i + 1) & mask;
+                }
+            }
+        }
+    }
+    Some(false)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_plain;
+    use super::{has_duplicates, is_plain, sort_key};
+
+    #[test]
+    fn duplicates_are_found_whatever_the_names() {
+        let long = |i: usize| format!("a_long_common_prefix_{i}");
+        let sets: Vec<Vec<String>> = vec![
+            (0..9).map(|i| format!("a{i}")).collect(),
+            (0..64).map(|i| format!("a{i}")).collect(),
+            (0..64).map(long).collect(),
+            (0..200).map(|i| format!("n{i:03}")).collect(),
+        ];
+        let mut slots = Vec::new();
+        for set in sets {
+            let names = |set: &[String]| -> Vec<(u128, Vec<u8>)> {
+                set.iter()
+                    .map(|n| (sort_key(n.as_bytes()), n.as_bytes().to_vec()))
+                    .collect()
+            };
+            let check = |owned: &[(u128, Vec<u8>)], slots: &mut Vec<u128>| {
+                let mut v: Vec<(u128, &[u8])> =
+                    owned.iter().map(|(k, n)| (*k, n.as_slice())).collect();
+                has_duplicates(&mut v, slots)
+            };
+            assert!(!check(&names(&set), &mut slots), "{set:?}");
+            for dup in [0, set.len() / 2, set.len() - 1] {
+                let mut with = set.clone();
+                with.push(set[dup].clone());
+                assert!(check(&names(&with), &mut slots), "{dup} of {set:?}");
+            }
+        }
+    }
 
     #[test]
     fn plain_text_is_printable_ascii_without_references() {

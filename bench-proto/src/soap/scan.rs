@@ -33,7 +33,7 @@ pub(super) enum Token<'a> {
     Comment,
     Pi,
     /// The XML declaration, with its encoding if it names one.
-    Decl(Option<Vec<u8>>),
+    Decl(Option<Cow<'a, [u8]>>),
     DocType,
     Eof,
 }
@@ -123,6 +123,26 @@ impl<'a> Scanner<'a> {
         Some((&rest[..lt], end))
     }
 
+    /// Whether `<name>`, text without markup (perhaps none) and `</name>` are what follows: the text and the
+    /// offset after the end tag (nothing is consumed; see [`seek`](Self::seek)).
+    #[inline]
+    pub(super) fn leaf_here(&self, name: &[u8]) -> Option<(&'a [u8], usize)> {
+        if self.pending_end.is_some() {
+            return None;
+        }
+        let from = self.pos + 1;
+        let tag = self.input.get(self.pos..from + name.len() + 1)?;
+        if tag[0] != b'<' || tag[tag.len() - 1] != b'>' || !same(&tag[1..tag.len() - 1], name) {
+            return None;
+        }
+        Scanner {
+            input: self.input,
+            pos: from + name.len() + 1,
+            pending_end: None,
+        }
+        .text_then_close(name)
+    }
+
     /// Moves to `pos`, an offset [`text_then_end`](Self::text_then_end) returned.
     pub(super) fn seek(&mut self, pos: usize) {
         self.pos = pos;
@@ -209,6 +229,13 @@ impl<'a> Scanner<'a> {
 
     /// The XML declaration that starts every message: its pseudo-attributes read as attributes are.
     fn decl(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
+        // The declaration nearly every client writes, as written: one comparison.
+        const USUAL: &[u8] = b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>";
+        if self.input[start..].starts_with(USUAL) {
+            self.pos = start + USUAL.len();
+            let encoding = &self.input[start + USUAL.len() - 8..start + USUAL.len() - 3];
+            return Ok(Token::Decl(Some(Cow::Borrowed(encoding))));
+        }
         let content = &self.input[start + 5..];
         // The first `?>`: a `>` after a `?` (a plain search; `memmem` costs more to set up than this takes).
         let mut from = 0;
@@ -226,7 +253,7 @@ impl<'a> Scanner<'a> {
         let encoding = Attrs::new(&content[..end])
             .map_while(Result::ok)
             .find(|a| a.name == b"encoding")
-            .map(|a| a.value.to_vec());
+            .map(|a| Cow::Borrowed(a.value));
         Ok(Token::Decl(encoding))
     }
 
@@ -245,7 +272,7 @@ impl<'a> Scanner<'a> {
             Event::CData(c) => Token::CData(c.into_inner()),
             Event::DocType(_) => Token::DocType,
             Event::Decl(d) => Token::Decl(match d.encoding() {
-                Some(Ok(enc)) => Some(enc.into_owned()),
+                Some(Ok(enc)) => Some(Cow::Owned(enc.into_owned())),
                 _ => None,
             }),
             // `<!` or `<?` starts nothing else; quick-xml reports the rest as errors.
@@ -340,7 +367,9 @@ mod tests {
                 Ok(Token::End(n)) => format!("E({})", String::from_utf8_lossy(n)),
                 Ok(Token::Text(t)) => format!("T({})", String::from_utf8_lossy(t)),
                 Ok(Token::CData(c)) => format!("C({})", String::from_utf8_lossy(&c)),
-                Ok(Token::Decl(e)) => format!("D({:?})", e.map(String::from_utf8)),
+                Ok(Token::Decl(e)) => {
+                    format!("D({:?})", e.map(|e| String::from_utf8(e.into_owned())))
+                }
                 Ok(other) => format!("{other:?}"),
                 Err(e) => {
                     out.push(format!("error at {}", e.pos));

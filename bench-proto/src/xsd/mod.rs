@@ -1,6 +1,7 @@
 //! Lexical forms of the XML Schema built-in types the SOAP services use: parse (with the `collapse` whitespace
 //! rule) into typed values and write their canonical form into a caller's buffer.
 
+mod base64_groups;
 mod binary;
 mod boolean;
 mod datetime;

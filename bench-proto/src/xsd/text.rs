@@ -80,30 +80,66 @@ fn escape(b: u8) -> &'static [u8] {
     }
 }
 
-/// Bytes whose [`SPECIAL`] class has bit `class` are escaped: one branch-free pass of table look-ups finds
-/// whether any is there, so that the usual text (short, without any) is copied whole; text with some is
-/// copied run by run. (A single pass that branches on every byte measured slower on the CXF item.)
+/// Bytes whose [`SPECIAL`] class has bit `class` are escaped. Eight bytes at a time, a word test finds those
+/// that may hold one (a control character, `"`, `&`, `<` or `>`); only those are looked at byte by byte, and
+/// the text between escapes is copied in whole runs. (A table look-up per byte cost ~16 instructions a byte
+/// on the 1 KiB echoStringDoc text, which has an escape every 21 bytes.)
 #[inline]
 fn write_escaped(out: &mut Vec<u8>, s: &str, class: u8) {
     let bytes = s.as_bytes();
-    if bytes
+    let mut run = 0;
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        if may_need_escape(u64::from_le_bytes(b)) {
+            escape_range(out, bytes, at..at + 8, class, &mut run);
+        }
+        at += 8;
+    }
+    // The last few bytes: one branch-free pass of table look-ups says whether any needs escaping.
+    let tail = words.remainder();
+    if tail
         .iter()
         .fold(0u8, |any, &b| any | SPECIAL[usize::from(b)])
         & class
-        == 0
+        != 0
     {
-        out.extend_from_slice(bytes);
-        return;
-    }
-    let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if SPECIAL[usize::from(b)] & class != 0 {
-            out.extend_from_slice(&bytes[run..i]);
-            out.extend_from_slice(escape(b));
-            run = i + 1;
-        }
+        escape_range(out, bytes, at..bytes.len(), class, &mut run);
     }
     out.extend_from_slice(&bytes[run..]);
+}
+
+/// Escapes what needs it in `bytes[range]`, copying the run of plain bytes before each escape (from `*run`).
+#[inline(always)]
+fn escape_range(
+    out: &mut Vec<u8>,
+    bytes: &[u8],
+    range: std::ops::Range<usize>,
+    class: u8,
+    run: &mut usize,
+) {
+    for i in range {
+        let b = bytes[i];
+        if SPECIAL[usize::from(b)] & class != 0 {
+            out.extend_from_slice(&bytes[*run..i]);
+            out.extend_from_slice(escape(b));
+            *run = i + 1;
+        }
+    }
+}
+
+/// Whether any byte of `x` is below 0x20 or is `"`, `&`, `<` or `>`: every byte [`SPECIAL`] names is.
+#[inline]
+fn may_need_escape(x: u64) -> bool {
+    const LO: u64 = u64::from_le_bytes([0x01; 8]);
+    const HI: u64 = u64::from_le_bytes([0x80; 8]);
+    // Some byte of `v` is zero (exact as a whole-word answer).
+    let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
+    let is = |c: u8| zero(x ^ (LO * u64::from(c)));
+    let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
+    (below_space | is(b'"') | is(b'&') | is(b'<') | is(b'>')) != 0
 }
 
 /// Lets `write!` format straight into a byte buffer (no intermediate `String`).
@@ -114,5 +150,48 @@ impl fmt::Write for WriteFmt<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.0.extend_from_slice(s.as_bytes());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word test never misses a byte that needs escaping, and escaping is byte by byte what it says.
+    #[test]
+    fn escaping_matches_the_byte_rule() {
+        let slow = |s: &str, class: u8| -> Vec<u8> {
+            let mut out = Vec::new();
+            for &b in s.as_bytes() {
+                if SPECIAL[usize::from(b)] & class != 0 {
+                    out.extend_from_slice(escape(b));
+                } else {
+                    out.push(b);
+                }
+            }
+            out
+        };
+        let base = "abcdefghijklmnopqrstuvw";
+        for len in [0, 1, 7, 8, 9, 16, 23] {
+            for at in 0..len {
+                for b in 0..0x80u8 {
+                    let mut t = base.as_bytes()[..len].to_vec();
+                    t[at] = b;
+                    let t = String::from_utf8(t).expect("ASCII");
+                    for class in [1, 2] {
+                        let mut fast = Vec::new();
+                        write_escaped(&mut fast, &t, class);
+                        assert_eq!(
+                            fast,
+                            slow(&t, class),
+                            "{b:#x} at {at} of {len}, class {class}"
+                        );
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        write_text(&mut out, "é<\u{1F600}>&\r\"\t");
+        assert_eq!(out, "é&lt;\u{1F600}&gt;&amp;&#13;\"\t".as_bytes());
     }
 }
