@@ -3,7 +3,9 @@
 //! script) with `wrk` and with `bench-client` — same connection count, each
 //! pinned to the same client CPUs, the server pinned to the others — and prints both rates and their
 //! ratio (goal: bench-client ≥ 1.05 × wrk, the median of the rounds; `--goal` sets another), with each tool's
-//! CPU time per request.
+//! CPU time per request and how busy the server's CPUs were meanwhile. When the server is the limit (its CPUs
+//! busy all the time under both tools), the rates measure the server, not the load generators: the CPU each
+//! tool spends per request then says which is leaner.
 
 use std::time::Duration;
 
@@ -117,7 +119,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     );
 
     let wrk_args = &wrk_script;
+    let server_pid = server.ready.pid;
+    let server_cpus_n = server_workers.parse::<f64>().unwrap_or(1.0);
     let wrk = || -> Result<Measured> {
+        let server0 = ServerBusy::start(server_pid);
         let cpu0 = children_cpu_s();
         let out = cmd!(
             sh,
@@ -139,9 +144,11 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         Ok(Measured {
             rate,
             cpu_us_per_request: 1e6 * cpu_s / requests.max(1.0),
+            server_busy: server0.share(server_cpus_n),
         })
     };
     let bench = || -> Result<Measured> {
+        let server0 = ServerBusy::start(server_pid);
         let cpu0 = children_cpu_s();
         cmd!(
             sh,
@@ -162,10 +169,11 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         Ok(Measured {
             rate,
             cpu_us_per_request: 1e6 * cpu_s / calls.max(1.0),
+            server_busy: server0.share(server_cpus_n),
         })
     };
 
-    let mut ratios = Vec::new();
+    let (mut ratios, mut cpu_ratios, mut busiest) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=args.rounds {
         // Alternate the order so that neither tool always meets a warmer server.
         let (w, b) = if round % 2 == 1 {
@@ -177,11 +185,20 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         };
         let ratio = b.rate / w.rate;
         println!(
-            "round {round}: wrk {:>10.1} req/s ({:.1} µs CPU/req)   bench-client {:>10.1} req/s ({:.1} µs CPU/req)   \
-             bench-client / wrk = {ratio:.3}",
-            w.rate, w.cpu_us_per_request, b.rate, b.cpu_us_per_request
+            "round {round}: wrk {:>10.1} req/s ({:.1} µs CPU/req, server {})   bench-client {:>10.1} req/s \
+             ({:.1} µs CPU/req, server {})   bench-client / wrk = {ratio:.3}",
+            w.rate,
+            w.cpu_us_per_request,
+            busy_text(w.server_busy),
+            b.rate,
+            b.cpu_us_per_request,
+            busy_text(b.server_busy),
         );
         ratios.push(ratio);
+        cpu_ratios.push(b.cpu_us_per_request / w.cpu_us_per_request);
+        if let (Some(x), Some(y)) = (w.server_busy, b.server_busy) {
+            busiest.push(x.min(y));
+        }
     }
     let _ = std::fs::remove_file(&json);
     if let Some(script) = wrk_script.get(1) {
@@ -197,6 +214,20 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         "bench-client / wrk = {:.3}{interval} (median of {} round(s); best round {best:.3})",
         est.median, est.n
     );
+    if let Some(cpu) = Estimate::of(&cpu_ratios) {
+        println!(
+            "CPU per request, bench-client / wrk = {:.3}{} (below 1: bench-client is the leaner)",
+            cpu.median,
+            cpu.interval(|v| format!("{v:.3}"))
+        );
+    }
+    if let Some(busy) = Estimate::of(&busiest).filter(|b| b.median >= SATURATED) {
+        println!(
+            "the server was the limit: its CPUs were {:.0} % busy under both tools (median of the rounds), so \
+             both rates are the server's; compare the CPU per request above",
+            100.0 * busy.median
+        );
+    }
     let goal = args.goal;
     if est.median < goal {
         bail!(
@@ -212,11 +243,61 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
 /// reference would be the limit of any server as fast as wrk can drive.
 const GOAL: f64 = 1.05;
 
+/// A server this busy during a tool's run (share of its CPUs) was the limit of that run.
+const SATURATED: f64 = 0.95;
+
 /// One tool's run: its rate, and the CPU it used per request (user + system, all its threads): the second
-/// says how close the tool is to being the limit, even on a machine too noisy for the first.
+/// says how close the tool is to being the limit, even on a machine too noisy for the first; and the share of
+/// the server's CPUs the server used meanwhile (None where /proc could not tell).
 struct Measured {
     rate: f64,
     cpu_us_per_request: f64,
+    server_busy: Option<f64>,
+}
+
+/// The server's CPU time (user + system) at the start of a tool's run, and when that was.
+struct ServerBusy {
+    pid: u32,
+    cpu_s: Option<f64>,
+    at: std::time::Instant,
+}
+
+impl ServerBusy {
+    fn start(pid: u32) -> ServerBusy {
+        ServerBusy {
+            pid,
+            cpu_s: process_cpu_s(pid),
+            at: std::time::Instant::now(),
+        }
+    }
+
+    /// The share of `cpus` CPUs the server used since [`ServerBusy::start`] (the tool's start-up included,
+    /// which only makes it lower).
+    fn share(&self, cpus: f64) -> Option<f64> {
+        let used = process_cpu_s(self.pid)? - self.cpu_s?;
+        busy_share(used, self.at.elapsed().as_secs_f64(), cpus)
+    }
+}
+
+/// CPU seconds `used` over `wall` seconds on `cpus` CPUs, as a share of what they could give.
+fn busy_share(used: f64, wall: f64, cpus: f64) -> Option<f64> {
+    (wall > 0.0 && cpus > 0.0).then(|| used / (wall * cpus))
+}
+
+fn busy_text(share: Option<f64>) -> String {
+    share.map_or_else(
+        || "busy ?".to_owned(),
+        |b| format!("{:.0} % busy", 100.0 * b),
+    )
+}
+
+/// A process's CPU time so far (user + system, all its threads), from /proc.
+fn process_cpu_s(pid: u32) -> Option<f64> {
+    let stat = procfs::process::Process::new(i32::try_from(pid).ok()?)
+        .ok()?
+        .stat()
+        .ok()?;
+    Some((stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64)
 }
 
 /// CPU seconds (user + system) used by this process's finished children so far.
@@ -242,7 +323,18 @@ fn parse_wrk_rate(out: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_wrk_rate, parse_wrk_requests};
+    use super::{busy_share, parse_wrk_rate, parse_wrk_requests, SATURATED};
+
+    #[test]
+    fn busy_share_is_cpu_time_over_what_the_cpus_could_give() {
+        let near = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+        assert!(near(busy_share(4.9, 5.0, 1.0), 0.98));
+        assert!(near(busy_share(5.0, 5.0, 2.0), 0.5));
+        assert!(busy_share(4.9, 5.0, 1.0).unwrap() >= SATURATED);
+        assert!(busy_share(5.0, 5.0, 2.0).unwrap() < SATURATED);
+        assert_eq!(busy_share(1.0, 0.0, 1.0), None);
+        assert_eq!(busy_share(1.0, 1.0, 0.0), None);
+    }
 
     #[test]
     fn reads_wrk_summary() {
