@@ -71,10 +71,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         .len()
         .max(1)
         .to_string();
-    let server_workers = crate::harness::pinning::parse_cpu_list(&server_cpus)?
+    let server_cpu_count = crate::harness::pinning::parse_cpu_list(&server_cpus)?
         .len()
-        .max(1)
-        .to_string();
+        .max(1);
+    let server_workers = server_cpu_count.to_string();
 
     let bins = crate::harness::artifacts::build_release(sh)?;
     let mut server_cmd = std::process::Command::new("taskset");
@@ -120,7 +120,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
 
     let wrk_args = &wrk_script;
     let server_pid = server.ready.pid;
-    let server_cpus_n = server_workers.parse::<f64>().unwrap_or(1.0);
+    let server_cpus_n = server_cpu_count as f64;
     let wrk = || -> Result<Measured> {
         let server0 = ServerBusy::start(server_pid);
         let cpu0 = children_cpu_s();

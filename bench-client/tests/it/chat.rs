@@ -127,13 +127,7 @@ async fn several_runs_are_scored_as_volanomark_does_and_the_document_is_valid() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_hangs_up_fails_the_run_promptly() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let rude = tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            drop(stream);
-        }
-    });
+    let (addr, rude) = hanging_up().await;
     let report = bench(&ChatLoad::new(addr, 2, 2, 5)).await;
     assert!(!report.runs[0].completed);
     assert!(report.errors_total() >= 1);
@@ -143,13 +137,7 @@ async fn a_server_that_hangs_up_fails_the_run_promptly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chat_run_that_measured_nothing_fails_even_with_allow_errors() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let rude = tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            drop(stream);
-        }
-    });
+    let (addr, rude) = hanging_up().await;
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bench-client"));
     cmd.args(["chat", "--addr", &addr.to_string(), "--rooms", "1"])
         .args([
@@ -215,4 +203,16 @@ async fn the_binary_runs_the_benchmark_and_writes_the_results() {
     assert!(chat.score_msg_per_s > 0.0);
     assert_eq!((chat.messages_sent, chat.messages_received), (24, 48));
     server.stop().await;
+}
+
+/// A server that accepts every connection and closes it at once; abort the handle when done.
+async fn hanging_up() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let task = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            drop(stream);
+        }
+    });
+    (addr, task)
 }

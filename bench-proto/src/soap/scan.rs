@@ -80,16 +80,22 @@ impl<'a> Scanner<'a> {
     /// Whether `<name>` is what follows: the name as a slice of the input and its offset, consumed.
     #[inline]
     pub(super) fn open_plain(&mut self, name: &[u8]) -> Option<(&'a [u8], usize)> {
+        let after = self.plain_start_tag(name)?;
+        let from = self.pos + 1;
+        self.pos = after;
+        Some((&self.input[from..from + name.len()], from))
+    }
+
+    /// Whether `<name>` is what follows (nothing pending): the offset after it, nothing consumed.
+    #[inline]
+    fn plain_start_tag(&self, name: &[u8]) -> Option<usize> {
         if self.pending_end.is_some() {
             return None;
         }
-        let from = self.pos + 1;
-        let tag = self.input.get(self.pos..from + name.len() + 1)?;
-        if tag[0] != b'<' || tag[tag.len() - 1] != b'>' || !same(&tag[1..tag.len() - 1], name) {
-            return None;
-        }
-        self.pos = from + name.len() + 1;
-        Some((&self.input[from..from + name.len()], from))
+        let after = self.pos + name.len() + 2;
+        let tag = self.input.get(self.pos..after)?;
+        (tag[0] == b'<' && tag[tag.len() - 1] == b'>' && same(&tag[1..tag.len() - 1], name))
+            .then_some(after)
     }
 
     /// Whether `</name>` is what follows: the offset after it (nothing is consumed; see
@@ -127,17 +133,9 @@ impl<'a> Scanner<'a> {
     /// offset after the end tag (nothing is consumed; see [`seek`](Self::seek)).
     #[inline]
     pub(super) fn leaf_here(&self, name: &[u8]) -> Option<(&'a [u8], usize)> {
-        if self.pending_end.is_some() {
-            return None;
-        }
-        let from = self.pos + 1;
-        let tag = self.input.get(self.pos..from + name.len() + 1)?;
-        if tag[0] != b'<' || tag[tag.len() - 1] != b'>' || !same(&tag[1..tag.len() - 1], name) {
-            return None;
-        }
         Scanner {
             input: self.input,
-            pos: from + name.len() + 1,
+            pos: self.plain_start_tag(name)?,
             pending_end: None,
         }
         .text_then_close(name)
