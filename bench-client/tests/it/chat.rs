@@ -206,7 +206,7 @@ async fn the_binary_runs_the_benchmark_and_writes_the_results() {
 }
 
 /// A server that accepts every connection and closes it at once; abort the handle when done.
-async fn hanging_up() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
+async fn hanging_up() -> (SocketAddr, tokio::task::JoinHandle<()>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let task = tokio::spawn(async move {
