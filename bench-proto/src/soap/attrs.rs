@@ -77,11 +77,6 @@ const ATTR_NAME_CLASS: [u8; 256] = {
     t
 };
 
-/// Whether `name` is an XML name with at most one colon, not at either end (a namespace-valid QName).
-pub(super) fn is_name(name: &[u8]) -> bool {
-    qname_colon(name).is_some()
-}
-
 /// If `name` is a namespace-valid QName, where its colon is (`Some(None)`: unprefixed).
 #[inline]
 pub(super) fn qname_colon(name: &[u8]) -> Option<Option<usize>> {
@@ -286,10 +281,18 @@ mod tests {
     #[test]
     fn xml_names() {
         for good in ["a", "_x", "p:local", "é", "a-b.c1"] {
-            assert!(is_name(good.as_bytes()), "{good}");
+            assert!(qname_colon(good.as_bytes()).is_some(), "{good}");
+            let read = names(&format!(" {good}=\"v\""));
+            assert_eq!(read.unwrap()[0].0, good);
         }
         for bad in ["", "1a", "-a", ":a", "a:", "a:b:c", "a/b", "a\"", "a&b"] {
-            assert!(!is_name(bad.as_bytes()), "{bad}");
+            assert!(qname_colon(bad.as_bytes()).is_none(), "{bad}");
+            let read = names(&format!(" {bad}=\"v\""));
+            assert_eq!(
+                read.unwrap_err(),
+                (1, "not a valid attribute name"),
+                "{bad}"
+            );
         }
     }
 }
