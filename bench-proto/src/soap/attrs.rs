@@ -14,12 +14,15 @@ pub(super) struct Attr<'a> {
     pub(super) value: &'a [u8],
     /// Offset of the name in the attribute bytes of the tag.
     pub(super) offset: usize,
+    /// Where the local part starts in `name` (after the prefix's colon; 0 if unprefixed).
+    pub(super) local: usize,
 }
 
 impl<'a> Attr<'a> {
     /// The local part of the name and its prefix, if any.
     pub(super) fn split_name(&self) -> (Option<&'a [u8]>, &'a [u8]) {
-        split_qname(self.name)
+        let prefix = (self.local > 0).then(|| &self.name[..self.local - 1]);
+        (prefix, &self.name[self.local..])
     }
 
     /// The attribute value after reference expansion and attribute-value normalisation (each literal tab,
@@ -40,14 +43,6 @@ impl<'a> Attr<'a> {
                 .map(|v| Cow::Owned(v.into_owned()))
                 .map_err(|e| e.to_string()),
         }
-    }
-}
-
-/// `prefix:local` split at its first colon (names are short: a plain loop beats `memchr` here).
-pub(super) fn split_qname(name: &[u8]) -> (Option<&[u8]>, &[u8]) {
-    match name.iter().position(|&b| b == b':') {
-        Some(i) => (Some(&name[..i]), &name[i + 1..]),
-        None => (None, name),
     }
 }
 
@@ -74,10 +69,13 @@ const NAME_CLASS: [u8; 256] = {
     t
 };
 
-/// Whether `name` is an XML name with at most one colon, not at either end (a namespace-valid QName).
-pub(super) fn is_name(name: &[u8]) -> bool {
-    qname_colon(name).is_some()
-}
+/// [`NAME_CLASS`] with the colon as 4: an attribute's name is read in one pass that also notes whether it
+/// has a colon.
+const ATTR_NAME_CLASS: [u8; 256] = {
+    let mut t = NAME_CLASS;
+    t[b':' as usize] = 4;
+    t
+};
 
 /// If `name` is a namespace-valid QName, where its colon is (`Some(None)`: unprefixed).
 #[inline]
@@ -106,6 +104,7 @@ pub(super) fn qname_colon(name: &[u8]) -> Option<Option<usize>> {
 
 /// The position of the first `a` or `b` in `hay`. Most attribute values are short, where a plain loop beats
 /// `memchr`'s set-up; long ones go to `memchr`.
+#[inline]
 fn find_either(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
     const SHORT: usize = 24;
     let head = &hay[..hay.len().min(SHORT)];
@@ -131,6 +130,7 @@ impl<'a> Attrs<'a> {
         Self { b, i: 0 }
     }
 
+    #[inline]
     fn skip_space(&mut self) {
         while self.i < self.b.len() && is_space(self.b[self.i]) {
             self.i += 1;
@@ -147,6 +147,7 @@ impl<'a> Attrs<'a> {
 impl<'a> Iterator for Attrs<'a> {
     type Item = Result<Attr<'a>, (usize, &'static str)>;
 
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let before = self.i;
         self.skip_space();
@@ -157,14 +158,36 @@ impl<'a> Iterator for Attrs<'a> {
             return self.fail("attributes must be separated by whitespace");
         }
         let offset = self.i;
-        while self.i < self.b.len() && !is_space(self.b[self.i]) && self.b[self.i] != b'=' {
-            self.i += 1;
+        // The name and its classes in one pass: it ends at the first byte no name may hold, which must be
+        // whitespace, '=' or the end of the tag (anything else makes the whole run before them no name).
+        let mut classes = 0;
+        let mut end = offset;
+        while let Some(&c) = self.b.get(end) {
+            let class = ATTR_NAME_CLASS[usize::from(c)];
+            if class == 0 {
+                break;
+            }
+            classes |= class;
+            end += 1;
         }
-        let name = &self.b[offset..self.i];
-        if !is_name(name) {
+        let name = &self.b[offset..end];
+        let ends_well = self.b.get(end).is_none_or(|&c| c == b'=' || is_space(c));
+        let local = match (ends_well, classes & 4 != 0) {
+            (true, false)
+                if name
+                    .first()
+                    .is_some_and(|&c| NAME_CLASS[usize::from(c)] == 2) =>
+            {
+                Some(0)
+            }
+            (true, true) => qname_colon(name).map(|colon| colon.map_or(0, |i| i + 1)),
+            _ => None,
+        };
+        let Some(local) = local else {
             self.i = offset;
             return self.fail("not a valid attribute name");
-        }
+        };
+        self.i = end;
         self.skip_space();
         if self.b.get(self.i) != Some(&b'=') {
             return self.fail("attribute without '=' and a value");
@@ -189,6 +212,7 @@ impl<'a> Iterator for Attrs<'a> {
             name,
             value,
             offset,
+            local,
         }))
     }
 }
@@ -243,6 +267,7 @@ mod tests {
             name: b"a",
             value: v.as_bytes(),
             offset: 0,
+            local: 0,
         };
         assert_eq!(attr("a\tb\r\nc\nd").normalized_value().unwrap(), "a b c d");
         assert_eq!(attr("&lt;&#9;&amp;").normalized_value().unwrap(), "<\t&");
@@ -256,10 +281,18 @@ mod tests {
     #[test]
     fn xml_names() {
         for good in ["a", "_x", "p:local", "é", "a-b.c1"] {
-            assert!(is_name(good.as_bytes()), "{good}");
+            assert!(qname_colon(good.as_bytes()).is_some(), "{good}");
+            let read = names(&format!(" {good}=\"v\""));
+            assert_eq!(read.unwrap()[0].0, good);
         }
         for bad in ["", "1a", "-a", ":a", "a:", "a:b:c", "a/b", "a\"", "a&b"] {
-            assert!(!is_name(bad.as_bytes()), "{bad}");
+            assert!(qname_colon(bad.as_bytes()).is_none(), "{bad}");
+            let read = names(&format!(" {bad}=\"v\""));
+            assert_eq!(
+                read.unwrap_err(),
+                (1, "not a valid attribute name"),
+                "{bad}"
+            );
         }
     }
 }

@@ -187,21 +187,12 @@ impl<'a> Scanner<'a> {
     fn start_tag(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
         let from = start + 1;
         let body = &self.input[from..];
-        // The tag ends at the first `>` outside quoted attribute values.
-        let mut i = 0;
-        let gt = loop {
-            let Some(at) = find_tag_end(&body[i..]) else {
-                return Err(self.error(start, "unclosed start tag"));
-            };
-            let at = i + at;
-            let quote = body[at];
-            if quote == b'>' {
-                break at;
-            }
-            let Some(close) = find_byte(quote, &body[at + 1..]) else {
-                return Err(self.error(start, "unclosed attribute value"));
-            };
-            i = at + 1 + close + 1;
+        // The tag ends at the first `>` outside quoted attribute values: usually the first `>` of all, when
+        // what precedes it holds no `'` and an even number of `"` (then every value before it is closed).
+        let first_gt = find_byte(b'>', body).filter(|&gt| quotes_are_closed(&body[..gt]));
+        let gt = match first_gt {
+            Some(gt) => gt,
+            None => self.tag_end_past_quotes(start, body)?,
         };
         self.pos = from + gt + 1;
         let (tag, empty) = match body[..gt].strip_suffix(b"/") {
@@ -217,6 +208,25 @@ impl<'a> Scanner<'a> {
             name_len,
             pos: from,
         })
+    }
+
+    /// Where the start tag at `start` (whose bytes after `<` are `body`) ends, jumping over each quoted value.
+    fn tag_end_past_quotes(&self, start: usize, body: &[u8]) -> Result<usize, ScanError> {
+        let mut i = 0;
+        loop {
+            let Some(at) = find_tag_end(&body[i..]) else {
+                return Err(self.error(start, "unclosed start tag"));
+            };
+            let at = i + at;
+            let quote = body[at];
+            if quote == b'>' {
+                return Ok(at);
+            }
+            let Some(close) = find_byte(quote, &body[at + 1..]) else {
+                return Err(self.error(start, "unclosed attribute value"));
+            };
+            i = at + 1 + close + 1;
+        }
     }
 
     /// Whether `<?xml` followed by whitespace or `?` starts at `start` (as for quick-xml: `<?xml-x` is a PI).
@@ -320,6 +330,23 @@ fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
     memchr(needle, &hay[SHORT..]).map(|i| i + SHORT)
 }
 
+/// Whether `tag` has no `'` and an even number of `"`.
+#[inline]
+fn quotes_are_closed(tag: &[u8]) -> bool {
+    memchr(b'\'', tag).is_none() && count_byte(b'"', tag) % 2 == 0
+}
+
+/// How many times `needle` occurs in `hay`: a byte counter per 255 bytes, without branches, which the
+/// compiler turns into vector code.
+fn count_byte(needle: u8, hay: &[u8]) -> usize {
+    hay.chunks(255)
+        .map(|chunk| {
+            let n = chunk.iter().fold(0u8, |n, &c| n + u8::from(c == needle));
+            usize::from(n)
+        })
+        .sum()
+}
+
 /// The position of the first `>`, `"` or `'`.
 #[inline]
 fn find_tag_end(hay: &[u8]) -> Option<usize> {
@@ -414,6 +441,16 @@ mod tests {
             ]
         );
         assert_eq!(tokens("text only"), ["T(text only)"]);
+        // A `>` inside a value, after values that are closed and before others, in either quote.
+        assert_eq!(
+            tokens("<a p=\"1\" q=\"x>y\" r=\"2\"/><b p='1' q=\"'>\"></b>"),
+            [
+                "S(a| p=\"1\" q=\"x>y\" r=\"2\")",
+                "E(a)",
+                "S(b| p='1' q=\"'>\")",
+                "E(b)"
+            ]
+        );
     }
 
     #[test]

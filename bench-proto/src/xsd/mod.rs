@@ -1,7 +1,6 @@
 //! Lexical forms of the XML Schema built-in types the SOAP services use: parse (with the `collapse` whitespace
 //! rule) into typed values and write their canonical form into a caller's buffer.
 
-mod base64_groups;
 mod binary;
 mod boolean;
 mod datetime;
