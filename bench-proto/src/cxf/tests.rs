@@ -274,3 +274,25 @@ fn no_truncation_or_byte_flip_panics() {
         mutated[i] = bytes[i];
     }
 }
+
+/// A string field written as the client writes it (unprefixed, in the default namespace) takes the leaf path:
+/// its references are expanded there, and what that path cannot take is still refused, as by the general one.
+#[test]
+fn string_leaves_expand_references_and_refuse_what_is_not_xml() {
+    let text = String::from_utf8(to_vec(&echo_complex_request(1, 1))).unwrap();
+    let field = "<varString>#12345ABc</varString>";
+    assert!(text.contains(field));
+    let with = |value: &str| text.replace(field, &format!("<varString>{value}</varString>"));
+    let Request::EchoComplex { items, .. } =
+        parse_request(with("a&amp;b&#x41;&lt;").as_bytes()).unwrap()
+    else {
+        panic!("not echoComplexTypeDoc");
+    };
+    assert_eq!(items[0].var_string, "a&bA<");
+    assert!(parse_request(with("a&bogus;").as_bytes()).is_err());
+    assert!(
+        err_of(&with("a&#1;")).contains("U+0001"),
+        "{}",
+        err_of(&with("a&#1;"))
+    );
+}

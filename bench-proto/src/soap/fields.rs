@@ -102,8 +102,8 @@ impl<'a> BodyReader<'a> {
         ns: &'static str,
         name: &'static str,
     ) -> Result<String, SoapError> {
-        if let Some(raw) = self.plain_leaf(ns, name) {
-            return Ok(self.utf8(raw).map_err(|e| e.at(name))?.to_owned());
+        if let Some(text) = self.text_leaf(ns, name) {
+            return Ok(text.into_owned());
         }
         self.within(ns, name, |r| Ok(r.text()?.into_owned()))
     }

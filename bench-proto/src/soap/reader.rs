@@ -225,13 +225,22 @@ impl<'a> BodyReader<'a> {
         self.scan.seek(next);
     }
 
-    /// [`leaf`](Self::leaf) whose text is printable ASCII without references (its own value, needing no
-    /// checks), consumed.
+    /// [`leaf`](Self::leaf) as text, consumed: its references expanded and its characters checked, as the
+    /// general path would (printable ASCII without references is its own value). `None`, nothing consumed,
+    /// for text the general path must read or refuse.
     #[inline]
-    pub(super) fn plain_leaf(&mut self, ns: &str, name: &str) -> Option<&'a [u8]> {
-        let (text, next) = self.leaf(ns, name).filter(|(t, _)| is_plain(t))?;
+    pub(super) fn text_leaf(&mut self, ns: &str, name: &str) -> Option<Cow<'a, str>> {
+        let (raw, next) = self.leaf(ns, name)?;
+        let text = std::str::from_utf8(raw).ok()?;
+        let value = if is_plain(raw) {
+            Cow::Borrowed(text)
+        } else {
+            let value = super::unescape::unescape(text).ok()?;
+            xsd::check_chars(&value).ok()?;
+            value
+        };
         self.take_leaf(next);
-        Some(text)
+        Some(value)
     }
 
     /// True if unprefixed names here resolve to `ns` (remembered: see [`is_in`](Self::is_in)).
