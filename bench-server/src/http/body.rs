@@ -42,8 +42,8 @@ pub(crate) struct ReadBody {
     pub(crate) _charge: Charge,
 }
 
-/// A request body's bytes: hyper's own frame when the body came in one (most do: hyper reads it with the
-/// head), else the frames copied into a pooled buffer.
+/// A request body's bytes: hyper's own frame when the body came whole in one, else the frames copied into a
+/// pooled buffer.
 #[derive(Debug)]
 pub(crate) enum BodyBytes {
     Frame(Bytes),
@@ -99,8 +99,6 @@ async fn read_within_budget(
     // at least the limit).
     let first = declared.map_or(0, |n| usize::try_from(n).unwrap_or(limit).min(limit));
     let mut charge = take(budget, first, waiting_for_budget).await;
-    // The first frame is kept as hyper gave it; a second one starts the copy into a pooled buffer.
-    let mut one: Option<Bytes> = None;
     let mut buf: Option<PooledBuf> = None;
     let mut len = 0;
     while !body.is_end_stream() {
@@ -121,25 +119,24 @@ async fn read_within_budget(
             charge.absorb(take(budget, step, waiting_for_budget).await);
         }
         len = need;
-        match (&mut buf, one.take()) {
-            (None, None) => one = Some(data),
-            (None, Some(kept)) => {
-                let mut b = PooledBuf::take();
-                b.reserve(first.max(need));
-                b.extend_from_slice(&kept);
-                b.extend_from_slice(&data);
-                buf = Some(b);
-            }
-            (Some(b), _) => b.extend_from_slice(&data),
+        // A body whole in its first frame (nearly all: hyper reads it with the head) is parsed where hyper
+        // put it. Others are copied frame by frame: holding a frame would keep hyper's read buffer shared,
+        // and its next read would allocate another (measured: +5,000 instructions per 100 KB echo).
+        if buf.is_none() && body.is_end_stream() {
+            return Ok(ReadBody {
+                bytes: BodyBytes::Frame(data),
+                _charge: charge,
+            });
         }
+        buf.get_or_insert_with(|| {
+            let mut b = PooledBuf::take();
+            b.reserve(first);
+            b
+        })
+        .extend_from_slice(&data);
     }
-    let bytes = match (buf, one) {
-        (Some(b), _) => BodyBytes::Pooled(b),
-        (None, Some(b)) => BodyBytes::Frame(b),
-        (None, None) => BodyBytes::Frame(Bytes::new()),
-    };
     Ok(ReadBody {
-        bytes,
+        bytes: buf.map_or_else(|| BodyBytes::Frame(Bytes::new()), BodyBytes::Pooled),
         _charge: charge,
     })
 }
