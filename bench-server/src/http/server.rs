@@ -16,7 +16,7 @@ use super::app::App;
 use super::config::HttpConfig;
 use super::conn_io::ConnIo;
 use super::service;
-use super::watchdog::{watchdog, Cut};
+use super::watchdog::{on_own_wake, watchdog, Cut};
 use crate::accept::{accept_loop, Slot};
 use crate::chat::ChatStats;
 
@@ -79,14 +79,16 @@ pub async fn serve(
             };
             async move {
                 let metrics = &guard.app.metrics;
+                // Biased: the connection first, and no random number per wake-up.
                 tokio::select! {
+                    biased;
                     res = conn => if let Err(e) = res {
                         if e.is_timeout() {
                             metrics.connection_header_timeout();
                         }
                         tracing::debug!("connection ended with an error: {e}");
                     },
-                    cut = watchdog(state.clone(), idle_timeout, send_timeout) => match cut {
+                    cut = on_own_wake(watchdog(state.clone(), idle_timeout, send_timeout)) => match cut {
                         Cut::Idle => metrics.connection_idle_closed(),
                         Cut::SendStalled => metrics.connection_send_stalled(),
                     },

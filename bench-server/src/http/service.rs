@@ -42,8 +42,11 @@ pub(crate) async fn handle(
         route(&app, local, req).await
     };
     // A closing answer may leave request bytes unsent by the client (an early 413, a 501): linger so it
-    // reads the answer, not a reset. Not after a body timeout, whose slot must free at once.
-    if resp.status() != StatusCode::REQUEST_TIMEOUT
+    // reads the answer, not a reset. Not after a body timeout, whose slot must free at once. Only error
+    // answers close, so a success skips the header lookup.
+    let status = resp.status();
+    if !status.is_success()
+        && status != StatusCode::REQUEST_TIMEOUT
         && resp.headers().get(CONNECTION).is_some_and(|v| v == "close")
     {
         conn.linger();

@@ -43,8 +43,11 @@ pub(crate) async fn dispatch(
         return (too_large(), 0);
     }
     // While peers that do not read hold the response budget, leave new bodies in the kernel (backpressure)
-    // rather than read what cannot be answered yet; checked again before building.
-    app.response_budget.room().await;
+    // rather than read what cannot be answered yet; checked again before building. (Checked here first: the
+    // await of `room` costs more than the check when, as nearly always, there is room.)
+    if !app.response_budget.has_room() {
+        app.response_budget.room().await;
+    }
     let (budget, timeout) = (&app.request_budget, app.config.body_timeout);
     let body = match read_limited(req.into_body(), declared, limit, budget, timeout).await {
         Ok(body) => body,
@@ -76,7 +79,9 @@ pub(crate) async fn dispatch(
     };
     let body_in = body.bytes.len();
     // Responses are built only while the response budget has room (peers not reading hold it).
-    app.response_budget.room().await;
+    if !app.response_budget.has_room() {
+        app.response_budget.room().await;
+    }
     let limits = app.config.xml_limits;
     let big = body_in >= OFFLOAD_BYTES;
     // Off the worker, building awaits: hold an estimate (an echo is about as big as its request) meanwhile,
@@ -253,8 +258,14 @@ fn is_xml(headers: &HeaderMap) -> bool {
     let Some(value) = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()) else {
         return false;
     };
-    let media = value.split(';').next().unwrap_or("").trim();
-    media.eq_ignore_ascii_case("text/xml") || media.eq_ignore_ascii_case("application/soap+xml")
+    // On bytes: `split` and `trim` on the str cost more than the rest of the check.
+    let value = value.as_bytes();
+    let media = value
+        .iter()
+        .position(|&b| b == b';')
+        .map_or(value, |end| &value[..end])
+        .trim_ascii();
+    media.eq_ignore_ascii_case(b"text/xml") || media.eq_ignore_ascii_case(b"application/soap+xml")
 }
 
 #[cfg(test)]

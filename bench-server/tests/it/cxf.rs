@@ -4,7 +4,7 @@
 use bench_proto::cxf::{self, Request, Response};
 use http::StatusCode;
 
-use crate::support::{Client, TestServer, SOAP_XML};
+use crate::support::{raw_exchange, Client, TestServer, SOAP_XML};
 
 /// POSTs `req` (written by bench-proto) and parses the typed response.
 async fn call(c: &mut Client, req: &Request) -> Response {
@@ -94,5 +94,41 @@ async fn hand_written_envelope_with_other_prefixes_header_and_soapaction() {
         cxf::parse_response(&reply.body).unwrap(),
         Response::EchoString("hello".into())
     );
+    server.stop().await;
+}
+
+/// A body in several chunks arrives as several frames (copied together before parsing), one sent whole
+/// with its Content-Length usually as one (parsed where hyper put it): both echo the same.
+#[tokio::test]
+async fn a_body_in_one_frame_or_several_echoes_the_same() {
+    let server = TestServer::start().await;
+    let req = cxf::echo_complex_request(3, 99);
+    let mut body = Vec::new();
+    cxf::write_request(&req, &mut body);
+    let head = |framing: &str| {
+        format!(
+            "POST {} HTTP/1.1\r\nHost: t\r\nContent-Type: text/xml\r\nConnection: close\r\n{framing}\r\n",
+            cxf::PATH
+        )
+    };
+    let mut chunked = head("Transfer-Encoding: chunked\r\n").into_bytes();
+    for part in body.chunks(body.len() / 3 + 1) {
+        chunked.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+        chunked.extend_from_slice(part);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let mut whole = head(&format!("Content-Length: {}\r\n", body.len())).into_bytes();
+    whole.extend_from_slice(&body);
+    let Request::EchoComplex { items, id } = req else {
+        panic!("echo_complex_request")
+    };
+    let expected = Response::EchoComplex { items, id_out: id };
+    for request in [chunked, whole] {
+        let reply = raw_exchange(server.addr, &request).await;
+        assert!(reply.starts_with("HTTP/1.1 200 "), "{reply}");
+        let (_, payload) = reply.split_once("\r\n\r\n").expect("a head and a body");
+        assert_eq!(cxf::parse_response(payload.as_bytes()).unwrap(), expected);
+    }
     server.stop().await;
 }
