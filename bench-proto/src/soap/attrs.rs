@@ -3,8 +3,7 @@
 
 use std::borrow::Cow;
 
-use memchr::memchr2;
-
+use super::find;
 use super::unescape::unescape;
 
 /// One attribute: its qualified name and its raw value (between the quotes, references not yet expanded).
@@ -102,21 +101,6 @@ pub(super) fn qname_colon(name: &[u8]) -> Option<Option<usize>> {
     (starts(Some(&first)) && colon.map_or(true, |i| starts(name.get(i + 1)))).then_some(colon)
 }
 
-/// The position of the first `a` or `b` in `hay`. Most attribute values are short, where a plain loop beats
-/// `memchr`'s set-up; long ones go to `memchr`.
-#[inline]
-fn find_either(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
-    const SHORT: usize = 24;
-    let head = &hay[..hay.len().min(SHORT)];
-    if let Some(i) = head.iter().position(|&c| c == a || c == b) {
-        return Some(i);
-    }
-    if hay.len() <= SHORT {
-        return None;
-    }
-    memchr2(a, b, &hay[SHORT..]).map(|i| i + SHORT)
-}
-
 /// Iterates the attributes in the bytes that follow an element's name inside its start tag. An item is an
 /// error (offset, what is wrong) when the syntax is broken; iteration should stop there.
 #[derive(Debug, Clone)]
@@ -199,7 +183,7 @@ impl<'a> Iterator for Attrs<'a> {
             _ => return self.fail("attribute value not in quotes"),
         };
         let start = self.i + 1;
-        let Some(len) = find_either(quote, b'<', &self.b[start..]) else {
+        let Some(len) = find::either(quote, b'<', &self.b[start..]) else {
             return self.fail("unterminated attribute value");
         };
         if self.b[start + len] == b'<' {

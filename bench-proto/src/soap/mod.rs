@@ -6,6 +6,7 @@ mod envelope;
 mod error;
 mod fault;
 mod fields;
+mod find;
 mod limits;
 mod ns;
 mod reader;

@@ -7,11 +7,11 @@
 
 use std::borrow::Cow;
 
-use memchr::{memchr, memchr3};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
 use super::attrs::Attrs;
+use super::find;
 
 /// One piece of markup or text, borrowed from the input.
 #[derive(Debug)]
@@ -189,7 +189,7 @@ impl<'a> Scanner<'a> {
         let body = &self.input[from..];
         // The tag ends at the first `>` outside quoted attribute values: usually the first `>` of all, when
         // what precedes it holds no `'` and an even number of `"` (then every value before it is closed).
-        let first_gt = find_byte(b'>', body).filter(|&gt| quotes_are_closed(&body[..gt]));
+        let first_gt = find::byte(b'>', body).filter(|&gt| quotes_are_closed(&body[..gt]));
         let gt = match first_gt {
             Some(gt) => gt,
             None => self.tag_end_past_quotes(start, body)?,
@@ -222,7 +222,7 @@ impl<'a> Scanner<'a> {
             if quote == b'>' {
                 return Ok(at);
             }
-            let Some(close) = find_byte(quote, &body[at + 1..]) else {
+            let Some(close) = find::byte(quote, &body[at + 1..]) else {
                 return Err(self.error(start, "unclosed attribute value"));
             };
             i = at + 1 + close + 1;
@@ -248,7 +248,7 @@ impl<'a> Scanner<'a> {
         // The first `?>`: a `>` after a `?` (a plain search; `memmem` costs more to set up than this takes).
         let mut from = 0;
         let end = loop {
-            let Some(gt) = find_byte(b'>', &content[from..]) else {
+            let Some(gt) = find::byte(b'>', &content[from..]) else {
                 return Err(self.error(start, "unclosed XML declaration"));
             };
             let gt = from + gt;
@@ -289,10 +289,6 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Names, tags and most fields are short: a plain loop over the first bytes beats `memchr`'s set-up, which
-/// serves beyond them.
-const SHORT: usize = 24;
-
 /// `a == b` for names: those of up to 16 bytes in two overlapping 8-byte words, not a `memcmp` call.
 #[inline]
 pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
@@ -315,25 +311,13 @@ pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
 /// The position of the first `<`.
 #[inline]
 fn find_lt(hay: &[u8]) -> Option<usize> {
-    find_byte(b'<', hay)
-}
-
-#[inline]
-fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
-    let head = &hay[..hay.len().min(SHORT)];
-    if let Some(i) = head.iter().position(|&c| c == needle) {
-        return Some(i);
-    }
-    if hay.len() <= SHORT {
-        return None;
-    }
-    memchr(needle, &hay[SHORT..]).map(|i| i + SHORT)
+    find::byte(b'<', hay)
 }
 
 /// Whether `tag` has no `'` and an even number of `"`.
 #[inline]
 fn quotes_are_closed(tag: &[u8]) -> bool {
-    memchr(b'\'', tag).is_none() && count_byte(b'"', tag) % 2 == 0
+    memchr::memchr(b'\'', tag).is_none() && count_byte(b'"', tag) % 2 == 0
 }
 
 /// How many times `needle` occurs in `hay`: a byte counter per 255 bytes, without branches, which the
@@ -350,20 +334,13 @@ fn count_byte(needle: u8, hay: &[u8]) -> usize {
 /// The position of the first `>`, `"` or `'`.
 #[inline]
 fn find_tag_end(hay: &[u8]) -> Option<usize> {
-    let head = &hay[..hay.len().min(SHORT)];
-    if let Some(i) = head.iter().position(|&c| matches!(c, b'>' | b'"' | b'\'')) {
-        return Some(i);
-    }
-    if hay.len() <= SHORT {
-        return None;
-    }
-    memchr3(b'>', b'"', b'\'', &hay[SHORT..]).map(|i| i + SHORT)
+    find::any_of3(b'>', b'"', b'\'', hay)
 }
 
 /// After `</`: the end tag's name (trailing whitespace dropped) and the bytes up to and including `>`.
 #[inline]
 fn end_name(after: &[u8]) -> Option<(&[u8], usize)> {
-    let gt = find_byte(b'>', after)?;
+    let gt = find::byte(b'>', after)?;
     let mut name = &after[..gt];
     while let [rest @ .., last] = name {
         if !is_space(*last) {

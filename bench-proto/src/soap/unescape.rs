@@ -5,11 +5,11 @@
 
 use std::borrow::Cow;
 
-use memchr::memchr;
+use super::find;
 
 /// `text` with its references expanded (borrowed when it has none), or quick-xml's error.
 pub(super) fn unescape(text: &str) -> Result<Cow<'_, str>, quick_xml::escape::EscapeError> {
-    let Some(first) = find_amp(text.as_bytes()) else {
+    let Some(first) = find::byte(b'&', text.as_bytes()) else {
         return Ok(Cow::Borrowed(text));
     };
     let mut out = String::with_capacity(text.len());
@@ -32,7 +32,7 @@ pub(super) fn unescape(text: &str) -> Result<Cow<'_, str>, quick_xml::escape::Es
         };
         out.push(ch);
         rest = &after[len..];
-        match find_amp(rest.as_bytes()) {
+        match find::byte(b'&', rest.as_bytes()) {
             Some(i) => amp = i,
             None => {
                 out.push_str(rest);
@@ -40,21 +40,6 @@ pub(super) fn unescape(text: &str) -> Result<Cow<'_, str>, quick_xml::escape::Es
             }
         }
     }
-}
-
-/// The first `&` in `hay`. References usually come close together, where a plain loop beats `memchr`'s
-/// set-up; far ones go to `memchr`.
-#[inline]
-fn find_amp(hay: &[u8]) -> Option<usize> {
-    const SHORT: usize = 16;
-    let head = &hay[..hay.len().min(SHORT)];
-    if let Some(i) = head.iter().position(|&c| c == b'&') {
-        return Some(i);
-    }
-    if hay.len() <= SHORT {
-        return None;
-    }
-    memchr(b'&', &hay[SHORT..]).map(|i| i + SHORT)
 }
 
 /// After `&#`: the character of a reference quick-xml takes (`x` and hex digits or decimal digits, then `;`;
