@@ -621,7 +621,11 @@ impl<'a> BodyReader<'a> {
         let (prefix, local) = xsd::QName::split_lexical(&text).map_err(invalid)?;
         // The end tag was just read; the element's declarations stay in scope until the next read.
         let namespace = match self.ns.resolve(prefix.map(str::as_bytes)) {
-            Resolved::Bound(n) => String::from_utf8_lossy(n).into_owned(),
+            // Bound URIs come from attribute values, read as text: the lossy path never changes them.
+            Resolved::Bound(n) => std::str::from_utf8(n).map_or_else(
+                |_| String::from_utf8_lossy(n).into_owned(),
+                str::to_owned,
+            ),
             Resolved::NoNamespace => String::new(),
             Resolved::Undeclared => {
                 return Err(invalid(XsdError::because(

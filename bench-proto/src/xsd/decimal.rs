@@ -40,7 +40,11 @@ impl Decimal {
             Some(b'+') => (false, &s[1..]),
             _ => (false, s),
         };
-        let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+        // `.` is ASCII: splitting at its byte cuts at a character boundary.
+        let (int, frac) = match body.bytes().position(|b| b == b'.') {
+            Some(i) => (&body[..i], &body[i + 1..]),
+            None => (body, ""),
+        };
         let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
         if int.len() + frac.len() == 0 || !all_digits(int) || !all_digits(frac) {
             return Err(XsdError::new("decimal", raw));

@@ -122,14 +122,16 @@ fn write<T: Ieee>(out: &mut Vec<u8>, v: T) {
     let text = v.shortest(&mut buf);
     let plain = (1e-3..1e7).contains(&a);
     // ryu's scientific form is already ours but for `E` and a fraction digit: 3.4028235e38, 1e-7.
-    if let (false, Some((mantissa, exp))) = (plain, text.split_once('e')) {
-        let mantissa = mantissa.strip_prefix('-').unwrap_or(mantissa);
-        out.extend_from_slice(mantissa.as_bytes());
-        if !mantissa.contains('.') {
+    let bytes = text.as_bytes();
+    if let (false, Some(e)) = (plain, bytes.iter().position(|&b| b == b'e')) {
+        let (mantissa, exp) = (&bytes[..e], &bytes[e + 1..]);
+        let mantissa = mantissa.strip_prefix(b"-").unwrap_or(mantissa);
+        out.extend_from_slice(mantissa);
+        if !mantissa.contains(&b'.') {
             out.extend_from_slice(b".0");
         }
         out.push(b'E');
-        out.extend_from_slice(exp.as_bytes());
+        out.extend_from_slice(exp);
         return;
     }
     layout(out, text, plain);

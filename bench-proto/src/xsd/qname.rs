@@ -15,6 +15,12 @@ pub struct QName {
 /// NCName check: ASCII name characters exactly; any non-ASCII letter is let through (the full Unicode name
 /// classes buy nothing here).
 fn is_ncname(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.is_ascii() {
+        let start = |c: u8| c.is_ascii_alphabetic() || c == b'_';
+        let rest = |c: u8| start(c) || c.is_ascii_digit() || c == b'-' || c == b'.';
+        return b.first().is_some_and(|&c| start(c)) && b[1..].iter().all(|&c| rest(c));
+    }
     let start =
         |c: char| c.is_ascii_alphabetic() || c == '_' || (!c.is_ascii() && c.is_alphabetic());
     let rest = |c: char| {
@@ -40,8 +46,8 @@ impl QName {
     /// The caller resolves the prefix.
     pub fn split_lexical(raw: &str) -> Result<(Option<&str>, &str), XsdError> {
         let s = collapse(raw);
-        let (prefix, local) = match s.split_once(':') {
-            Some((p, l)) => (Some(p), l),
+        let (prefix, local) = match s.bytes().position(|b| b == b':') {
+            Some(i) => (Some(&s[..i]), &s[i + 1..]),
             None => (None, s),
         };
         if prefix.is_some_and(|p| !is_ncname(p)) || !is_ncname(local) {

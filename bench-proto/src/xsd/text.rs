@@ -11,7 +11,12 @@ fn is_xml_space(b: u8) -> bool {
 /// The value of a non-string type after the `collapse` whitespace facet. None of our types allow inner
 /// whitespace, so trimming is all that is left to do.
 pub fn collapse(s: &str) -> &str {
-    s.trim_matches(|c: char| c.is_ascii() && is_xml_space(c as u8))
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(&first), Some(&last)) if !is_xml_space(first) && !is_xml_space(last) => s,
+        // Whitespace is ASCII, so cutting it off leaves `s` cut at character boundaries.
+        _ => s.trim_matches(|c: char| c.is_ascii() && is_xml_space(c as u8)),
+    }
 }
 
 /// [`collapse`] for raw bytes (attribute values before decoding).
