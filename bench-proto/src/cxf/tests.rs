@@ -296,3 +296,40 @@ fn string_leaves_expand_references_and_refuse_what_is_not_xml() {
         err_of(&with("a&#1;"))
     );
 }
+
+/// Text is cut from the input, checked as UTF-8 once as a whole: non-ASCII text reads as itself, in fields and
+/// attributes, and a message with a byte that is not UTF-8 is still refused where that byte is.
+#[test]
+fn text_is_checked_as_utf8_once_and_bad_bytes_are_still_refused() {
+    let text = String::from_utf8(to_vec(&echo_complex_request(1, 1))).unwrap();
+    let field = "<varString>#12345ABc</varString>";
+    let attr = "varAttrString=\"";
+    assert!(text.contains(field) && text.contains(attr));
+    let wide = text
+        .replace(field, "<varString>é€😀&amp;</varString>")
+        .replace(attr, "varAttrString=\"ü");
+    let Request::EchoComplex { items, .. } = parse_request(wide.as_bytes()).unwrap() else {
+        panic!("not echoComplexTypeDoc");
+    };
+    assert_eq!(items[0].var_string, "é€😀&");
+    assert!(items[0]
+        .var_struct
+        .var_attr_string
+        .as_deref()
+        .unwrap()
+        .starts_with('ü'));
+
+    let bad = text
+        .replace(field, "<varString>a\u{1}b</varString>")
+        .replace('\u{1}', "\u{fffd}");
+    let mut bytes = bad.into_bytes();
+    let at = bytes
+        .windows(3)
+        .position(|w| w == "\u{fffd}".as_bytes())
+        .unwrap();
+    bytes.splice(at..at + 3, [0xFF]);
+    let err = parse_request(&bytes).unwrap_err().to_string();
+    assert!(err.contains("utf-8"), "{err}");
+    // The field's own check reports it: the byte after `a`.
+    assert!(err.contains("from index 1"), "{err}");
+}

@@ -28,20 +28,20 @@ impl<'a> Attr<'a> {
     /// newline or carriage return becomes a space; character references keep what they name).
     pub(super) fn normalized_value(&self) -> Result<Cow<'a, str>, String> {
         let raw = std::str::from_utf8(self.value).map_err(|e| e.to_string())?;
-        let spaced: Cow<'a, str> = if raw.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
-            Cow::Owned(raw.replace("\r\n", " ").replace(['\t', '\n', '\r'], " "))
-        } else {
-            Cow::Borrowed(raw)
-        };
-        if !spaced.contains('&') {
-            return Ok(spaced);
-        }
-        match spaced {
-            Cow::Borrowed(s) => unescape(s).map_err(|e| e.to_string()),
-            Cow::Owned(s) => unescape(&s)
-                .map(|v| Cow::Owned(v.into_owned()))
-                .map_err(|e| e.to_string()),
-        }
+        normalize(raw)
+    }
+}
+
+/// [`Attr::normalized_value`] of a value already known to be text.
+pub(super) fn normalize(raw: &str) -> Result<Cow<'_, str>, String> {
+    if !raw.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
+        return unescape(raw).map_err(|e| e.to_string());
+    }
+    let spaced = raw.replace("\r\n", " ").replace(['\t', '\n', '\r'], " ");
+    match unescape(&spaced) {
+        Ok(Cow::Borrowed(_)) => Ok(Cow::Owned(spaced)),
+        Ok(Cow::Owned(v)) => Ok(Cow::Owned(v)),
+        Err(e) => Err(e.to_string()),
     }
 }
 

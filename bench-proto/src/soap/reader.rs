@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
-use super::attrs::{qname_colon, Attr, Attrs};
+use super::attrs::{normalize, qname_colon, Attr, Attrs};
 use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
 use super::scan::{same, ScanError, Scanner, Token};
@@ -76,6 +76,10 @@ pub struct BodyReader<'a> {
     /// default namespace to be: every field of a message asks the same question, and comparing URIs is the
     /// cost.
     ns_memo: Cell<(u64, usize, usize)>,
+    /// The whole input as text, when it is valid UTF-8 (a well-formed message always is): checked once here,
+    /// so that text cut from it needs no check of its own. `None` sends every field through its own check,
+    /// which finds and reports the bad bytes.
+    doc: Option<&'a str>,
 }
 
 pub(super) fn is_blank(b: &[u8]) -> bool {
@@ -95,7 +99,17 @@ impl<'a> BodyReader<'a> {
             header_left: usize::MAX,
             comments: 0,
             ns_memo: Cell::new((u64::MAX, 0, 0)),
+            doc: std::str::from_utf8(input).ok(),
         }
+    }
+
+    /// `raw` as text without checking it again, when it lies inside the input and that is valid UTF-8 (a
+    /// slice whose address is inside the input's is part of it); `None` otherwise.
+    #[inline]
+    pub(super) fn checked_text(&self, raw: &'a [u8]) -> Option<&'a str> {
+        let doc = self.doc?;
+        let start = (raw.as_ptr() as usize).wrapping_sub(doc.as_ptr() as usize);
+        doc.get(start..start.checked_add(raw.len())?)
     }
 
     pub(super) fn xml_error(&self, msg: &str) -> SoapError {
@@ -231,7 +245,10 @@ impl<'a> BodyReader<'a> {
     #[inline]
     pub(super) fn text_leaf(&mut self, ns: &str, name: &str) -> Option<Cow<'a, str>> {
         let (raw, next) = self.leaf(ns, name)?;
-        let text = std::str::from_utf8(raw).ok()?;
+        let text = match self.checked_text(raw) {
+            Some(text) => text,
+            None => std::str::from_utf8(raw).ok()?,
+        };
         let value = if is_plain(raw) {
             Cow::Borrowed(text)
         } else {
@@ -421,9 +438,11 @@ impl<'a> BodyReader<'a> {
         let Some(attr) = el.attributes().find(|a| a.name == name.as_bytes()) else {
             return Ok(None);
         };
-        let value = attr
-            .normalized_value()
-            .map_err(|e| self.xml_error_at((el.attrs_pos + attr.offset) as u64, &e))?;
+        let value = match self.checked_text(attr.value) {
+            Some(text) => normalize(text),
+            None => attr.normalized_value(),
+        }
+        .map_err(|e| self.xml_error_at((el.attrs_pos + attr.offset) as u64, &e))?;
         xsd::check_chars(&value).map_err(|c| SoapError::InvalidContent {
             field: format!("@{name}"),
             reason: format!("character U+{:04X} is not allowed in XML", u32::from(c)),
@@ -602,6 +621,9 @@ impl<'a> BodyReader<'a> {
     }
 
     pub(super) fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
+        if let Some(text) = self.checked_text(raw) {
+            return Ok(text);
+        }
         std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))
     }
 
@@ -622,10 +644,8 @@ impl<'a> BodyReader<'a> {
         // The end tag was just read; the element's declarations stay in scope until the next read.
         let namespace = match self.ns.resolve(prefix.map(str::as_bytes)) {
             // Bound URIs come from attribute values, read as text: the lossy path never changes them.
-            Resolved::Bound(n) => std::str::from_utf8(n).map_or_else(
-                |_| String::from_utf8_lossy(n).into_owned(),
-                str::to_owned,
-            ),
+            Resolved::Bound(n) => std::str::from_utf8(n)
+                .map_or_else(|_| String::from_utf8_lossy(n).into_owned(), str::to_owned),
             Resolved::NoNamespace => String::new(),
             Resolved::Undeclared => {
                 return Err(invalid(XsdError::because(
