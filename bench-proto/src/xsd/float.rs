@@ -5,8 +5,18 @@ use std::str::FromStr;
 
 use super::{collapse, XsdError};
 
-/// Checks the xsd lexical pattern `[+-]?(digits[.digits?]|.digits)([eE][+-]?digits)?`, which is stricter than
-/// Rust's `FromStr` (that also takes `inf`, `infinity`, `nan` in any case).
+/// Whether `s` starts as a number does: a digit or `.` after an optional sign. Of such texts Rust's `FromStr`
+/// takes exactly those of the xsd lexical pattern `[+-]?(digits[.digits?]|.digits)([eE][+-]?digits)?`; the
+/// others it takes (`inf`, `infinity`, `nan` in any case) start with a letter. (Tested against the pattern.)
+fn starts_as_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let first = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    b.get(first).is_some_and(|&c| c.is_ascii_digit() || c == b'.')
+}
+
+/// The xsd lexical pattern `[+-]?(digits[.digits?]|.digits)([eE][+-]?digits)?`, checked by hand: the oracle
+/// for [`starts_as_number`].
+#[cfg(test)]
 fn is_decimal_or_exponent(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
@@ -87,7 +97,7 @@ fn parse<T: Ieee>(ty: &'static str, raw: &str) -> Result<T, XsdError> {
         "-INF" => Ok(T::NEG_INFINITY),
         "NaN" => Ok(T::NAN),
         // Out-of-range magnitudes round to ±INF or ±0, as XSD 1.1 specifies.
-        s if is_decimal_or_exponent(s) => s.parse().map_err(|_| XsdError::new(ty, raw)),
+        s if starts_as_number(s) => s.parse().map_err(|_| XsdError::new(ty, raw)),
         _ => Err(XsdError::new(ty, raw)),
     }
 }
@@ -239,6 +249,28 @@ pub fn write_double(out: &mut Vec<u8>, v: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every text of up to five characters from those a number is made of (and some it is not): Rust's parser
+    /// behind `starts_as_number` takes exactly what the xsd pattern does.
+    #[test]
+    fn parser_takes_exactly_the_xsd_pattern() {
+        fn every(text: &mut String, left: usize, checked: &mut usize) {
+            let ours = starts_as_number(text) && text.parse::<f64>().is_ok();
+            assert_eq!(ours, is_decimal_or_exponent(text), "{text:?}");
+            assert_eq!(ours, starts_as_number(text) && text.parse::<f32>().is_ok(), "{text:?}");
+            *checked += 1;
+            if left > 0 {
+                for c in "01.eE+-infaxN ".chars() {
+                    text.push(c);
+                    every(text, left - 1, checked);
+                    text.pop();
+                }
+            }
+        }
+        let mut checked = 0;
+        every(&mut String::new(), 5, &mut checked);
+        assert_eq!(checked, (0..=5).map(|n| 14usize.pow(n)).sum::<usize>());
+    }
 
     /// The shortcut for ryu's scientific form writes what the general layout does.
     #[test]
