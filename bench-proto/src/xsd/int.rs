@@ -7,6 +7,11 @@ use super::{collapse, XsdError};
 /// Parses the xsd integer lexical form `[+-]?[0-9]+` into `T`, reporting range errors distinctly.
 fn parse<T: FromStr>(ty: &'static str, raw: &str, unsigned: bool) -> Result<T, XsdError> {
     let s = collapse(raw);
+    // Rust's parsers take `[+-]?[0-9]+` in range (`+?[0-9]+` for unsigned types), all of it in the xsd
+    // lexical space: what they take needs no check first. The rest is told apart below.
+    if let Ok(v) = s.parse() {
+        return Ok(v);
+    }
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return Err(XsdError::new(ty, raw));
