@@ -99,7 +99,7 @@ impl<'a> BodyReader<'a> {
             header_left: usize::MAX,
             comments: 0,
             ns_memo: Cell::new((u64::MAX, 0, 0)),
-            doc: std::str::from_utf8(input).ok(),
+            doc: simdutf8::basic::from_utf8(input).ok(),
         }
     }
 
