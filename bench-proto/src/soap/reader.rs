@@ -644,8 +644,10 @@ impl<'a> BodyReader<'a> {
         // The end tag was just read; the element's declarations stay in scope until the next read.
         let namespace = match self.ns.resolve(prefix.map(str::as_bytes)) {
             // Bound URIs come from attribute values, read as text: the lossy path never changes them.
-            Resolved::Bound(n) => std::str::from_utf8(n)
-                .map_or_else(|_| String::from_utf8_lossy(n).into_owned(), str::to_owned),
+            Resolved::Bound(n) => match self.checked_text(n) {
+                Some(uri) => uri.to_owned(),
+                None => String::from_utf8_lossy(n).into_owned(),
+            },
             Resolved::NoNamespace => String::new(),
             Resolved::Undeclared => {
                 return Err(invalid(XsdError::because(

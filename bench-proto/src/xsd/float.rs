@@ -11,7 +11,8 @@ use super::{collapse, XsdError};
 fn starts_as_number(s: &str) -> bool {
     let b = s.as_bytes();
     let first = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    b.get(first).is_some_and(|&c| c.is_ascii_digit() || c == b'.')
+    b.get(first)
+        .is_some_and(|&c| c.is_ascii_digit() || c == b'.')
 }
 
 /// The xsd lexical pattern `[+-]?(digits[.digits?]|.digits)([eE][+-]?digits)?`, checked by hand: the oracle
@@ -257,7 +258,11 @@ mod tests {
         fn every(text: &mut String, left: usize, checked: &mut usize) {
             let ours = starts_as_number(text) && text.parse::<f64>().is_ok();
             assert_eq!(ours, is_decimal_or_exponent(text), "{text:?}");
-            assert_eq!(ours, starts_as_number(text) && text.parse::<f32>().is_ok(), "{text:?}");
+            assert_eq!(
+                ours,
+                starts_as_number(text) && text.parse::<f32>().is_ok(),
+                "{text:?}"
+            );
             *checked += 1;
             if left > 0 {
                 for c in "01.eE+-infaxN ".chars() {
