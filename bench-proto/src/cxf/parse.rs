@@ -86,9 +86,9 @@ fn item(r: &mut BodyReader<'_>) -> Result<NestedComplexType, SoapError> {
     Ok(it)
 }
 
-fn simple_struct(r: &mut BodyReader<'_>) -> Result<SimpleStruct, SoapError> {
+fn simple_struct<'a>(r: &mut BodyReader<'a>) -> Result<SimpleStruct, SoapError> {
     let el = r.child(NS, "varStruct").map_err(|e| e.at("varStruct"))?;
-    let read = |r: &mut BodyReader<'_>| -> Result<SimpleStruct, SoapError> {
+    let read = |r: &mut BodyReader<'a>| -> Result<SimpleStruct, SoapError> {
         let var_attr_string = r.attribute(&el, "varAttrString")?;
         let s = SimpleStruct {
             var_float: r.field(NS, "varFloat", xsd::parse_float)?,

@@ -4,7 +4,7 @@
 //! any message stays linear in its size. Any prefix (or the default namespace) works.
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 
 use super::attrs::{normalize, qname_colon, Attr, Attrs};
 use super::limits::{Limit, Limits};
@@ -76,10 +76,11 @@ pub struct BodyReader<'a> {
     /// default namespace to be: every field of a message asks the same question, and comparing URIs is the
     /// cost.
     ns_memo: Cell<(u64, usize, usize)>,
-    /// The whole input as text, when it is valid UTF-8 (a well-formed message always is): checked once here,
-    /// so that text cut from it needs no check of its own. `None` sends every field through its own check,
-    /// which finds and reports the bad bytes.
-    doc: Option<&'a str>,
+    /// The whole input as text, when it is valid UTF-8 (a well-formed message always is): checked once, when
+    /// text is first asked for (a message of binary fields may never ask), so that text cut from it needs no
+    /// check of its own. `None` inside sends every field through its own check, which finds and reports the
+    /// bad bytes.
+    doc: OnceCell<Option<&'a str>>,
 }
 
 pub(super) fn is_blank(b: &[u8]) -> bool {
@@ -99,15 +100,18 @@ impl<'a> BodyReader<'a> {
             header_left: usize::MAX,
             comments: 0,
             ns_memo: Cell::new((u64::MAX, 0, 0)),
-            doc: simdutf8::basic::from_utf8(input).ok(),
+            doc: OnceCell::new(),
         }
     }
 
     /// `raw` as text without checking it again, when it lies inside the input and that is valid UTF-8 (a
     /// slice whose address is inside the input's is part of it); `None` otherwise.
     #[inline]
-    pub(super) fn checked_text(&self, raw: &'a [u8]) -> Option<&'a str> {
-        let doc = self.doc?;
+    pub(super) fn checked_text(&self, raw: &[u8]) -> Option<&'a str> {
+        let input = self.scan.input();
+        let doc = (*self
+            .doc
+            .get_or_init(|| simdutf8::basic::from_utf8(input).ok()))?;
         let start = (raw.as_ptr() as usize).wrapping_sub(doc.as_ptr() as usize);
         doc.get(start..start.checked_add(raw.len())?)
     }
