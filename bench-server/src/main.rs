@@ -37,7 +37,8 @@ struct Cli {
     /// Most customers the in-memory store keeps (a ring: the oldest are overwritten).
     #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_STORE_CAP)]
     store_cap: usize,
-    /// Time allowed for a request head to arrive, including the wait on an idle keep-alive connection.
+    /// Time allowed for a request head to arrive in full, from its first byte (an idle keep-alive
+    /// connection is bounded by --idle-timeout).
     #[arg(long, value_name = "DUR", default_value = "30s", value_parser = humantime::parse_duration)]
     header_timeout: Duration,
     /// Close a connection on which no byte moved for this long (slow bodies, stalled readers).

@@ -17,8 +17,9 @@ pub struct HttpConfig {
     pub store_prefill: usize,
     /// Most customers one `get` may ask for (a bound on response size, ~0.5 KB each).
     pub max_get: u32,
-    /// Time allowed to receive a complete request head. hyper starts it whenever the connection waits for a
-    /// request, so it also bounds how long a keep-alive connection may sit idle between requests.
+    /// Time allowed to receive a complete request head, from its first byte (time spent writing an answer
+    /// meanwhile not counted). Checked by the connection's watchdog; how long a keep-alive connection may sit
+    /// idle between requests is `idle_timeout`'s.
     pub header_timeout: Duration,
     /// A connection on which no byte moves in either direction for this long is closed (slow bodies, stalled
     /// readers). Checked by a per-connection watchdog, so the close happens between one and two periods.

@@ -1,14 +1,15 @@
 //! A connection's I/O as hyper sees it: marks when bytes move and when output is blocked (for the
 //! watchdog), and closes with a lingering close when the answer left request bytes unread.
 //!
-//! hyper 1.x has no idle, body or send timeout of its own, only `header_read_timeout`. Marking activity
-//! costs a relaxed store per read/write (no clock read, no timer reset), so the watchdog is cheap.
+//! hyper 1.x has no idle, body or send timeout of its own, and its `header_read_timeout` arms a timer per
+//! request; the watchdog keeps all four. Marking activity costs a relaxed store per read/write and a few
+//! per request (no clock read, no timer reset), so the watchdog is cheap.
 
 use std::future::Future;
 use std::io::{self, IoSlice};
 use std::mem::MaybeUninit;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use std::time::Duration;
@@ -29,12 +30,39 @@ pub(crate) struct ConnState {
     linger: AtomicBool,
     /// Lingering discarded some request bytes.
     pub(crate) lingered: AtomicBool,
+    /// hyper has a request head and is serving it (from its head until its answer is handed over): bytes
+    /// read meanwhile are its body, or a request pipelined behind it.
+    serving: AtomicBool,
+    /// Bytes arrived while no request was being served: a request head has begun and is not complete.
+    head_started: AtomicBool,
+    /// Request heads completed so far.
+    heads: AtomicU64,
 }
 
 impl ConnState {
     /// Asks for a lingering close when hyper shuts this connection down.
     pub(crate) fn linger(&self) {
         self.linger.store(true, Relaxed);
+    }
+
+    /// hyper has a complete request head (called as it hands the request to the service).
+    pub(crate) fn request_started(&self) {
+        self.serving.store(true, Relaxed);
+        self.head_started.store(false, Relaxed);
+        self.heads.fetch_add(1, Relaxed);
+    }
+
+    /// The service has handed its answer to hyper: what is read from now on starts the next head.
+    pub(crate) fn request_answered(&self) {
+        self.serving.store(false, Relaxed);
+    }
+
+    pub(crate) fn head_started(&self) -> bool {
+        self.head_started.load(Relaxed)
+    }
+
+    pub(crate) fn heads(&self) -> u64 {
+        self.heads.load(Relaxed)
     }
 }
 
@@ -85,6 +113,9 @@ impl<T: AsyncRead + Unpin> AsyncRead for ConnIo<T> {
         if let Poll::Ready(Ok(())) = res {
             if buf.filled().len() > before {
                 self.state.read_moved.store(true, Relaxed);
+                if !self.state.serving.load(Relaxed) {
+                    self.state.head_started.store(true, Relaxed);
+                }
             }
         }
         res

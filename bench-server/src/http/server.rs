@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{ensure, Context as _};
 use hyper::server::conn::http1;
@@ -16,7 +17,7 @@ use super::app::App;
 use super::config::HttpConfig;
 use super::conn_io::ConnIo;
 use super::service;
-use super::watchdog::{on_own_wake, watchdog, Cut};
+use super::watchdog::{on_own_wake, watchdog, Cut, Timeouts};
 use crate::accept::{accept_loop, Slot};
 use crate::chat::ChatStats;
 
@@ -45,8 +46,12 @@ pub async fn serve(
     let local = listener
         .local_addr()
         .context("reading the HTTP listener's address")?;
-    let (idle_timeout, send_timeout, linger) =
-        (config.idle_timeout, config.send_timeout, config.linger);
+    let timeouts = Timeouts {
+        idle: config.idle_timeout,
+        send: config.send_timeout,
+        header: config.header_timeout,
+    };
+    let linger = config.linger;
     let grace = config.shutdown_grace;
     let max_connections = config.max_connections;
     let mut builder = http1::Builder::new();
@@ -54,7 +59,8 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .keep_alive(true)
         .max_buf_size(MAX_BUF)
-        .header_read_timeout(config.header_timeout);
+        // The watchdog bounds the wait for a request head: hyper's own timeout arms a timer per request.
+        .header_read_timeout(None::<Duration>);
     let app = Arc::new(App::new(config, chat));
     let graceful = GracefulShutdown::new();
     let mut tasks = JoinSet::new();
@@ -69,6 +75,7 @@ pub async fn serve(
             let (io, state) = ConnIo::new(stream, linger);
             let (conn_app, conn_state) = (app.clone(), state.clone());
             let svc = service_fn(move |req| {
+                conn_state.request_started();
                 service::handle(conn_app.clone(), conn_state.clone(), local, req)
             });
             let conn = graceful.watch(builder.serve_connection(TokioIo::new(io), svc));
@@ -88,9 +95,10 @@ pub async fn serve(
                         }
                         tracing::debug!("connection ended with an error: {e}");
                     },
-                    cut = on_own_wake(watchdog(state.clone(), idle_timeout, send_timeout)) => match cut {
+                    cut = on_own_wake(watchdog(state.clone(), timeouts)) => match cut {
                         Cut::Idle => metrics.connection_idle_closed(),
                         Cut::SendStalled => metrics.connection_send_stalled(),
+                        Cut::HeaderTimeout => metrics.connection_header_timeout(),
                     },
                 }
                 if state.lingered.load(std::sync::atomic::Ordering::Relaxed) {

@@ -53,6 +53,7 @@ pub(crate) async fn handle(
     }
     app.metrics
         .response(resp.status().as_u16(), body_in, resp.body().len());
+    conn.request_answered();
     Ok(resp)
 }
 

@@ -134,6 +134,33 @@ async fn slow_header_connection_is_closed_without_stalling_others() {
     server.stop().await;
 }
 
+/// The header timeout bounds a head, from its first byte, not the connection: one keep-alive connection
+/// serving requests for longer than it, then sitting idle past it, stays open (idle is the idle timeout's).
+#[tokio::test]
+async fn header_timeout_bounds_a_head_not_the_connection() {
+    let header_timeout = Duration::from_millis(200);
+    let config = HttpConfig {
+        header_timeout,
+        ..HttpConfig::default()
+    };
+    let server = TestServer::with(config).await;
+    let mut c = server.client().await;
+    let busy_until = tokio::time::Instant::now() + 3 * header_timeout;
+    while tokio::time::Instant::now() < busy_until {
+        assert_eq!(c.get("/health").await.status, StatusCode::OK);
+    }
+    // Idle between requests for twice the header timeout: the behaviour under test, not a wait for
+    // something else.
+    tokio::time::sleep(2 * header_timeout).await;
+    assert_eq!(c.get("/health").await.status, StatusCode::OK);
+    let text = server.metrics().await;
+    assert_eq!(
+        metric(&text, "wsbench_http_connections_header_timeout_total"),
+        0
+    );
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn stalled_body_is_closed_by_the_idle_timeout() {
     let config = HttpConfig {
