@@ -4,8 +4,9 @@
 
 use memchr::{memchr, memchr2, memchr3};
 
-/// How many bytes the plain loop looks at before handing over to `memchr`.
-const SHORT: usize = 24;
+/// How many bytes the plain loop looks at before handing over to `memchr` (8 measured best on the CXF call
+/// and the 100 KB Customer message, against 16, 24 and 32).
+const SHORT: usize = 8;
 
 /// The position of the first `needle` in `hay`.
 #[inline]
@@ -20,19 +21,17 @@ pub(super) fn byte(needle: u8, hay: &[u8]) -> Option<usize> {
     memchr(needle, &hay[SHORT..]).map(|i| i + SHORT)
 }
 
-/// The position of the first `a` or `b` in `hay`. Two comparisons a byte cost more than `memchr2`'s set-up
-/// past a few bytes: only the first eight are looked at in a loop.
+/// The position of the first `a` or `b` in `hay`.
 #[inline]
 pub(super) fn either(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
-    const FEW: usize = 8;
-    let head = &hay[..hay.len().min(FEW)];
+    let head = &hay[..hay.len().min(SHORT)];
     if let Some(i) = head.iter().position(|&c| c == a || c == b) {
         return Some(i);
     }
-    if hay.len() <= FEW {
+    if hay.len() <= SHORT {
         return None;
     }
-    memchr2(a, b, &hay[FEW..]).map(|i| i + FEW)
+    memchr2(a, b, &hay[SHORT..]).map(|i| i + SHORT)
 }
 
 /// The position of the first `a`, `b` or `c` in `hay`.
