@@ -10,6 +10,7 @@ mod find;
 mod limits;
 mod ns;
 mod reader;
+mod recycle;
 mod scan;
 mod unescape;
 mod writer;

@@ -3,6 +3,9 @@
 //! a lookup costs at most that many short comparisons.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+
+use super::recycle;
 
 /// The namespace the `xml` prefix is bound to by definition.
 pub(super) const XML_NS: &[u8] = b"http://www.w3.org/XML/1998/namespace";
@@ -37,13 +40,23 @@ pub(super) struct Scope<'a> {
     generation: u64,
 }
 
+thread_local! {
+    static BINDINGS: Cell<Vec<Binding<'static>>> = const { Cell::new(Vec::new()) };
+}
+
 impl Default for Scope<'_> {
     fn default() -> Self {
-        // A SOAP message declares a handful; one allocation serves them.
+        // A SOAP message declares a handful: one allocation serves them, kept for the next message.
         Self {
-            bindings: Vec::with_capacity(8),
+            bindings: recycle::take(&BINDINGS, 8),
             generation: 0,
         }
+    }
+}
+
+impl Drop for Scope<'_> {
+    fn drop(&mut self) {
+        recycle::keep(&BINDINGS, std::mem::take(&mut self.bindings));
     }
 }
 

@@ -9,6 +9,7 @@ use std::cell::{Cell, OnceCell};
 use super::attrs::{normalize, qname_colon, Attr, Attrs};
 use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
+use super::recycle;
 use super::scan::{same, ScanError, Scanner, Token};
 use super::SoapError;
 use crate::xsd::{self, XsdError};
@@ -87,15 +88,27 @@ pub(super) fn is_blank(b: &[u8]) -> bool {
     b.iter().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
+thread_local! {
+    static OPEN: Cell<Vec<&'static [u8]>> = const { Cell::new(Vec::new()) };
+    static SEEN: Cell<Vec<(u128, &'static [u8])>> = const { Cell::new(Vec::new()) };
+}
+
+impl Drop for BodyReader<'_> {
+    fn drop(&mut self) {
+        recycle::keep(&OPEN, std::mem::take(&mut self.open));
+        recycle::keep(&SEEN, std::mem::take(&mut self.seen));
+    }
+}
+
 impl<'a> BodyReader<'a> {
     pub(super) fn new(input: &'a [u8], limits: Limits) -> Self {
         Self {
             scan: Scanner::new(input),
             ns: Scope::default(),
-            open: Vec::with_capacity(16),
+            open: recycle::take(&OPEN, 16),
             limits,
             closed: false,
-            seen: Vec::new(),
+            seen: recycle::take(&SEEN, 8),
             slots: Vec::new(),
             header_left: usize::MAX,
             comments: 0,
