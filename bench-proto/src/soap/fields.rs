@@ -57,11 +57,7 @@ impl<'a> BodyReader<'a> {
         // than whitespace: text a parser accepts as written is its own value, so it needs no checks first;
         // only what it refuses goes the general way (references expanded, then parsed again).
         if let Some((raw, next)) = self.leaf(ns, name) {
-            let text = match self.checked_text(raw) {
-                Some(text) => Some(text),
-                None => std::str::from_utf8(raw).ok(),
-            };
-            if let Some(value) = text.and_then(|t| parse(t).ok()) {
+            if let Some(value) = self.text_of(raw).ok().and_then(|t| parse(t).ok()) {
                 self.take_leaf(next);
                 return Ok(value);
             }

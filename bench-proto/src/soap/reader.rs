@@ -262,10 +262,7 @@ impl<'a> BodyReader<'a> {
     #[inline]
     pub(super) fn text_leaf(&mut self, ns: &str, name: &str) -> Option<Cow<'a, str>> {
         let (raw, next) = self.leaf(ns, name)?;
-        let text = match self.checked_text(raw) {
-            Some(text) => text,
-            None => std::str::from_utf8(raw).ok()?,
-        };
+        let text = self.text_of(raw).ok()?;
         let value = if is_plain(raw) {
             Cow::Borrowed(text)
         } else {
@@ -638,10 +635,17 @@ impl<'a> BodyReader<'a> {
     }
 
     pub(super) fn utf8(&self, raw: &'a [u8]) -> Result<&'a str, SoapError> {
-        if let Some(text) = self.checked_text(raw) {
-            return Ok(text);
+        self.text_of(raw)
+            .map_err(|e| self.xml_error(&e.to_string()))
+    }
+
+    /// `raw` as text: cut from the checked input, or checked on its own (which finds the bad bytes).
+    #[inline]
+    pub(super) fn text_of(&self, raw: &'a [u8]) -> Result<&'a str, std::str::Utf8Error> {
+        match self.checked_text(raw) {
+            Some(text) => Ok(text),
+            None => std::str::from_utf8(raw),
         }
-        std::str::from_utf8(raw).map_err(|e| self.xml_error(&e.to_string()))
     }
 
     /// Character data with its entity and character references expanded.

@@ -265,18 +265,11 @@ mod tests {
         for heads in 0..100 {
             let busy = Seen {
                 read: true,
-                wrote: true,
                 head_started: true,
                 heads,
                 ..Seen::default()
             };
-            assert_eq!(
-                c.tick(Seen {
-                    wrote: false,
-                    ..busy
-                }),
-                None
-            );
+            assert_eq!(c.tick(busy), None);
         }
         let writing = Seen {
             wrote: true,
@@ -290,11 +283,8 @@ mod tests {
         // Then the output stops: the head's own wait begins.
         let waiting = Seen {
             read: true,
-            ..writing
-        };
-        let waiting = Seen {
             wrote: false,
-            ..waiting
+            ..writing
         };
         assert_eq!(c.tick(waiting), None);
         assert_eq!(c.tick(waiting), None);
