@@ -1,5 +1,6 @@
 //! `--monitor-pid`: system CPU user/sys/idle from /proc/stat and a process's RSS from /proc/PID/status,
-//! sampled about once a second by a task of its own (never on the load path).
+//! sampled about once a second by a task of its own (never on the load path), and once more when it stops,
+//! so the samples cover the whole measured interval however short it was.
 
 use std::time::Duration;
 
@@ -45,14 +46,15 @@ pub fn parse_vm_rss_kb(text: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Percentages of CPU time between two readings.
-pub fn percentages(a: CpuJiffies, b: CpuJiffies) -> (f64, f64, f64) {
+/// Percentages of CPU time between two readings; `None` when no clock tick passed between them (nothing
+/// to divide: not an idle machine).
+pub fn percentages(a: CpuJiffies, b: CpuJiffies) -> Option<(f64, f64, f64)> {
     let total = b.total.saturating_sub(a.total);
     if total == 0 {
-        return (0.0, 0.0, 100.0);
+        return None;
     }
     let pct = |x: u64, y: u64| 100.0 * y.saturating_sub(x) as f64 / total as f64;
-    (pct(a.user, b.user), pct(a.sys, b.sys), pct(a.idle, b.idle))
+    Some((pct(a.user, b.user), pct(a.sys, b.sys), pct(a.idle, b.idle)))
 }
 
 fn read_cpu() -> Option<CpuJiffies> {
@@ -80,22 +82,26 @@ impl Monitor {
             tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
             let mut last = None;
             loop {
-                tokio::select! {
-                    _ = &mut stopped => break,
-                    now = tick.tick() => {
-                        let cpu = read_cpu();
-                        if let (Some(a), Some(b)) = (last, cpu) {
-                            let (user_pct, sys_pct, idle_pct) = percentages(a, b);
-                            samples.push(SystemSample {
-                                t_s: now.saturating_duration_since(measure_start).as_secs_f64(),
-                                user_pct,
-                                sys_pct,
-                                idle_pct,
-                                server_rss_kb: read_rss(pid),
-                            });
-                        }
-                        last = cpu;
-                    }
+                let (now, stopping) = tokio::select! {
+                    _ = &mut stopped => (Instant::now(), true),
+                    now = tick.tick() => (now, false),
+                };
+                let cpu = read_cpu();
+                if let Some(split) = last.zip(cpu).and_then(|(a, b)| percentages(a, b)) {
+                    let (user_pct, sys_pct, idle_pct) = split;
+                    samples.push(SystemSample {
+                        t_s: now.saturating_duration_since(measure_start).as_secs_f64(),
+                        user_pct,
+                        sys_pct,
+                        idle_pct,
+                        server_rss_kb: read_rss(pid),
+                    });
+                    last = cpu;
+                } else if last.is_none() {
+                    last = cpu;
+                }
+                if stopping {
+                    break;
                 }
             }
             samples
@@ -133,8 +139,8 @@ mod tests {
             idle: 890,
             total: 1110,
         };
-        let (u, s, i) = percentages(j, later);
-        assert_eq!((u, s, i), (30.0, 20.0, 50.0));
+        assert_eq!(percentages(j, later), Some((30.0, 20.0, 50.0)));
+        assert_eq!(percentages(j, j), None, "no tick passed: nothing measured");
     }
 
     #[test]

@@ -138,14 +138,17 @@ pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String 
     );
     if let Some(sys) = &doc.system {
         let m = &sys.mean;
+        let pct = |v: Option<f64>| v.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.1}%"));
         let _ = writeln!(
             s,
-            "  System         user {:.1}%  sys {:.1}%  idle {:.1}%  (mean of {} samples); monitored RSS max {}",
-            m.user_pct,
-            m.sys_pct,
-            m.idle_pct,
+            "  System         user {}  sys {}  idle {}  (over {} samples); monitored RSS max {}",
+            pct(m.user_pct),
+            pct(m.sys_pct),
+            pct(m.idle_pct),
             sys.samples.len(),
-            m.server_rss_kb_max.map(|k| format!("{} kB", thousands(k))).unwrap_or_else(|| "n/a".into())
+            m.server_rss_kb_max
+                .map(|k| format!("{} kB", thousands(k)))
+                .unwrap_or_else(|| "n/a".into())
         );
     }
     if !first_errors.is_empty() {

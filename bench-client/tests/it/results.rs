@@ -70,6 +70,13 @@ fn json_hlog_monitor_and_cxf_format_from_the_binary() {
         .samples
         .iter()
         .all(|s| (s.user_pct + s.sys_pct + s.idle_pct) <= 100.01));
+    let last = system.samples.last().unwrap();
+    assert!(
+        last.t_s >= doc.elapsed_s,
+        "the samples cover the whole measured interval, its last 0.2 s too: {:?}",
+        system.samples
+    );
+    assert!(system.mean.user_pct.is_some() && system.mean.idle_pct.is_some());
 
     let log = std::fs::read(&hlog).expect("hlog written");
     let mut intervals = 0;
@@ -85,6 +92,40 @@ fn json_hlog_monitor_and_cxf_format_from_the_binary() {
         calls, doc.counts.ok,
         "the intervals hold every measured call"
     );
+}
+
+#[test]
+fn a_run_shorter_than_the_sampling_interval_still_measures_the_machine() {
+    let server = Server::bench_server();
+    let json = tmp("short-monitored.json");
+    let pid = std::process::id().to_string();
+    let out = run_bin(&[
+        "--url",
+        &server.url(),
+        "--clients",
+        "1",
+        "--duration",
+        "300ms",
+        "--json",
+        json.to_str().unwrap(),
+        "--monitor-pid",
+        &pid,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: ResultsDoc = serde_json::from_value(schema_checked(&json)).unwrap();
+    let system = doc.system.expect("--monitor-pid fills the system block");
+    assert_eq!(system.samples.len(), 1, "{:?}", system.samples);
+    let (user, sys, idle) = (
+        system.mean.user_pct.expect("measured, not missing"),
+        system.mean.sys_pct.unwrap(),
+        system.mean.idle_pct.unwrap(),
+    );
+    assert!(user + sys + idle > 99.0 && user + sys + idle <= 100.01);
+    assert!(user + sys > 0.0, "a run that did work was not all idle");
 }
 
 #[test]

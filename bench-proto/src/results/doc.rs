@@ -341,7 +341,8 @@ pub struct ClientStats {
     pub max_schedule_lag_us: Option<u64>,
 }
 
-/// `--monitor-pid`: the machine's CPU split and the monitored process's memory, about once a second.
+/// `--monitor-pid`: the machine's CPU split and the monitored process's memory, about once a second, the
+/// last sample covering whatever part of a second the measured interval ended in.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SystemBlock {
     pub samples: Vec<SystemSample>,
@@ -350,7 +351,8 @@ pub struct SystemBlock {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SystemSample {
-    /// Seconds since the measured interval began.
+    /// Seconds since the measured interval began, when this sample's interval ended (it began at the
+    /// previous sample's, or at 0).
     pub t_s: f64,
     pub user_pct: f64,
     pub sys_pct: f64,
@@ -359,24 +361,102 @@ pub struct SystemSample {
     pub server_rss_kb: Option<u64>,
 }
 
+/// Over the whole measured interval. The CPU shares are `None` when nothing was sampled (an interval
+/// shorter than the kernel's clock tick, or no /proc/stat): not measured, which is not 0 %.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SystemMean {
-    pub user_pct: f64,
-    pub sys_pct: f64,
-    pub idle_pct: f64,
+    #[serde(default)]
+    pub user_pct: Option<f64>,
+    #[serde(default)]
+    pub sys_pct: Option<f64>,
+    #[serde(default)]
+    pub idle_pct: Option<f64>,
     pub server_rss_kb_max: Option<u64>,
 }
 
 impl SystemBlock {
+    /// The mean weights each sample by the time it covers, so a short last sample counts for what it is.
     pub fn from_samples(samples: Vec<SystemSample>) -> SystemBlock {
-        let n = samples.len().max(1) as f64;
+        let mut covered = 0.0;
+        let mut sums = [0.0; 3];
+        let mut prev = 0.0;
+        for s in &samples {
+            let w = (s.t_s - prev).max(0.0);
+            prev = s.t_s.max(prev);
+            covered += w;
+            for (sum, pct) in sums.iter_mut().zip([s.user_pct, s.sys_pct, s.idle_pct]) {
+                *sum += w * pct;
+            }
+        }
+        let mean = |i: usize| {
+            if covered > 0.0 {
+                Some(sums[i] / covered)
+            } else {
+                // Samples all at one instant (no time to weigh by): their plain mean.
+                let n = samples.len() as f64;
+                let pick = |s: &SystemSample| [s.user_pct, s.sys_pct, s.idle_pct][i];
+                (n > 0.0).then(|| samples.iter().map(pick).sum::<f64>() / n)
+            }
+        };
         let mean = SystemMean {
-            user_pct: samples.iter().map(|s| s.user_pct).sum::<f64>() / n,
-            sys_pct: samples.iter().map(|s| s.sys_pct).sum::<f64>() / n,
-            idle_pct: samples.iter().map(|s| s.idle_pct).sum::<f64>() / n,
+            user_pct: mean(0),
+            sys_pct: mean(1),
+            idle_pct: mean(2),
             server_rss_kb_max: samples.iter().filter_map(|s| s.server_rss_kb).max(),
         };
         SystemBlock { samples, mean }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(t_s: f64, user_pct: f64, sys_pct: f64, rss: Option<u64>) -> SystemSample {
+        SystemSample {
+            t_s,
+            user_pct,
+            sys_pct,
+            idle_pct: 100.0 - user_pct - sys_pct,
+            server_rss_kb: rss,
+        }
+    }
+
+    #[test]
+    fn nothing_sampled_is_not_measured_not_zero() {
+        let b = SystemBlock::from_samples(Vec::new());
+        assert_eq!(b.mean.user_pct, None);
+        assert_eq!(b.mean.sys_pct, None);
+        assert_eq!(b.mean.idle_pct, None);
+        assert_eq!(b.mean.server_rss_kb_max, None);
+    }
+
+    #[test]
+    fn a_short_last_sample_weighs_what_it_covers() {
+        // One whole second at 10 % user, then a quarter second at 50 %: (1 × 10 + 0.25 × 50) / 1.25 = 18.
+        let b = SystemBlock::from_samples(vec![
+            sample(1.0, 10.0, 20.0, Some(5)),
+            sample(1.25, 50.0, 40.0, Some(7)),
+        ]);
+        assert!((b.mean.user_pct.unwrap() - 18.0).abs() < 1e-9);
+        assert!((b.mean.sys_pct.unwrap() - 24.0).abs() < 1e-9);
+        assert!((b.mean.idle_pct.unwrap() - 58.0).abs() < 1e-9);
+        assert_eq!(b.mean.server_rss_kb_max, Some(7));
+    }
+
+    #[test]
+    fn samples_at_one_instant_take_their_plain_mean() {
+        let b = SystemBlock::from_samples(vec![sample(0.0, 30.0, 10.0, None)]);
+        assert_eq!(b.mean.user_pct, Some(30.0));
+    }
+
+    #[test]
+    fn documents_written_before_the_shares_were_optional_still_read() {
+        let m: SystemMean = serde_json::from_str(
+            r#"{"user_pct":1.5,"sys_pct":2.0,"idle_pct":96.5,"server_rss_kb_max":null}"#,
+        )
+        .unwrap();
+        assert_eq!(m.user_pct, Some(1.5));
     }
 }
 

@@ -454,9 +454,9 @@ pub(crate) fn metric_of(doc: &ResultsDoc, metric: Metric) -> Option<f64> {
         ),
         Metric::ChatScoreMsgPerS => doc.chat.as_ref().map(|c| c.score_msg_per_s),
         Metric::ScalingEfficiency => None,
-        Metric::CpuUserPct => system.map(|m| m.user_pct),
-        Metric::CpuSysPct => system.map(|m| m.sys_pct),
-        Metric::CpuIdlePct => system.map(|m| m.idle_pct),
+        Metric::CpuUserPct => system.and_then(|m| m.user_pct),
+        Metric::CpuSysPct => system.and_then(|m| m.sys_pct),
+        Metric::CpuIdlePct => system.and_then(|m| m.idle_pct),
     }
 }
 

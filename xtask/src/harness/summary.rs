@@ -333,13 +333,14 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[&StepDoc]) {
         } else {
             "–".to_owned()
         };
-        // A step shorter than the sampling interval has a system block with no samples: nothing to show.
-        let (cpu, rss) = match d.system.as_ref().filter(|s| !s.samples.is_empty()) {
-            Some(s) => (
-                format!(
-                    "{:.1} / {:.1} / {:.1}",
-                    s.mean.user_pct, s.mean.sys_pct, s.mean.idle_pct
-                ),
+        // A system block with nothing sampled (a step shorter than the kernel's clock tick): nothing to show.
+        let split = d.system.as_ref().and_then(|s| {
+            let m = &s.mean;
+            Some((s, m.user_pct?, m.sys_pct?, m.idle_pct?))
+        });
+        let (cpu, rss) = match split {
+            Some((s, user, sys, idle)) => (
+                format!("{user:.1} / {sys:.1} / {idle:.1}"),
                 s.mean
                     .server_rss_kb_max
                     .map_or("–".to_owned(), |kb| num(kb as f64 / 1024.0)),

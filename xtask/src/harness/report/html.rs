@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use bench_proto::results::{ErrorKind, SystemSample};
+use bench_proto::results::ErrorKind;
 use quick_xml::escape::escape;
 
 use super::charts::{short_source, Chart};
@@ -428,22 +428,20 @@ impl Page<'_> {
                     .unwrap_or_else(|| "—".into())
             );
             if has_sys {
-                let sm = s.samples();
-                if sm.is_empty() {
-                    h.push_str("<td>—</td><td>—</td>");
-                } else {
-                    let n = sm.len() as f64;
-                    let avg = |f: fn(&SystemSample) -> f64| sm.iter().map(f).sum::<f64>() / n;
-                    let rss = sm.iter().filter_map(|x| x.server_rss_kb).max();
-                    let _ = write!(
-                        h,
-                        "<td>{:.0}/{:.0}/{:.0}</td><td>{}</td>",
-                        avg(|x| x.user_pct),
-                        avg(|x| x.sys_pct),
-                        avg(|x| x.idle_pct),
-                        rss.map(|r| format!("{:.1}", r as f64 / 1024.0))
-                            .unwrap_or_else(|| "—".into())
-                    );
+                // The block's own mean: weighted by the time each sample covers.
+                let mean = d.system.as_ref().map(|b| &b.mean);
+                let split = mean.and_then(|m| Some((m.user_pct?, m.sys_pct?, m.idle_pct?)));
+                match split {
+                    None => h.push_str("<td>—</td><td>—</td>"),
+                    Some((user, sys, idle)) => {
+                        let rss = mean.and_then(|m| m.server_rss_kb_max);
+                        let _ = write!(
+                            h,
+                            "<td>{user:.0}/{sys:.0}/{idle:.0}</td><td>{}</td>",
+                            rss.map(|r| format!("{:.1}", r as f64 / 1024.0))
+                                .unwrap_or_else(|| "—".into())
+                        );
+                    }
                 }
             }
             h.push_str("</tr>\n");
