@@ -59,11 +59,7 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
         load.users as usize,
         load.count as usize,
     );
-    let shared = Arc::new(RunShared {
-        load: load.clone(),
-        phase,
-        stamps,
-    });
+    let mut shared = Arc::new(RunShared::new(load.clone(), phase, stamps));
     let mut tasks: Vec<JoinHandle<UserResult>> = Vec::with_capacity(load.connections() as usize);
     let mut controls: Vec<mpsc::Sender<Phase>> = Vec::with_capacity(tasks.capacity());
     let mut driver_errors = ErrorCounts::default();
@@ -166,9 +162,22 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
                 out.first_errors.push(e);
             }
         }
-        // Same precision on both sides, and the sum grows to any range: adding cannot fail.
-        let _ = out.latency.add(&r.latency);
         end = end.max(r.closed_at);
+    }
+    // Every user task has ended, and with it its share of `shared`.
+    match Arc::get_mut(&mut shared) {
+        Some(shared) => {
+            for h in shared.latency.iter_mut() {
+                // Same precision on both sides, and the sum grows to any range: adding cannot fail.
+                let _ = out.latency.add(&*h.get_mut());
+            }
+        }
+        None => {
+            *out.errors.get_mut(ErrorKind::Io) += 1;
+            out.first_errors
+                .push("the run's latency histograms were still in use".to_owned());
+            out.completed = false;
+        }
     }
     if started {
         out.elapsed = end.saturating_duration_since(begin);
