@@ -374,34 +374,38 @@ pub struct SystemMean {
     pub server_rss_kb_max: Option<u64>,
 }
 
+impl SystemMean {
+    /// user, sys and idle %, or `None` when they were not measured (they are set together).
+    pub fn cpu(&self) -> Option<(f64, f64, f64)> {
+        Some((self.user_pct?, self.sys_pct?, self.idle_pct?))
+    }
+}
+
 impl SystemBlock {
-    /// The mean weights each sample by the time it covers, so a short last sample counts for what it is.
+    /// The mean weights each sample by the time it covers, so a short last sample counts for what it is
+    /// (samples all at one instant, with no time to weigh by, count alike).
     pub fn from_samples(samples: Vec<SystemSample>) -> SystemBlock {
-        let mut covered = 0.0;
-        let mut sums = [0.0; 3];
-        let mut prev = 0.0;
-        for s in &samples {
-            let w = (s.t_s - prev).max(0.0);
-            prev = s.t_s.max(prev);
-            covered += w;
-            for (sum, pct) in sums.iter_mut().zip([s.user_pct, s.sys_pct, s.idle_pct]) {
-                *sum += w * pct;
-            }
+        let mut prev = 0.0_f64;
+        let mut weights: Vec<f64> = samples
+            .iter()
+            .map(|s| {
+                let w = (s.t_s - prev).max(0.0);
+                prev = prev.max(s.t_s);
+                w
+            })
+            .collect();
+        if weights.iter().sum::<f64>() <= 0.0 {
+            weights.fill(1.0);
         }
-        let mean = |i: usize| {
-            if covered > 0.0 {
-                Some(sums[i] / covered)
-            } else {
-                // Samples all at one instant (no time to weigh by): their plain mean.
-                let n = samples.len() as f64;
-                let pick = |s: &SystemSample| [s.user_pct, s.sys_pct, s.idle_pct][i];
-                (n > 0.0).then(|| samples.iter().map(pick).sum::<f64>() / n)
-            }
+        let covered: f64 = weights.iter().sum();
+        let mean = |pct: fn(&SystemSample) -> f64| {
+            let sum: f64 = samples.iter().zip(&weights).map(|(s, w)| w * pct(s)).sum();
+            (covered > 0.0).then(|| sum / covered)
         };
         let mean = SystemMean {
-            user_pct: mean(0),
-            sys_pct: mean(1),
-            idle_pct: mean(2),
+            user_pct: mean(|s| s.user_pct),
+            sys_pct: mean(|s| s.sys_pct),
+            idle_pct: mean(|s| s.idle_pct),
             server_rss_kb_max: samples.iter().filter_map(|s| s.server_rss_kb).max(),
         };
         SystemBlock { samples, mean }

@@ -334,12 +334,9 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[&StepDoc]) {
             "–".to_owned()
         };
         // A system block with nothing sampled (a step shorter than the kernel's clock tick): nothing to show.
-        let split = d.system.as_ref().and_then(|s| {
-            let m = &s.mean;
-            Some((s, m.user_pct?, m.sys_pct?, m.idle_pct?))
-        });
+        let split = d.system.as_ref().and_then(|s| Some((s, s.mean.cpu()?)));
         let (cpu, rss) = match split {
-            Some((s, user, sys, idle)) => (
+            Some((s, (user, sys, idle))) => (
                 format!("{user:.1} / {sys:.1} / {idle:.1}"),
                 s.mean
                     .server_rss_kb_max

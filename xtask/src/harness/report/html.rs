@@ -430,8 +430,7 @@ impl Page<'_> {
             if has_sys {
                 // The block's own mean: weighted by the time each sample covers.
                 let mean = d.system.as_ref().map(|b| &b.mean);
-                let split = mean.and_then(|m| Some((m.user_pct?, m.sys_pct?, m.idle_pct?)));
-                match split {
+                match mean.and_then(|m| m.cpu()) {
                     None => h.push_str("<td>—</td><td>—</td>"),
                     Some((user, sys, idle)) => {
                         let rss = mean.and_then(|m| m.server_rss_kb_max);
