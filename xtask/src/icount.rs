@@ -47,9 +47,12 @@ struct Row {
     /// What it is compared with: `/health` for the server, wrk for the client.
     reference: &'static str,
     instructions_per_call: f64,
-    /// System calls per call (the chat rows only).
+    /// System calls per call, all of them (the chat rows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     syscalls_per_call: Option<f64>,
+    /// The system calls per call that move bytes, reads and writes (the chat rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    io_calls_per_call: Option<f64>,
     /// Over the reference's row.
     ratio: Option<f64>,
     /// (calls, instructions) of the two runs.
@@ -156,14 +159,13 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         }
         let m = side(sh, &bins, scale, tmp.path())?;
         let mut r = row("chat", m.name, "–", m.instructions)?;
-        r.syscalls_per_call = Some(
-            callgrind::marginal(m.syscalls[0], m.syscalls[1])
-                .with_context(|| format!("chat {}: system calls did not grow", m.name))?,
-        );
+        r.io_calls_per_call = Some(m.syscalls.io);
+        r.syscalls_per_call = Some(m.syscalls.all);
         eprintln!(
-            "icount: chat {}: {} instructions, {:.2} system calls per message",
+            "icount: chat {}: {} instructions, {:.2} reads and writes, {:.2} system calls per message",
             m.name,
             num(r.instructions_per_call),
+            r.io_calls_per_call.unwrap_or_default(),
             r.syscalls_per_call.unwrap_or_default()
         );
         rows.push(r);
@@ -196,6 +198,7 @@ fn row(
         reference,
         instructions_per_call: per_call,
         syscalls_per_call: None,
+        io_calls_per_call: None,
         ratio: None,
         runs,
     })
@@ -233,8 +236,11 @@ fn table(rows: &[Row]) -> String {
             side = r.side;
             if side == "chat" {
                 out += &format!(
-                    "\n  {:<44} {:>14} {:>10}\n",
-                    "chat, 10 rooms × 20 users, per message sent", "instr/msg", "syscalls/msg"
+                    "\n  {:<44} {:>14} {:>10} {:>10}\n",
+                    "chat, 10 rooms × 20 users, per message sent",
+                    "instr/msg",
+                    "I/O calls",
+                    "all calls"
                 );
             } else {
                 let title = if side == "server" {
@@ -249,12 +255,13 @@ fn table(rows: &[Row]) -> String {
                 );
             }
         }
-        if let Some(sys) = r.syscalls_per_call {
+        if let (Some(io), Some(all)) = (r.io_calls_per_call, r.syscalls_per_call) {
             out += &format!(
-                "  {:<44} {:>14} {:>10.2}\n",
+                "  {:<44} {:>14} {:>10.2} {:>10.2}\n",
                 r.name,
                 num(r.instructions_per_call.round()),
-                sys
+                io,
+                all
             );
             continue;
         }
@@ -454,6 +461,7 @@ mod tests {
             reference: if side == "server" { "/health" } else { "wrk" },
             instructions_per_call: per,
             syscalls_per_call: None,
+            io_calls_per_call: None,
             ratio: None,
             runs: [(0, 0); 2],
         };
@@ -467,6 +475,14 @@ mod tests {
         let ratios: Vec<Option<f64>> = rows.iter().map(|r| r.ratio).collect();
         assert_eq!(ratios, [Some(1.0), Some(3.0), Some(1.5), Some(1.0)]);
         assert!(table(&rows).contains("× wrk"));
+        let mut chat = r("chat", "bench-server --chat", 6_000.0);
+        chat.io_calls_per_call = Some(21.5);
+        chat.syscalls_per_call = Some(22.25);
+        let printed = table(&[chat]);
+        assert!(
+            printed.contains("I/O calls") && printed.contains(" 21.50      22.25"),
+            "{printed}"
+        );
         let (url, rest) = url_and_load(
             "http://a",
             &["--operation", "http-get", "--url-path", "/health"],
