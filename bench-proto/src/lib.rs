@@ -9,5 +9,6 @@ pub mod hostile;
 pub mod operation;
 pub mod results;
 pub mod soap;
+mod swar;
 pub mod units;
 pub mod xsd;

@@ -47,12 +47,9 @@ struct Row {
     /// What it is compared with: `/health` for the server, wrk for the client.
     reference: &'static str,
     instructions_per_call: f64,
-    /// System calls per call, all of them (the chat rows only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    syscalls_per_call: Option<f64>,
-    /// The system calls per call that move bytes, reads and writes (the chat rows only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    io_calls_per_call: Option<f64>,
+    /// System calls per call (the chat rows only).
+    #[serde(flatten)]
+    syscalls: Option<chat::PerMessage>,
     /// Over the reference's row.
     ratio: Option<f64>,
     /// (calls, instructions) of the two runs.
@@ -159,14 +156,13 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         }
         let m = side(sh, &bins, scale, tmp.path())?;
         let mut r = row("chat", m.name, "–", m.instructions)?;
-        r.io_calls_per_call = Some(m.syscalls.io);
-        r.syscalls_per_call = Some(m.syscalls.all);
+        r.syscalls = Some(m.syscalls);
         eprintln!(
             "icount: chat {}: {} instructions, {:.2} reads and writes, {:.2} system calls per message",
             m.name,
             num(r.instructions_per_call),
-            r.io_calls_per_call.unwrap_or_default(),
-            r.syscalls_per_call.unwrap_or_default()
+            m.syscalls.io,
+            m.syscalls.all
         );
         rows.push(r);
     }
@@ -197,8 +193,7 @@ fn row(
         name: name.to_owned(),
         reference,
         instructions_per_call: per_call,
-        syscalls_per_call: None,
-        io_calls_per_call: None,
+        syscalls: None,
         ratio: None,
         runs,
     })
@@ -255,13 +250,13 @@ fn table(rows: &[Row]) -> String {
                 );
             }
         }
-        if let (Some(io), Some(all)) = (r.io_calls_per_call, r.syscalls_per_call) {
+        if let Some(calls) = r.syscalls {
             out += &format!(
                 "  {:<44} {:>14} {:>10.2} {:>10.2}\n",
                 r.name,
                 num(r.instructions_per_call.round()),
-                io,
-                all
+                calls.io,
+                calls.all
             );
             continue;
         }
@@ -460,8 +455,7 @@ mod tests {
             name: name.into(),
             reference: if side == "server" { "/health" } else { "wrk" },
             instructions_per_call: per,
-            syscalls_per_call: None,
-            io_calls_per_call: None,
+            syscalls: None,
             ratio: None,
             runs: [(0, 0); 2],
         };
@@ -476,13 +470,20 @@ mod tests {
         assert_eq!(ratios, [Some(1.0), Some(3.0), Some(1.5), Some(1.0)]);
         assert!(table(&rows).contains("× wrk"));
         let mut chat = r("chat", "bench-server --chat", 6_000.0);
-        chat.io_calls_per_call = Some(21.5);
-        chat.syscalls_per_call = Some(22.25);
-        let printed = table(&[chat]);
+        chat.syscalls = Some(chat::PerMessage {
+            io: 21.5,
+            all: 22.25,
+        });
+        let printed = table(std::slice::from_ref(&chat));
         assert!(
             printed.contains("I/O calls") && printed.contains(" 21.50      22.25"),
             "{printed}"
         );
+        // The JSON keeps one field per figure, beside the row's own.
+        let json = serde_json::to_value(&chat).expect("serialisable");
+        assert_eq!(json["io_calls_per_call"], 21.5);
+        assert_eq!(json["syscalls_per_call"], 22.25);
+        assert_eq!(json["instructions_per_call"], 6_000.0);
         let (url, rest) = url_and_load(
             "http://a",
             &["--operation", "http-get", "--url-path", "/health"],

@@ -727,19 +727,14 @@ impl<'a> BodyReader<'a> {
 /// at a time (bit tricks on a `u64`: any byte at or above 0x7F, below 0x20, or equal to `&`).
 #[inline]
 fn is_plain(raw: &[u8]) -> bool {
-    const LO: u64 = u64::from_le_bytes([0x01; 8]);
-    const HI: u64 = u64::from_le_bytes([0x80; 8]);
+    use crate::swar::{below, equal, word, HI, LO};
     let byte_ok = |b: u8| (0x20..0x7F).contains(&b) & (b != b'&');
     let mut chunks = raw.chunks_exact(8);
     let mut bad = 0u64;
     for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        let x = u64::from_le_bytes(w);
-        let amp = x ^ (LO * u64::from(b'&'));
-        bad |= (x.wrapping_add(LO) | x)
-            | (x.wrapping_sub(LO * 0x20) & !x)
-            | (amp.wrapping_sub(LO) & !amp);
+        let x = word(c, 0);
+        // At or above 0x7F: adding 1 sets the high bit (or it was set already).
+        bad |= (x.wrapping_add(LO) | x) | below(x, 0x20) | equal(x, b'&');
     }
     bad & HI == 0 && chunks.remainder().iter().all(|&b| byte_ok(b))
 }

@@ -301,11 +301,7 @@ pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    let word = |s: &[u8], at: usize| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[at..at + 8]);
-        u64::from_le_bytes(w)
-    };
+    let word = crate::swar::word;
     match n {
         0..=7 => a.iter().zip(b).fold(true, |eq, (x, y)| eq & (x == y)),
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::swar;
+
 /// XML whitespace (S production): what `collapse` removes around non-string values.
 fn is_xml_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
@@ -96,9 +98,7 @@ fn write_escaped(out: &mut Vec<u8>, s: &str, class: u8) {
     let mut words = bytes.chunks_exact(8);
     let mut at = 0;
     for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        if may_need_escape(u64::from_le_bytes(b)) {
+        if may_need_escape(swar::word(w, 0)) {
             escape_range(out, bytes, at..at + 8, class, &mut run);
         }
         at += 8;
@@ -138,13 +138,8 @@ fn escape_range(
 /// Whether any byte of `x` is below 0x20 or is `"`, `&`, `<` or `>`: every byte [`SPECIAL`] names is.
 #[inline]
 fn may_need_escape(x: u64) -> bool {
-    const LO: u64 = u64::from_le_bytes([0x01; 8]);
-    const HI: u64 = u64::from_le_bytes([0x80; 8]);
-    // Some byte of `v` is zero (exact as a whole-word answer).
-    let zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
-    let is = |c: u8| zero(x ^ (LO * u64::from(c)));
-    let below_space = x.wrapping_sub(LO * 0x20) & !x & HI;
-    (below_space | is(b'"') | is(b'&') | is(b'<') | is(b'>')) != 0
+    use swar::{below, equal};
+    (below(x, 0x20) | equal(x, b'"') | equal(x, b'&') | equal(x, b'<') | equal(x, b'>')) != 0
 }
 
 /// Lets `write!` format straight into a byte buffer (no intermediate `String`).

@@ -1,0 +1,54 @@
+//! Eight bytes at a time in a `u64` (SWAR): the word tests the XML reader, tokenizer and writer use to pass
+//! over plain bytes without a branch per byte. A leaf module.
+
+/// 0x01 in every byte.
+pub(crate) const LO: u64 = u64::from_le_bytes([0x01; 8]);
+/// 0x80 in every byte.
+pub(crate) const HI: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// The eight bytes of `bytes` at `at`, the first in the lowest bits.
+#[inline]
+pub(crate) fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// The high bit of each byte of `x` below `n` (at most 0x80). A borrow can also mark a byte above a marked
+/// one, never one below: the lowest marked byte is the first such byte, and a word is marked at all exactly
+/// when it holds one.
+#[inline]
+pub(crate) fn below(x: u64, n: u8) -> u64 {
+    x.wrapping_sub(LO * u64::from(n)) & !x & HI
+}
+
+/// The high bit of each byte of `x` equal to `b`, marked as [`below`] marks.
+#[inline]
+pub(crate) fn equal(x: u64, b: u8) -> u64 {
+    below(x ^ (LO * u64::from(b)), 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte value in every position, beside bytes that borrow (0x00, 0x01) or not: the word answer and
+    /// the lowest marked byte agree with a byte-by-byte look.
+    #[test]
+    fn marks_agree_with_the_bytes() {
+        for at in 0..8 {
+            for v in 0..=255u8 {
+                for filler in [0x00, 0x01, 0x20, 0x7F, 0xFF] {
+                    let mut bytes = [filler; 8];
+                    bytes[at] = v;
+                    let x = word(&bytes, 0);
+                    let first = |m: u64| (m != 0).then(|| (m.trailing_zeros() / 8) as usize);
+                    let want_eq = bytes.iter().position(|&c| c == b'<');
+                    let want_below = bytes.iter().position(|&c| c < 0x20);
+                    assert_eq!(first(equal(x, b'<')), want_eq, "{bytes:?}");
+                    assert_eq!(first(below(x, 0x20)), want_below, "{bytes:?}");
+                }
+            }
+        }
+    }
+}
