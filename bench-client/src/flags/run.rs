@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 
 use super::compat::Compat;
 use super::output::Format;
-use super::values::{count, duration, rate, run_length, timeout};
+use super::values::{count, duration, output_path, rate, run_length, timeout};
 use crate::operation::Operation;
 
 // Each flag's help names the wrk or oha flag it stands for; where the two tools use one letter for two
@@ -111,8 +111,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the results document (schema wsbench.results/v1) here, atomically; `-`: to standard output
-    /// (the summary then goes to standard error).
-    #[arg(long, value_name = "FILE")]
+    /// (the summary then goes to standard error). [oha before 1.9: -j/--json, now `--json -`]
+    #[arg(long, value_name = "FILE|-", value_parser = output_path)]
     pub json: Option<PathBuf>,
     /// Write per-second latency histograms here, in the HdrHistogram interval log format.
     #[arg(long, value_name = "FILE")]

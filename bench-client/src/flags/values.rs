@@ -1,6 +1,8 @@
 //! The values of `run`'s flags as wrk and oha write them: a bare number of seconds is a duration (wrk's
-//! `-d 3`, `--timeout 2`), and counts and rates take SI suffixes (wrk's `-c 1k`, oha's `-n 10k`).
+//! `-d 3`, `--timeout 2`), counts and rates take SI suffixes (wrk's `-c 1k`, oha's `-n 10k`), and a path
+//! is never a URL (oha's old `--json` took no value, so `--json URL` is a slip, not a file name).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use bench_proto::units::parse_duration;
@@ -74,6 +76,20 @@ pub fn rate(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--json`'s value: a path, or `-` for standard output; never a URL.
+pub fn output_path(s: &str) -> Result<PathBuf, String> {
+    if s.contains("://") {
+        return Err(format!(
+            "{s:?} is a URL: --json needs where to write the results document, a path or `-` for \
+             standard output (oha's --json, which took no value, is `--json -`)"
+        ));
+    }
+    if s.is_empty() {
+        return Err("--json needs a path, or `-` for standard output".to_owned());
+    }
+    Ok(PathBuf::from(s))
+}
+
 /// Splits an SI suffix off a number: `10k` → (`10`, 1000).
 fn si(t: &str) -> (&str, u64) {
     match t.char_indices().last() {
@@ -131,5 +147,14 @@ mod tests {
         assert_eq!(rate("5000/s"), Ok(5000.0));
         assert_eq!(rate("2.5k"), Ok(2500.0));
         assert!(rate("0").is_err() && rate("fast").is_err());
+    }
+
+    #[test]
+    fn a_json_path_is_never_a_url() {
+        assert_eq!(output_path("-"), Ok(PathBuf::from("-")));
+        assert_eq!(output_path("out.json"), Ok(PathBuf::from("out.json")));
+        let e = output_path("http://127.0.0.1:8080/health").unwrap_err();
+        assert!(e.contains("`--json -`"), "{e}");
+        assert!(output_path("").is_err());
     }
 }

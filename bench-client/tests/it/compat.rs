@@ -100,3 +100,23 @@ fn flags_not_offered_say_why() {
         assert!(stderr.contains(said), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn json_takes_a_path_never_the_url() {
+    let server = Server::bench_server();
+    let url = format!("{}/health", server.url());
+    // oha before 1.9 had a --json that took no value: here the URL must not become the path.
+    let out = run_bin(&["-c", "2", "-n", "10", "--json", &url]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is a URL: --json needs where to write"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`--json -`"), "{stderr}");
+    let out = run_bin(&["-c", "2", "-n", "10", "--json", "-", &url]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the document on stdout");
+    assert_eq!(doc["counts"]["ok"].as_u64(), Some(10));
+}
