@@ -16,7 +16,7 @@ use crate::operation::Operation;
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// The URL to load, as --url. [wrk, oha: <url>]
+    /// The URL to load, as --url. [wrk: the URL argument; oha: the same]
     #[arg(value_name = "URL")]
     pub url_arg: Option<String>,
     /// Server base URL, http:// or https:// (bench-server's default address, http://127.0.0.1:8080, unless
