@@ -50,8 +50,7 @@ fn workload(op: &str) -> Workload {
         op,
     ])
     .expect("the bench's flags parse");
-    let cfg =
-        RunConfig::from_args(cli.run.expect("run flags")).expect("the bench's flags are valid");
+    let cfg = RunConfig::from_args(cli.run).expect("the bench's flags are valid");
     Workload::build(&cfg).expect("the workload builds")
 }
 

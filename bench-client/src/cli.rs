@@ -6,11 +6,20 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 use crate::cmd;
-use crate::flags::{Cli, Command, UsageError};
+use crate::flags::{not_offered, Cli, Command, UsageError};
 
 /// 0 ok; 1 errors during the run (without --allow-errors), nothing measured, or failure to start; 2 usage.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => match not_offered(&e) {
+            Some(why) => {
+                eprintln!("bench-client: {why}");
+                return ExitCode::from(2);
+            }
+            None => e.exit(),
+        },
+    };
     init_tracing();
     match dispatch(cli) {
         Ok(code) => code,
@@ -26,14 +35,12 @@ pub fn main() -> ExitCode {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
-    match (cli.command, cli.run) {
-        (Some(Command::Run(args)), _) | (None, Some(args)) => cmd::run::main(args),
-        (Some(Command::Merge(args)), _) => cmd::merge::main(args),
-        (Some(Command::Chat(args)), _) => cmd::chat::main(args),
-        (None, None) => Err(UsageError(
-            "nothing to do: give a URL (and --operation for a SOAP load; see --help)".into(),
-        )
-        .into()),
+    match cli.command {
+        Some(Command::Run(args)) => cmd::run::main(args),
+        // Without a URL or an operation, the run's validation says there is nothing to do.
+        None => cmd::run::main(cli.run),
+        Some(Command::Merge(args)) => cmd::merge::main(args),
+        Some(Command::Chat(args)) => cmd::chat::main(args),
     }
 }
 

@@ -11,7 +11,7 @@ use http::header::HeaderName;
 use http::uri::{PathAndQuery, Uri};
 use http::{HeaderValue, Method};
 
-use crate::flags::{usage_error, Format, HttpEngine, RunArgs};
+use crate::flags::{usage_error, Format, HttpEngine, HttpVersion, RunArgs};
 use crate::operation::{Operation, Service};
 
 /// When the measured interval ends.
@@ -123,7 +123,12 @@ impl RunConfig {
             (None, None, Some(_)) => DEFAULT_URL,
         };
         let operation = a.operation.unwrap_or(Operation::HttpGet);
-        let mut target = parse_target(url, operation)?;
+        let family = match (a.compat.ipv4, a.compat.ipv6) {
+            (true, _) => Some(Family::V4),
+            (_, true) => Some(Family::V6),
+            _ => None,
+        };
+        let mut target = parse_target(url, operation, family)?;
         if let Some(tls) = target.tls.as_mut() {
             tls.insecure = a.insecure;
             if let Some(path) = &a.cacert {
@@ -136,6 +141,15 @@ impl RunConfig {
             return Err(usage_error("--insecure and --cacert are for https:// URLs"));
         }
         let custom = custom(&a, operation)?;
+        let http2 = match a.compat.http_version {
+            Some(HttpVersion::Http11) if a.http2 => {
+                return Err(usage_error(
+                    "--http-version 1.1 and --http2 ask for two versions",
+                ))
+            }
+            Some(v) => v == HttpVersion::Http2,
+            None => a.http2,
+        };
         let stop = match (a.duration, a.requests) {
             (Some(d), None) if d.is_zero() => return Err(usage_error("--duration must be more than 0")),
             (Some(d), None) => Stop::Duration(d),
@@ -165,7 +179,7 @@ impl RunConfig {
             target,
             operation,
             custom,
-            http2: a.http2,
+            http2,
             clients: a.clients,
             threads,
             rate: a.rate,
@@ -229,7 +243,7 @@ fn custom(a: &RunArgs, op: Operation) -> anyhow::Result<Custom> {
         )));
     }
     let mut headers = Vec::new();
-    for h in &a.headers {
+    for h in a.compat.headers().iter().chain(&a.headers) {
         let (name, value) = h
             .split_once(':')
             .ok_or_else(|| usage_error(format!("-H {h:?}: expected `Name: value`")))?;
@@ -247,7 +261,14 @@ fn custom(a: &RunArgs, op: Operation) -> anyhow::Result<Custom> {
     })
 }
 
-fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
+/// An address family the host must be reached by (oha's --ipv4, --ipv6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    V4,
+    V6,
+}
+
+fn parse_target(url: &str, op: Operation, family: Option<Family>) -> anyhow::Result<Target> {
     let uri: Uri = url
         .parse()
         .map_err(|e| usage_error(format!("URL {url:?} is not a URL: {e}")))?;
@@ -281,8 +302,16 @@ fn parse_target(url: &str, op: Operation) -> anyhow::Result<Target> {
     let addr = (host_name, port)
         .to_socket_addrs()
         .with_context(|| format!("resolving {host_name}:{port}"))?
-        .next()
-        .with_context(|| format!("{host_name} has no address"))?;
+        .find(|a| match family {
+            None => true,
+            Some(Family::V4) => a.is_ipv4(),
+            Some(Family::V6) => a.is_ipv6(),
+        })
+        .with_context(|| match family {
+            None => format!("{host_name} has no address"),
+            Some(Family::V4) => format!("{host_name} has no IPv4 address (--ipv4)"),
+            Some(Family::V6) => format!("{host_name} has no IPv6 address (--ipv6)"),
+        })?;
     let host = HeaderValue::from_str(authority.as_str())
         .map_err(|e| usage_error(format!("URL host: {e}")))?;
     let given = uri.path_and_query().filter(|p| p.as_str() != "/");
@@ -331,7 +360,7 @@ mod tests {
 
     fn config(args: &[&str]) -> anyhow::Result<RunConfig> {
         let cli = Cli::try_parse_from(std::iter::once("bench-client").chain(args.iter().copied()))?;
-        RunConfig::from_args(cli.run.expect("run flags"))
+        RunConfig::from_args(cli.run)
     }
 
     #[test]
@@ -398,6 +427,39 @@ mod tests {
         assert_eq!(port_of("[::1]"), Ok(None));
         assert_eq!(port_of("[::1]:8080"), Ok(Some(8080)));
         assert_eq!(port_of("u:p@h:1"), Ok(Some(1)));
+    }
+
+    #[test]
+    fn oha_flags_shape_the_request_and_the_connection() {
+        let c = config(&[
+            "--http-version",
+            "2",
+            "-a",
+            "u:p",
+            "-H",
+            "Host: a",
+            "--host",
+            "b",
+            "http://127.0.0.1:9/",
+        ])
+        .unwrap();
+        assert!(c.http2);
+        let h = |name: &str| {
+            let found = c.custom.headers.iter().filter(|(n, _)| n.as_str() == name);
+            found.map(|(_, v)| v.to_str().unwrap()).collect::<Vec<_>>()
+        };
+        assert_eq!(h("authorization"), ["Basic dTpw"]);
+        // -H comes after --host, so a later insert of the same header wins in the request.
+        assert_eq!(h("host"), ["b", "a"]);
+        let e = config(&["--http-version", "1.1", "--http2", "http://127.0.0.1:9/"]).unwrap_err();
+        assert!(e.downcast_ref::<UsageError>().is_some(), "{e:#}");
+        let e = config(&["--ipv6", "http://127.0.0.1:9/"]).unwrap_err();
+        assert!(format!("{e:#}").contains("no IPv6 address"), "{e:#}");
+        assert!(config(&["--ipv4", "http://127.0.0.1:9/"])
+            .unwrap()
+            .target
+            .addr
+            .is_ipv4());
     }
 
     #[test]

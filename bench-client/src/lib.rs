@@ -6,7 +6,8 @@
 //!
 //! 1. `flags` (the command line as parsed), `operation`, `units`, `latency`, `cpu`, `signals`;
 //! 2. validated configuration: `config` (run) and `chat::load` (chat);
-//! 3. components: `engine` + `workload` (run), `chat` (chat), `monitor`, `progress`, `hlog`, `report`;
+//! 3. components: `engine` + `workload` (run), `h2c` (run: does the server speak HTTP/2?), `chat` (chat),
+//!    `monitor`, `progress`, `hlog`, `report`;
 //! 4. pipelines: `measure` (run); `chat::run` (chat);
 //! 5. `cmd` (one file per subcommand, none importing another), and `cli` (dispatch, exit status) at the top.
 
@@ -17,6 +18,7 @@ pub mod config;
 pub mod cpu;
 pub mod engine;
 pub mod flags;
+pub mod h2c;
 pub mod hlog;
 pub mod latency;
 pub mod measure;

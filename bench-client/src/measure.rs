@@ -30,6 +30,9 @@ pub struct Outcome {
 /// the results; `stop` turning true ends the run early. Writes `--hlog` if asked; prints nothing but the
 /// progress line on a terminal's stderr.
 pub async fn measure(cfg: RunConfig, stop: watch::Receiver<bool>) -> anyhow::Result<Outcome> {
+    if cfg.http2 && cfg.target.tls.is_none() {
+        crate::h2c::check(cfg.target.addr, cfg.connect_timeout).await?;
+    }
     let cfg = Arc::new(cfg);
     let workload = Arc::new(Workload::build(&cfg).context("preparing the requests")?);
     drive(cfg, workload, stop).await

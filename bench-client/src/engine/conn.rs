@@ -192,7 +192,6 @@ async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Opti
                             counter.add_ok();
                         }
                         Err(kind) => {
-                            st.validated += u64::from(full);
                             if kind == ErrorKind::HttpStatus {
                                 st.record_status(status.as_u16());
                             }

@@ -45,7 +45,7 @@ pub struct ChatArgs {
     #[arg(long)]
     pub allow_errors: bool,
     /// Write the results document (schema wsbench.results/v1) here, atomically.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::values::output_path)]
     pub json: Option<PathBuf>,
     /// Sample system CPU and this process's RSS once a second into the results.
     #[arg(long, value_name = "PID")]

@@ -12,7 +12,7 @@ pub struct MergeArgs {
     #[arg(required = true, value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
     /// Where to write the merged document.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = super::values::output_path)]
     pub json: PathBuf,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

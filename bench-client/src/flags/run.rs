@@ -3,15 +3,20 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use bench_proto::units::{parse_duration, parse_rate, parse_size};
+use bench_proto::units::parse_size;
 use clap::{Args, ValueEnum};
 
+use super::compat::Compat;
 use super::output::Format;
+use super::values::{count, duration, output_path, rate, run_length, timeout};
 use crate::operation::Operation;
+
+// Each flag's help names the wrk or oha flag it stands for; where the two tools use one letter for two
+// things (oha's -d is a body, its -t a timeout, its -T a Content-Type), wrk's meaning wins.
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// The URL to load (as `--url`; wrk and oha take it so).
+    /// The URL to load, as --url. [wrk: the URL argument; oha: the same]
     #[arg(value_name = "URL")]
     pub url_arg: Option<String>,
     /// Server base URL, http:// or https:// (bench-server's default address, http://127.0.0.1:8080, unless
@@ -22,55 +27,64 @@ pub struct RunArgs {
     /// plain HTTP, any 2xx is a success; with -m, -H and --body any endpoint).
     #[arg(long, value_name = "OP", value_parser = crate::operation::parse_request_operation)]
     pub operation: Option<Operation>,
-    /// Virtual users, each on its own connection.
-    #[arg(short = 'c', long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Virtual users, each on its own connection (1k = 1000). [wrk: -c/--connections; oha: -c]
+    #[arg(short = 'c', long, visible_alias = "connections", default_value = "1", value_name = "N", value_parser = count)]
     pub clients: u64,
     /// Worker threads, each a single-threaded runtime (default: available cores, at most --clients).
-    #[arg(short = 't', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// [wrk: -t/--threads]
+    #[arg(short = 't', long, value_name = "N", value_parser = count)]
     pub threads: Option<u64>,
-    /// Open loop: total requests per second, spread evenly over the connections (e.g. 5000 or 5000/s).
-    #[arg(short = 'R', long, value_name = "R/s", value_parser = parse_rate)]
+    /// Open loop: total requests per second (5000, 5000/s, 5k), each connection sending its even share
+    /// on a schedule; latency is timed from each call's intended send time, the uncorrected figures
+    /// beside. [wrk2: -R/--rate; oha: -q, whose free connections take whichever call is due next and
+    /// whose latency is timed from the actual send unless --latency-correction]
+    #[arg(short = 'R', long, visible_short_alias = 'q', value_name = "R/s", value_parser = rate)]
     pub rate: Option<f64>,
-    /// Measure for this long (default 10s unless --requests).
-    #[arg(short = 'd', long, value_name = "DUR", value_parser = parse_duration, conflicts_with = "requests")]
+    /// Measure for this long: 30s, 2m, or bare seconds (default 10s unless --requests).
+    /// [wrk: -d/--duration; oha: -z]
+    #[arg(short = 'd', long, visible_short_alias = 'z', value_name = "DUR", value_parser = run_length, conflicts_with = "requests")]
     pub duration: Option<Duration>,
-    /// Measure this many calls in total (split evenly over the clients).
-    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Measure this many calls in total, ok or failed, split evenly over the clients (10k = 10000).
+    /// [oha: -n]
+    #[arg(short = 'n', long, value_name = "N", value_parser = count)]
     pub requests: Option<u64>,
-    /// http-get: the request method (default GET; POST with --body).
+    /// http-get: the request method (default GET; POST with --body). [oha: -m/--method]
     #[arg(short = 'm', long, value_name = "METHOD")]
     pub method: Option<String>,
-    /// An extra request header, `Name: value` (repeatable).
+    /// An extra request header, `Name: value` (repeatable). [wrk: -H/--header; oha: -H]
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
-    /// http-get: the request body.
+    /// http-get: the request body. [oha: -d, which is wrk's duration here]
     #[arg(long, value_name = "TEXT", conflicts_with = "body_file")]
     pub body: Option<String>,
-    /// http-get: the request body, read from FILE.
-    #[arg(long, value_name = "FILE")]
+    /// http-get: the request body, read from FILE. [oha: -D]
+    #[arg(short = 'D', long, value_name = "FILE")]
     pub body_file: Option<PathBuf>,
-    /// Speak HTTP/2 (h2c on http://, negotiated by ALPN on https://).
+    /// Speak HTTP/2 (h2c, prior knowledge, on http://; negotiated by ALPN on https://). [oha: --http2]
     #[arg(long)]
     pub http2: bool,
     /// https://: trust the certificates in this PEM file (besides the built-in web roots).
+    /// [oha: --cacert]
     #[arg(long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
-    /// https://: do not verify the server's certificate (as curl -k).
+    /// https://: do not verify the server's certificate (as curl -k). [oha: --insecure]
     #[arg(short = 'k', long)]
     pub insecure: bool,
     /// Run for this long before measuring; nothing from the warm-up is recorded.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "0s")]
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "0s")]
     pub warmup: Duration,
     /// Pause after each response before the next request (closed loop).
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "0s", conflicts_with = "rate")]
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "0s", conflicts_with = "rate")]
     pub think_time: Duration,
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "5s")]
+    /// A connection not established after this long is a connect error. [oha: --connect-timeout]
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "5s")]
     pub connect_timeout: Duration,
-    /// A call without a complete response after this long is a timeout error.
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, default_value = "30s")]
+    /// A call without a complete response after this long is a timeout error (30s, or bare seconds).
+    /// [wrk: --timeout/-T; oha: -t, which is wrk's threads here]
+    #[arg(short = 'T', long, value_name = "DUR", value_parser = timeout, default_value = "30s")]
     pub timeout: Duration,
-    /// A new TCP connection for every request (connection churn).
-    #[arg(long)]
+    /// A new TCP connection for every request (connection churn). [oha: --disable-keepalive]
+    #[arg(long, visible_alias = "disable-keepalive")]
     pub no_keepalive: bool,
     /// The HTTP/1.1 client of the load loop: `lean` (a fast path; hyper wherever it cannot serve) or `hyper`.
     #[arg(long, value_enum, default_value_t = HttpEngine::Lean, value_name = "CLIENT")]
@@ -97,8 +111,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the results document (schema wsbench.results/v1) here, atomically; `-`: to standard output
-    /// (the summary then goes to standard error).
-    #[arg(long, value_name = "FILE")]
+    /// (the summary then goes to standard error). [oha before 1.9: -j/--json, now `--json -`]
+    #[arg(long, value_name = "FILE|-", value_parser = output_path)]
     pub json: Option<PathBuf>,
     /// Write per-second latency histograms here, in the HdrHistogram interval log format.
     #[arg(long, value_name = "FILE")]
@@ -109,6 +123,8 @@ pub struct RunArgs {
     /// A label for this run in the results (e.g. clients=100).
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
+    #[command(flatten)]
+    pub compat: Compat,
 }
 
 /// Which HTTP/1.1 client sends the requests.

@@ -1,6 +1,7 @@
 //! What a run reports: the results document, the human summary, CXF's result block, and the warnings
 //! that say when the client may be what limited the run.
 
+mod columns;
 pub mod cxf;
 pub mod human;
 pub mod json;

@@ -136,8 +136,9 @@ fn an_echo_that_differs_from_the_request_is_a_validation_error() {
     ];
     let out = client(&args);
     let c = &out.doc.counts;
-    // Validated: calls 0-4, 14 and 24 on the one connection.
-    assert_eq!((c.errors.validation, c.validated), (7, 7), "{:?}", c.errors);
+    // Sampled for the full comparison: calls 0-4, 14 and 24 on the one connection, which all failed it;
+    // `validated` counts successful calls only, so none.
+    assert_eq!((c.errors.validation, c.validated), (7, 0), "{:?}", c.errors);
     assert_eq!(c.ok, 18);
     assert!(
         out.first_errors[0].1.contains("idout 999"),

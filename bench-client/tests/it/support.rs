@@ -174,7 +174,7 @@ pub fn respond(status: StatusCode, body: impl Into<Bytes>) -> Response<Full<Byte
 pub fn client(args: &[&str]) -> Outcome {
     let cli = Cli::try_parse_from(std::iter::once("bench-client").chain(args.iter().copied()))
         .expect("valid flags");
-    let cfg = RunConfig::from_args(cli.run.expect("run flags")).expect("valid configuration");
+    let cfg = RunConfig::from_args(cli.run).expect("valid configuration");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,19 +1,20 @@
 //! HTTPS (rustls) and HTTP/2 (hyper's) against local servers: a self-signed certificate made by rcgen,
 //! trusted with --cacert or skipped with --insecure, refused otherwise; HTTP/2 by ALPN over TLS and by
-//! prior knowledge (h2c) over plain TCP. The server records which HTTP version each request came in.
+//! prior knowledge (h2c) over plain TCP, and h2c refused at once by a server that speaks only HTTP/1.1. The
+//! server records which HTTP version each request came in.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::{Request, Response, Version};
+use http::{Request, Response, StatusCode, Version};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio_rustls::TlsAcceptor;
 
-use crate::support::{client, tmp, Server};
+use crate::support::{client, respond, run_bin, tmp, Counts, Server};
 
 /// Requests seen, by HTTP version.
 #[derive(Debug, Default)]
@@ -159,4 +160,24 @@ fn http2_over_tls_by_alpn_and_over_tcp_by_prior_knowledge() {
     let out = client(&[&h2c.url(), "--http2", "-c", "2", "-n", "20"]);
     assert_eq!((out.doc.counts.ok, out.doc.counts.errors_total), (20, 0));
     assert_eq!(seen.get(), (0, 20), "h2c");
+}
+
+#[test]
+fn http2_against_an_http1_only_server_fails_at_the_first_connection() {
+    let stats = Counts::new();
+    let h1 = Server::http(stats.clone(), |_, _| respond(StatusCode::OK, "ok"));
+    let out = run_bin(&[&h1.url(), "--http2", "-c", "2", "-n", "10"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "failed to start: {stderr}");
+    assert!(
+        stderr.contains("the server did not answer HTTP/2 (prior knowledge, h2c)"),
+        "{stderr}"
+    );
+    // The check's one connection, and no load: no summary of thousands of I/O errors.
+    assert_eq!((stats.connections(), stats.requests()), (1, 0));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
