@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bench_proto::{customer, cxf};
 use http::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, HOST, TRANSFER_ENCODING};
-use http::{Method, Request, Response, StatusCode};
+use http::{Method, Request, Response, StatusCode, Version};
 use hyper::body::Incoming;
 
 use super::app::App;
@@ -32,7 +32,13 @@ pub(crate) async fn handle(
     local: SocketAddr,
     req: Request<Incoming>,
 ) -> Result<Response<ResponseBody>, Infallible> {
-    let (resp, body_in) = if unsupported_coding(req.headers()) {
+    let (resp, body_in) = if bad_host(req.headers(), req.version()) {
+        let resp = text(
+            StatusCode::BAD_REQUEST,
+            "an HTTP/1.1 request needs exactly one valid Host header (RFC 9112 section 3.2)\n",
+        );
+        (closing(resp), 0)
+    } else if unsupported_coding(req.headers()) {
         let resp = text(
             StatusCode::NOT_IMPLEMENTED,
             "unsupported transfer coding: this server implements only chunked\n",
@@ -56,6 +62,54 @@ pub(crate) async fn handle(
     conn.request_answered();
     Ok(resp)
 }
+
+/// RFC 9112 §3.2: a server answers 400 to an HTTP/1.1 request without Host, and to any request with more
+/// than one Host or with a value that is not `uri-host [":" port]`. (HTTP/1.0 clients may omit it.) Checked
+/// here, once the head is parsed: one header lookup, and a table lookup per byte of a value that is
+/// usually short.
+fn bad_host(headers: &HeaderMap, version: Version) -> bool {
+    let mut hosts = headers.get_all(HOST).iter();
+    match hosts.next() {
+        None => version == Version::HTTP_11,
+        Some(host) => {
+            hosts.next().is_some() || !host.as_bytes().iter().all(|&b| HOST_BYTE[usize::from(b)])
+        }
+    }
+}
+
+/// The bytes of `uri-host [":" port]` (RFC 3986): unreserved, sub-delims, `%` of pct-encoded, and `[`, `]`
+/// and `:` of an IP literal or a port. An empty value is valid (the target has no authority).
+const HOST_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'%'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'['
+                    | b']'
+            );
+        b += 1;
+    }
+    t
+};
 
 /// A transfer coding other than `chunked` (RFC 9112 §6.1: a server that receives one it does not
 /// understand answers 501). hyper itself only insists that `chunked` comes last.
@@ -161,6 +215,35 @@ mod tests {
         assert!(with(&["gzip, chunked"]));
         assert!(with(&["gzip", "chunked"]));
         assert!(with(&["identity"]));
+    }
+
+    #[test]
+    fn host_must_be_one_valid_value_and_present_in_http_1_1() {
+        let with = |version, values: &[&'static str]| {
+            let mut h = HeaderMap::new();
+            for v in values {
+                h.append(HOST, HeaderValue::from_static(v));
+            }
+            bad_host(&h, version)
+        };
+        let v11 = Version::HTTP_11;
+        assert!(with(v11, &[]));
+        assert!(!with(Version::HTTP_10, &[]));
+        assert!(with(v11, &["a", "a"]));
+        assert!(with(Version::HTTP_10, &["a", "b"]));
+        for good in [
+            "",
+            "t",
+            "127.0.0.1:8080",
+            "[::1]:80",
+            "xn--bcher-kva.example",
+            "a_b.c~d%41",
+        ] {
+            assert!(!with(v11, &[good]), "{good:?}");
+        }
+        for bad in ["a b", "a/b", "u@host", "a?b", "a#b", "a\"b", "a\\b"] {
+            assert!(with(v11, &[bad]), "{bad:?}");
+        }
     }
 
     #[test]
