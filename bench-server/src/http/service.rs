@@ -35,7 +35,7 @@ pub(crate) async fn handle(
     let (resp, body_in) = if bad_host(req.headers(), req.version()) {
         let resp = text(
             StatusCode::BAD_REQUEST,
-            "an HTTP/1.1 request needs exactly one valid Host header (RFC 9112 section 3.2)\n",
+            "an HTTP/1.1 request needs exactly one Host header (RFC 9112 section 3.2)\n",
         );
         (closing(resp), 0)
     } else if unsupported_coding(req.headers()) {
@@ -63,53 +63,17 @@ pub(crate) async fn handle(
     Ok(resp)
 }
 
-/// RFC 9112 §3.2: a server answers 400 to an HTTP/1.1 request without Host, and to any request with more
-/// than one Host or with a value that is not `uri-host [":" port]`. (HTTP/1.0 clients may omit it.) Checked
-/// here, once the head is parsed: one header lookup, and a table lookup per byte of a value that is
-/// usually short.
+/// RFC 9112 §3.2: a server answers 400 to an HTTP/1.1 request without Host and to any request with more
+/// than one (HTTP/1.0 clients may omit it). One header lookup, once hyper has the head. The value is not
+/// checked here (a per-byte check cost about 100 instructions a request, 1 % of /health): where it is
+/// used, the WSDL's address, [`authority`] refuses what does not belong in a host.
 fn bad_host(headers: &HeaderMap, version: Version) -> bool {
     let mut hosts = headers.get_all(HOST).iter();
     match hosts.next() {
         None => version == Version::HTTP_11,
-        Some(host) => {
-            hosts.next().is_some() || !host.as_bytes().iter().all(|&b| HOST_BYTE[usize::from(b)])
-        }
+        Some(_) => hosts.next().is_some(),
     }
 }
-
-/// The bytes of `uri-host [":" port]` (RFC 3986): unreserved, sub-delims, `%` of pct-encoded, and `[`, `]`
-/// and `:` of an IP literal or a port. An empty value is valid (the target has no authority).
-const HOST_BYTE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'-' | b'.'
-                    | b'_'
-                    | b'~'
-                    | b'%'
-                    | b'!'
-                    | b'$'
-                    | b'&'
-                    | b'\''
-                    | b'('
-                    | b')'
-                    | b'*'
-                    | b'+'
-                    | b','
-                    | b';'
-                    | b'='
-                    | b':'
-                    | b'['
-                    | b']'
-            );
-        b += 1;
-    }
-    t
-};
 
 /// A transfer coding other than `chunked` (RFC 9112 §6.1: a server that receives one it does not
 /// understand answers 501). hyper itself only insists that `chunked` comes last.
@@ -218,7 +182,7 @@ mod tests {
     }
 
     #[test]
-    fn host_must_be_one_valid_value_and_present_in_http_1_1() {
+    fn host_must_be_single_and_present_in_http_1_1() {
         let with = |version, values: &[&'static str]| {
             let mut h = HeaderMap::new();
             for v in values {
@@ -231,19 +195,8 @@ mod tests {
         assert!(!with(Version::HTTP_10, &[]));
         assert!(with(v11, &["a", "a"]));
         assert!(with(Version::HTTP_10, &["a", "b"]));
-        for good in [
-            "",
-            "t",
-            "127.0.0.1:8080",
-            "[::1]:80",
-            "xn--bcher-kva.example",
-            "a_b.c~d%41",
-        ] {
-            assert!(!with(v11, &[good]), "{good:?}");
-        }
-        for bad in ["a b", "a/b", "u@host", "a?b", "a#b", "a\"b", "a\\b"] {
-            assert!(with(v11, &[bad]), "{bad:?}");
-        }
+        assert!(!with(v11, &["127.0.0.1:8080"]));
+        assert!(!with(Version::HTTP_10, &["t"]));
     }
 
     #[test]
