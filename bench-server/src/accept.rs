@@ -11,11 +11,26 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 
+use crate::memory;
+
 /// One of the `max_connections` slots, held by a connection's task; dropping it (however the task ends,
 /// including an abort at shutdown) lets the accept loop take the next connection.
 #[derive(Debug)]
 pub(crate) struct Slot {
     _permit: OwnedSemaphorePermit,
+}
+
+impl Slot {
+    fn new(permit: OwnedSemaphorePermit) -> Slot {
+        memory::connection_opened();
+        Slot { _permit: permit }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        memory::connection_closed();
+    }
 }
 
 /// Accepts connections on `listener` until `shutdown` completes, each in its own task on `tasks` made by
@@ -44,33 +59,36 @@ where
     );
     let limit = Arc::new(Semaphore::new(max_connections));
     tokio::pin!(shutdown);
+    // Finished tasks are reaped as they finish, not at the next accept: an unjoined task keeps its
+    // allocation (about 2 KiB), and after a storm of connections the thousands left would pin the heap
+    // pages around them, which the allocator then cannot return (measured: 11.6 MB after 5,000).
     loop {
         if limit.available_permits() == 0 {
             on_full();
         }
         // Take a connection slot before accepting: at the limit, new connections wait in the backlog.
-        let permit = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            permit = limit.clone().acquire_owned() => permit.context("connection limit closed")?,
+        let permit = loop {
+            tokio::select! {
+                biased;
+                () = &mut shutdown => return Ok(()),
+                permit = limit.clone().acquire_owned() => break permit.context("connection limit closed")?,
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
         };
-        let stream = tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => stream,
-                Err(e) => {
-                    accept_failed(e).await;
-                    continue;
-                }
-            },
+        let stream = loop {
+            tokio::select! {
+                biased;
+                () = &mut shutdown => return Ok(()),
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _peer)) => break stream,
+                    Err(e) => accept_failed(e).await,
+                },
+                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            }
         };
-        while tasks.try_join_next().is_some() {}
         let _ = stream.set_nodelay(true);
-        tasks.spawn(serve(stream, Slot { _permit: permit }));
+        tasks.spawn(serve(stream, Slot::new(permit)));
     }
-    drop(listener);
-    Ok(())
 }
 
 /// Accept failures are either about one connection (the peer gave up before we accepted: carry on) or about

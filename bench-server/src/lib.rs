@@ -4,3 +4,4 @@
 mod accept;
 pub mod chat;
 pub mod http;
+pub mod memory;

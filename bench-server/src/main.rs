@@ -235,6 +235,10 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     }
     tracing::info!("{ready}");
 
+    // Freed memory goes back to the kernel after a storm of connections (see `memory`).
+    let trimmer = tokio::spawn(bench_server::memory::return_freed_memory(
+        bench_server::memory::SETTLE,
+    ));
     let chat_stats = chat_listener
         .as_ref()
         .map(|_| Arc::new(ChatStats::default()));
@@ -259,7 +263,9 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
             None => Ok(()),
         }
     };
-    tokio::try_join!(http_task, chat_task)?;
+    let served = tokio::try_join!(http_task, chat_task);
+    trimmer.abort();
+    served?;
     tracing::info!("stopped");
     Ok(())
 }

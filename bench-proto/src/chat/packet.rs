@@ -245,8 +245,8 @@ fn read_enter_room<'a>(r: &mut Reader<'a>, kind: Kind) -> Result<EnterRoom<'a>, 
             e.result = r.i32()?;
             e.room_type = r.i32()?;
             e.count = r.i32()?;
-            let n = r.count()?;
-            // Each member is at least ten bytes, so the size limit bounds this loop.
+            // Each member is five strings, at least ten bytes.
+            let n = r.count(10)?;
             for _ in 0..n {
                 e.users.push(UserInfo {
                     name: r.utf()?,
@@ -603,11 +603,22 @@ mod tests {
             decode(&head, 8192),
             Err(ChatError::TooLarge { limit: 8192 })
         );
-        // A room list claiming a billion names fails on the limit, not on memory.
+        // A room list claiming 2^31-1 names fails as soon as its count is read, not when the names fail
+        // to come.
         let list = [0, 0xD7, 0, 0, 0, 4, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF];
-        assert_eq!(decode(&list, 64), Ok(None));
-        let mut full = list.to_vec();
-        full.extend_from_slice(&[0u8; 80]);
-        assert_eq!(decode(&full, 64), Err(ChatError::TooLarge { limit: 64 }));
+        assert_eq!(decode(&list, 64), Err(ChatError::TooLarge { limit: 64 }));
+        // Only as many as can fit: 26 names of two bytes after the 12-byte head fill 64 bytes; 27 do not.
+        let fits = [0, 0xD7, 0, 0, 0, 4, 0, 0, 0, 0, 0, 26];
+        assert_eq!(decode(&fits, 64), Ok(None));
+        let over = [0, 0xD7, 0, 0, 0, 4, 0, 0, 0, 0, 0, 27];
+        assert_eq!(decode(&over, 64), Err(ChatError::TooLarge { limit: 64 }));
+        // An EnterRoom confirm announcing 2^31-1 members (ten bytes each at least), likewise.
+        let mut enter = vec![0, 0xCE, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0];
+        enter.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1, 0x7F, 0xFF, 0xFF, 0xFF]);
+        enter.extend_from_slice(&[0x7F, 0xFF, 0xFF, 0xFF]);
+        assert_eq!(
+            decode(&enter, 8192),
+            Err(ChatError::TooLarge { limit: 8192 })
+        );
     }
 }

@@ -72,15 +72,22 @@ impl<'a> Reader<'a> {
         Ok(JStr::new(self.take(len)?)?)
     }
 
-    /// An `i32` count, refused when negative. Callers must not preallocate from it: it is untrusted.
-    pub(crate) fn count(&mut self) -> Result<usize, Stop> {
+    /// An `i32` count of elements each at least `min_size` bytes long, refused when negative, and refused
+    /// at once (not when the bytes fail to come) when that many cannot fit in the packet's limit: a peer
+    /// announcing 2^31-1 elements must not hold the connection until a timeout. Callers must not
+    /// preallocate from it beyond what the limit allows.
+    pub(crate) fn count(&mut self, min_size: usize) -> Result<usize, Stop> {
         let n = self.i32()?;
-        usize::try_from(n).map_err(|_| Stop::Bad(ChatError::BadLength(n)))
+        let n = usize::try_from(n).map_err(|_| Stop::Bad(ChatError::BadLength(n)))?;
+        if n.saturating_mul(min_size) > self.limit - self.pos {
+            return Err(Stop::Bad(ChatError::TooLarge { limit: self.limit }));
+        }
+        Ok(n)
     }
 
-    /// A list of `count` strings (each at least two bytes, so the limit bounds the loop).
+    /// A list of `count` strings (each at least its two-byte length).
     pub(crate) fn utf_list(&mut self) -> Result<Vec<JStr<'a>>, Stop> {
-        let n = self.count()?;
+        let n = self.count(2)?;
         let mut out = Vec::with_capacity(n.min((self.limit - self.pos) / 2));
         for _ in 0..n {
             out.push(self.utf()?);

@@ -109,6 +109,20 @@ fn too_long(s: JStr<'_>, max: usize) -> bool {
     s.as_bytes().len() > max && s.utf16_len() > max
 }
 
+/// True when `s` holds a control character (U+0000–U+001F, U+007F–U+009F): NUL however it is encoded
+/// (Java's `C0 80`, or the plain byte that `readUTF` also accepts), line breaks, escapes. Names are
+/// identities: shown to every member and in logs, and compared to refuse a name taken; a NUL truncates
+/// a name wherever it meets a C string (`Ann\0x` shows as `Ann`, past the taken-name check) and line
+/// breaks and escapes forge log lines and terminal output. No client a person types a name into sends
+/// them, so a name holding one is refused as malformed (docs/contracts.md).
+fn has_control(s: JStr<'_>) -> bool {
+    let bytes = s.as_bytes();
+    if bytes.iter().all(|&b| (0x20..0x7F).contains(&b)) {
+        return false;
+    }
+    s.to_string_lossy().chars().any(char::is_control)
+}
+
 impl Conn {
     async fn read_loop(&mut self, mut rd: OwnedReadHalf) -> End {
         let max_packet = self.shared.config.max_packet;
@@ -255,7 +269,11 @@ impl Conn {
         {
             return Err(End::Oversized);
         }
-        if e.user_name.is_empty() || self.room(e.room_name).is_some() {
+        if e.user_name.is_empty()
+            || has_control(e.user_name)
+            || has_control(e.room_name)
+            || self.room(e.room_name).is_some()
+        {
             return Err(End::Malformed);
         }
         let refused = if e.room_name.is_empty() {
@@ -353,5 +371,28 @@ impl Conn {
         self.rooms
             .iter()
             .position(|(room, _)| room.name() == name.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_found_however_encoded() {
+        let check = |bytes: &[u8]| has_control(JStr::new(bytes).expect("valid modified UTF-8"));
+        assert!(!check(b"Mark1"));
+        assert!(!check("Zo\u{eb}".as_bytes()));
+        assert!(!check(b""));
+        assert!(check(b"Ann\0x"));
+        assert!(check(b"Ann\xC0\x80x"), "Java's NUL");
+        assert!(check(b"a\nb"));
+        assert!(check(b"\x1b[2J"));
+        assert!(check(b"a\x7f"));
+        assert!(check("a\u{85}".as_bytes()), "C1 NEL");
+        assert!(
+            check(b"a\xC0\x8A"),
+            "an overlong line feed, which readUTF accepts"
+        );
     }
 }

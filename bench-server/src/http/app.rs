@@ -1,6 +1,7 @@
 //! `App`: the state every connection of one HTTP server shares (settings, counters, the customer store,
 //! the memory budgets).
 
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::budget::Budget;
@@ -53,6 +54,12 @@ impl App {
         if let Some(chat) = &self.chat {
             chat.snapshot().render(&mut out);
         }
+        let _ = write!(
+            out,
+            "# HELP wsbench_memory_trims_total Times freed heap memory was returned to the kernel after connections closed.\n\
+             # TYPE wsbench_memory_trims_total counter\nwsbench_memory_trims_total {}\n",
+            crate::memory::trims()
+        );
         out
     }
 }

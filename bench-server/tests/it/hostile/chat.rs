@@ -123,6 +123,44 @@ fn breaches() -> Vec<Breach> {
             MALFORMED,
         ),
         b(
+            "room list: a count of 2^31-1 names, and nothing after",
+            vec![0, 0xD7, 0, 0, 0, 1, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF],
+            OVERSIZED,
+        ),
+        b(
+            "enter: a confirm announcing 2^31-1 members, and nothing after",
+            {
+                // Id, kind (confirm), empty profile, room and user, result, room type, count, list length.
+                let mut v = vec![0, 0xCE, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0];
+                v.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 1]);
+                v.extend_from_slice(&[0x7F, 0xFF, 0xFF, 0xFF, 0x7F, 0xFF, 0xFF, 0xFF]);
+                v
+            },
+            OVERSIZED,
+        ),
+        b(
+            "enter: a NUL (Java's C0 80) in the user name",
+            enter_packet("Other", "Ann\0x", ""),
+            MALFORMED,
+        ),
+        b(
+            "enter: a NUL byte in the room name",
+            {
+                let mut v = vec![0, 0xCE, 0, 0, 0, 1, 0, 0];
+                for s in [&b"Oth\0er"[..], b"Nul"] {
+                    v.extend_from_slice(&(s.len() as u16).to_be_bytes());
+                    v.extend_from_slice(s);
+                }
+                v
+            },
+            MALFORMED,
+        ),
+        b(
+            "enter: a line feed in the user name",
+            enter_packet("Other", "An\nn", ""),
+            MALFORMED,
+        ),
+        b(
             "chat: an empty text",
             chat_packet("Hostile", "X", ""),
             MALFORMED,

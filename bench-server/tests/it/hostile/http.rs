@@ -58,6 +58,12 @@ fn table() -> Vec<Raw> {
         raw("chunked: size not hex", format!("{}zz\r\n", post_head("Transfer-Encoding: chunked\r\n")), &[400]),
         raw("chunked: size overflow", format!("{}fffffffffffffffffff\r\n", post_head("Transfer-Encoding: chunked\r\n")), &[400, 413]),
         raw("chunked: 200 KB of chunk extensions", ext_flood, &[0, 400, 500]),
+        raw("host: HTTP/1.1 GET without Host", "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n", &[400]),
+        raw("host: HTTP/1.1 POST without Host", format!("POST {CXF} HTTP/1.1\r\nContent-Type: text/xml\r\nContent-Length: 3\r\n\r\n<a/"), &[400]),
+        raw("host: HTTP/1.1 GET with two Host headers", "GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n", &[400]),
+        raw("host: HTTP/1.1 POST with two Host headers", format!("POST {CXF} HTTP/1.1\r\nHost: t\r\nHost: t\r\nContent-Type: text/xml\r\nContent-Length: 3\r\n\r\n<a/"), &[400]),
+        raw("host: HTTP/1.0 with two Host headers", "GET /health HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n", &[400]),
+        raw("host: HTTP/1.0 without Host is served", "GET /health HTTP/1.0\r\n\r\n", &[200]),
         raw("method: unknown on a service path", format!("BREW {CXF} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"), &[405]),
         raw("SOAP without a content type", format!("POST {CXF} HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nConnection: close\r\n\r\n<a/"), &[415]),
     ]
