@@ -12,6 +12,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import javax.xml.ws.Endpoint;
 import javax.xml.ws.WebServiceFeature;
@@ -22,10 +24,18 @@ import com.sun.xml.ws.developer.SchemaValidationFeature;
 
 /** Binds, publishes both services, announces READY, and serves until a signal. */
 public final class Main {
+    /**
+     * Metro logs every request that fails schema validation with a stack trace (WARNING): a stream of bad
+     * requests would fill the log without bound, so only its SEVERE messages are kept. (Held here: a logger
+     * nobody references may be collected, and its level with it.)
+     */
+    private static final Logger METRO = Logger.getLogger("com.sun.xml.ws");
+
     private Main() {}
 
     public static void main(String[] args) throws Exception {
         Flags flags = Flags.parse(args);
+        METRO.setLevel(Level.SEVERE);
         // No JMX monitoring of the endpoints (gmbal): Debian's jaxws-rt.jar does not list the glassfish-pfl
         // jars it needs, and a benchmark wants none of its cost.
         System.setProperty("com.sun.xml.ws.monitoring.endpoint", "false");
