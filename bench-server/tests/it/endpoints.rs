@@ -49,6 +49,31 @@ async fn wsdls_point_back_at_the_server() {
     server.stop().await;
 }
 
+/// The peer servers (peers/) are built from copies of these WSDLs, so that they build without Rust and serve
+/// what bench-server serves; `WSBENCH_BLESS=1` rewrites the copies after a change of the services.
+#[test]
+fn peer_servers_are_built_from_these_wsdls() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../peers/wsdl");
+    // The JAX-WS convention for "the address this is served at": the peers put theirs there.
+    let url = "REPLACE_WITH_ACTUAL_URL";
+    for (file, wsdl) in [
+        ("cxf.wsdl", cxf::wsdl(url)),
+        ("customer.wsdl", customer::wsdl(url)),
+    ] {
+        let path = dir.join(file);
+        if std::env::var_os("WSBENCH_BLESS").is_some() {
+            std::fs::write(&path, &wsdl).unwrap();
+        }
+        let copy = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            copy == wsdl,
+            "{} differs from what bench-server serves; rewrite it with \
+             `WSBENCH_BLESS=1 cargo test -p bench-server --test it peer_servers` and rebuild the peers",
+            path.display()
+        );
+    }
+}
+
 #[tokio::test]
 async fn metrics_count_requests_bytes_and_connections() {
     let server = TestServer::start().await;
