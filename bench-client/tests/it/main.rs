@@ -1,11 +1,15 @@
 //! bench-client's integration tests (one test binary): every operation against an in-process
 //! bench-server, error accounting against misbehaving servers, the results document (schema, merge,
-//! hlog, monitor), the command line end to end, and SIGINT partial results.
+//! hlog, monitor), the command line end to end, SIGINT partial results, checkpoints that survive SIGKILL,
+//! and faults of the server (killed, restarted, paused) measured through.
 
 mod chat;
 mod cli;
+mod connections;
 mod errors;
+mod faults;
 mod lean;
+mod longrun;
 mod misbehaving;
 mod operations;
 mod results;
