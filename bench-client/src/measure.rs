@@ -181,13 +181,17 @@ impl Pipeline {
         }
     }
 
-    /// An interval closed: to `--hlog`, then a checkpoint of everything so far.
+    /// An interval closed: to `--hlog`, then a checkpoint of everything so far — unless the next interval
+    /// has closed meanwhile (a checkpoint slower than the interval: the newest one is written).
     async fn interval_closed(
         &mut self,
-        running: &Running,
+        running: &mut Running,
         closed: Closed,
     ) -> Result<(), WriteError> {
         self.log(closed).await?;
+        if running.behind() {
+            return Ok(());
+        }
         self.write_checkpoint(running).await
     }
 

@@ -98,6 +98,16 @@ impl Collector {
         }
     }
 
+    /// Whether another event is already waiting (reports that came in meanwhile are taken): a checkpoint
+    /// written now would be overtaken at once.
+    pub(super) fn behind(&mut self) -> bool {
+        while let Ok(report) = self.rx.try_recv() {
+            self.take(report);
+        }
+        let k = self.intervals.len() as u64;
+        self.finished() || self.next.iter().zip(&self.done).all(|(n, d)| *n > k || *d)
+    }
+
     fn take(&mut self, report: Report) {
         let (worker, idx, tally) = match report {
             Report::Interval { worker, idx, tally } => (worker, idx, tally),
@@ -279,23 +289,29 @@ mod tests {
             (Duration::ZERO, Duration::from_secs(1))
         );
         assert!(c.close_ready().is_none());
-        // Worker 1 finishes within interval 1, worker 0 in interval 2 (a count-based run).
+        assert!(!c.behind());
+        tx.send(interval(1, 1, 0)).unwrap();
+        assert!(c.behind(), "interval 1 is ready to close");
+        let Event::Closed(second) = block(c.next()).unwrap() else {
+            panic!("interval 1 closes")
+        };
+        assert_eq!(second.latencies.len(), 3);
+        // Both finish within interval 2.
         let last = |worker, idx, ok| Report::Last {
             worker,
             idx,
             tally: tally(ok),
             end: WorkerEnd::default(),
         };
-        tx.send(last(1, 1, 1)).unwrap();
+        tx.send(last(1, 2, 1)).unwrap();
         tx.send(last(0, 2, 4)).unwrap();
-        assert!(matches!(block(c.next()).unwrap(), Event::Closed(_)));
         assert!(matches!(block(c.next()).unwrap(), Event::Finished));
         assert!(c.finish(Duration::from_millis(2500)).is_some());
         let s = c.stats();
         assert_eq!(s.counts.ok, 15);
         let shape: Vec<(f64, f64, u64)> =
             s.intervals.iter().map(|i| (i.t_s, i.dur_s, i.ok)).collect();
-        assert_eq!(shape, [(0.0, 1.0, 7), (1.0, 1.0, 4), (2.0, 0.5, 4)]);
+        assert_eq!(shape, [(0.0, 1.0, 7), (1.0, 1.0, 3), (2.0, 0.5, 5)]);
         assert_eq!(s.corrected.len(), 15);
     }
 

@@ -124,6 +124,11 @@ impl Running {
         self.collector.next().await
     }
 
+    /// Whether the collector already has the next event (a checkpoint now would be overtaken at once).
+    pub fn behind(&mut self) -> bool {
+        self.collector.behind()
+    }
+
     /// The measurements of every interval closed so far (a checkpoint's).
     pub fn snapshot(&self) -> RunStats {
         self.collector.stats()
