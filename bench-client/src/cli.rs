@@ -7,8 +7,10 @@ use clap::Parser as _;
 
 use crate::cmd;
 use crate::flags::{not_offered, Cli, Command, UsageError};
+use crate::report::json::WriteError;
 
-/// 0 ok; 1 errors during the run (without --allow-errors), nothing measured, or failure to start; 2 usage.
+/// 0 ok; 1 errors during the run (without --allow-errors), nothing measured, or failure to start; 2 usage;
+/// 3 the results could not be written (the run stopped there).
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -26,6 +28,10 @@ pub fn main() -> ExitCode {
         Err(e) if e.downcast_ref::<UsageError>().is_some() => {
             eprintln!("bench-client: {e}");
             ExitCode::from(2)
+        }
+        Err(e) if e.downcast_ref::<WriteError>().is_some() => {
+            eprintln!("bench-client: error: {e:#}");
+            ExitCode::from(3)
         }
         Err(e) => {
             eprintln!("bench-client: error: {e:#}");

@@ -1,7 +1,7 @@
 //! The validated configuration of a `run`: raw flags → [`RunConfig`] (the one place flags are checked
 //! against each other), resolved target address, request path and stop condition.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -12,6 +12,7 @@ use http::uri::{PathAndQuery, Uri};
 use http::{HeaderValue, Method};
 
 use crate::flags::{usage_error, Format, HttpEngine, HttpVersion, RunArgs};
+use crate::host;
 use crate::operation::{Operation, Service};
 
 /// When the measured interval ends.
@@ -98,9 +99,16 @@ pub struct RunConfig {
     pub format: Format,
     pub json: Option<PathBuf>,
     pub hlog: Option<PathBuf>,
+    /// The time series' interval, and how often `json` is checkpointed.
+    pub interval: Duration,
+    /// The local addresses connections are spread over (empty: the system chooses).
+    pub source_ips: Vec<IpAddr>,
     pub monitor_pid: Option<u32>,
     pub label: Option<String>,
 }
+
+/// The shortest `--interval`: shorter ones would make the timeline and the checkpoints the work.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Without --duration or --requests a run measures this long.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
@@ -173,6 +181,22 @@ impl RunConfig {
                 "echoComplexTypeDoc's size is set with --packet-size, not --message-size",
             ));
         }
+        if a.interval < MIN_INTERVAL {
+            return Err(usage_error("--interval must be at least 10ms"));
+        }
+        let source_ips = match &a.source_ips {
+            Some(text) => host::parse_source_ips(text).map_err(usage_error)?,
+            None => host::auto_sources(target.addr, a.clients, host::local_port_range()),
+        };
+        if source_ips
+            .iter()
+            .any(|ip| ip.is_ipv4() != target.addr.is_ipv4())
+        {
+            return Err(usage_error(format!(
+                "--source-ips: the server's address {} is of the other IP version",
+                target.addr.ip()
+            )));
+        }
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         let threads = a.threads.unwrap_or(cores).min(a.clients);
         Ok(RunConfig {
@@ -198,6 +222,8 @@ impl RunConfig {
             format: a.format,
             json: a.json,
             hlog: a.hlog,
+            interval: a.interval,
+            source_ips,
             monitor_pid: a.monitor_pid,
             label: a.label,
         })
@@ -463,6 +489,25 @@ mod tests {
     }
 
     #[test]
+    fn interval_and_source_addresses() {
+        let c = config(&["http://127.0.0.1:9"]).unwrap();
+        assert_eq!(c.interval, Duration::from_secs(10));
+        assert!(c.source_ips.is_empty(), "one connection needs no spreading");
+        let c = config(&[
+            "http://127.0.0.1:9",
+            "--interval",
+            "1s",
+            "--source-ips",
+            "127.0.0.1-3",
+        ])
+        .unwrap();
+        assert_eq!(c.interval, Duration::from_secs(1));
+        assert_eq!(c.source_ips.len(), 3);
+        let c = config(&["http://127.0.0.1:9", "-c", "100000", "-R", "100000"]).unwrap();
+        assert!(c.source_ips.len() > 1, "{:?}", c.source_ips);
+    }
+
+    #[test]
     fn requests_are_split_over_clients_exactly() {
         let args = [
             "--url",
@@ -521,6 +566,9 @@ mod tests {
                 "--message-size",
                 "1K",
             ],
+            &["http://127.0.0.1:9", "--interval", "5ms"],
+            &["http://127.0.0.1:9", "--source-ips", "127.0.0.1-x"],
+            &["http://127.0.0.1:9", "--source-ips", "::1"],
         ] {
             let e = config(args).unwrap_err();
             assert!(e.downcast_ref::<UsageError>().is_some(), "{args:?}: {e:#}");

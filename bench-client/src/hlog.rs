@@ -1,12 +1,13 @@
-//! `--hlog`: per-second latency histograms in the HdrHistogram interval log format (readable by
-//! HdrHistogram's `HistogramLogProcessor`, hdr-plot, etc.).
+//! `--hlog`: each interval's latency histogram in the HdrHistogram interval log format (readable by
+//! HdrHistogram's `HistogramLogProcessor`, hdr-plot, etc.), written as the interval closes.
 //!
-//! Workers send a finished one-second histogram about once a second (never per request); this writer
-//! merges the workers' histograms of the same second and writes each second once every worker is past it.
+//! The collector merges the workers' histograms of an interval; this writer gets the merged one and writes
+//! it as one line (a `LineWriter` hands each whole line to the kernel), so a client killed at any moment
+//! leaves a log whose lines are all complete, up to its last closed interval. Intervals without a
+//! successful call are written too (empty): the log has no holes.
 
-use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufWriter, Write as _};
+use std::io::{LineWriter, Write as _};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -14,76 +15,65 @@ use anyhow::Context as _;
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::task::JoinHandle;
 
-use crate::latency::latency_histogram;
-
-/// From a worker to the log writer.
+/// One interval: its start and length from the start of the measured interval, and its latencies (µs).
 #[derive(Debug)]
-pub enum IntervalMsg {
-    /// The latencies (µs) of calls that completed in second `idx` of the measured interval.
-    Interval {
-        worker: usize,
-        idx: u64,
-        hist: Histogram<u64>,
-    },
-    /// The worker has sent its last interval.
-    Done { worker: usize },
+pub struct Entry {
+    pub start: Duration,
+    pub length: Duration,
+    pub hist: Histogram<u64>,
 }
 
-/// Writes the log until every worker is done. `start` is the wall-clock start of the measured interval.
-pub async fn write(
+/// The log's writer, a task of its own on the pipeline's runtime.
+#[derive(Debug)]
+pub struct Hlog {
+    tx: UnboundedSender<Entry>,
+    task: JoinHandle<anyhow::Result<()>>,
+}
+
+impl Hlog {
+    /// Creates the log at `path`; `start` is the wall-clock start of the measured interval.
+    pub fn start(path: PathBuf, start: SystemTime) -> Hlog {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let task = tokio::spawn(write(path, start, rx));
+        Hlog { tx, task }
+    }
+
+    /// Queues an interval; `false` once the writer has stopped on an error ([`Hlog::finish`] says which).
+    pub fn write(&self, entry: Entry) -> bool {
+        self.tx.send(entry).is_ok()
+    }
+
+    /// Writes what is queued and closes the log.
+    pub async fn finish(self) -> anyhow::Result<()> {
+        drop(self.tx);
+        self.task.await.context("the hlog writer failed")?
+    }
+}
+
+async fn write(
     path: PathBuf,
     start: SystemTime,
-    workers: usize,
-    mut rx: UnboundedReceiver<IntervalMsg>,
+    mut rx: UnboundedReceiver<Entry>,
 ) -> anyhow::Result<()> {
+    let failed = |e: &dyn std::fmt::Display| anyhow::anyhow!("writing {}: {e}", path.display());
     let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-    let mut out = BufWriter::new(file);
+    let mut out = LineWriter::with_capacity(1 << 16, file);
     let mut serializer = V2DeflateSerializer::new();
     let mut log = IntervalLogWriterBuilder::new()
         .add_comment("bench-client latency intervals (microseconds)")
         .with_start_time(start)
         .with_base_time(start)
         .begin_log_with(&mut out, &mut serializer)
-        .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-    let mut pending: BTreeMap<u64, Histogram<u64>> = BTreeMap::new();
-    // The latest second each worker has sent (u64::MAX once done); a second is complete when all are past it.
-    let mut reached = vec![None::<u64>; workers];
-    let mut done = 0;
-    while done < workers {
-        let Some(msg) = rx.recv().await else { break };
-        match msg {
-            IntervalMsg::Interval { worker, idx, hist } => {
-                pending
-                    .entry(idx)
-                    .or_insert_with(latency_histogram)
-                    .add(&hist)?;
-                reached[worker] = Some(idx);
-            }
-            IntervalMsg::Done { worker } => {
-                reached[worker] = Some(u64::MAX);
-                done += 1;
-            }
-        }
-        let complete_below = reached.iter().map(|r| r.unwrap_or(0)).min().unwrap_or(0);
-        while let Some(entry) = pending.first_entry() {
-            if *entry.key() >= complete_below && complete_below != u64::MAX {
-                break;
-            }
-            let (idx, h) = entry.remove_entry();
-            log.write_histogram(&h, Duration::from_secs(idx), Duration::from_secs(1), None)
-                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-        }
-    }
-    for (idx, h) in pending {
-        log.write_histogram(&h, Duration::from_secs(idx), Duration::from_secs(1), None)
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        .map_err(|e| failed(&e))?;
+    while let Some(e) = rx.recv().await {
+        log.write_histogram(&e.hist, e.start, e.length, None)
+            .map_err(|e| failed(&e))?;
     }
     drop(log);
-    out.flush()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    out.flush().map_err(|e| failed(&e))
 }
 
 #[cfg(test)]
@@ -92,6 +82,7 @@ mod tests {
     use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
     use super::*;
+    use crate::latency::latency_histogram;
 
     fn hist(values: &[u64]) -> Histogram<u64> {
         let mut h = latency_histogram();
@@ -102,50 +93,46 @@ mod tests {
     }
 
     #[test]
-    fn seconds_of_all_workers_are_merged_in_order() {
+    fn each_interval_is_one_complete_line_as_soon_as_it_is_written() {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
         let path =
             std::env::temp_dir().join(format!("bench-client-hlog-{}.hlog", std::process::id()));
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        for m in [
-            IntervalMsg::Interval {
-                worker: 0,
-                idx: 0,
-                hist: hist(&[10, 20]),
-            },
-            IntervalMsg::Interval {
-                worker: 1,
-                idx: 0,
-                hist: hist(&[30]),
-            },
-            IntervalMsg::Interval {
-                worker: 1,
-                idx: 2,
-                hist: hist(&[40]),
-            },
-            IntervalMsg::Done { worker: 1 },
-            IntervalMsg::Interval {
-                worker: 0,
-                idx: 1,
-                hist: hist(&[50, 60, 70]),
-            },
-            IntervalMsg::Done { worker: 0 },
-        ] {
-            tx.send(m).unwrap();
-        }
-        rt.block_on(write(path.clone(), SystemTime::now(), 2, rx))
-            .unwrap();
-        let text = std::fs::read(&path).unwrap();
-        std::fs::remove_file(&path).unwrap();
-        let mut seen = Vec::new();
-        for entry in IntervalLogIterator::new(&text) {
-            if let LogEntry::Interval(h) = entry.unwrap() {
-                let d = decode_histogram(h.encoded_histogram()).unwrap();
-                seen.push((h.start_timestamp().as_secs(), d.len()));
+        let read = |path: &PathBuf| {
+            let text = std::fs::read(path).unwrap();
+            let mut seen = Vec::new();
+            for entry in IntervalLogIterator::new(&text) {
+                if let LogEntry::Interval(h) = entry.unwrap() {
+                    let d = decode_histogram(h.encoded_histogram()).unwrap();
+                    seen.push((h.start_timestamp().as_secs(), d.len()));
+                }
             }
-        }
-        assert_eq!(seen, vec![(0, 3), (1, 3), (2, 1)]);
+            seen
+        };
+        let second = Duration::from_secs(1);
+        rt.block_on(async {
+            let log = Hlog::start(path.clone(), SystemTime::now());
+            for (i, values) in [&[10, 20, 30][..], &[], &[40]].into_iter().enumerate() {
+                let start = second * i as u32;
+                assert!(log.write(Entry {
+                    start,
+                    length: second,
+                    hist: hist(values)
+                }));
+            }
+            // Written before the log is closed: what a killed client leaves.
+            let mut seen = Vec::new();
+            for _ in 0..100 {
+                tokio::task::yield_now().await;
+                seen = read(&path);
+                if seen.len() == 3 {
+                    break;
+                }
+            }
+            assert_eq!(seen, vec![(0, 3), (1, 0), (2, 1)]);
+            log.finish().await.unwrap();
+        });
+        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -4,7 +4,8 @@
 //! `main` only calls [`cli::main`]; everything else is here so that the integration tests drive the same
 //! code in-process. Layers, bottom to top (a module imports only from layers below it):
 //!
-//! 1. `flags` (the command line as parsed), `operation`, `units`, `latency`, `cpu`, `signals`;
+//! 1. `flags` (the command line as parsed), `operation`, `units`, `latency`, `cpu`, `signals`, `host` (the
+//!    machine's limits);
 //! 2. validated configuration: `config` (run) and `chat::load` (chat);
 //! 3. components: `engine` + `workload` (run), `h2c` (run: does the server speak HTTP/2?), `chat` (chat),
 //!    `monitor`, `progress`, `hlog`, `report`;
@@ -20,6 +21,7 @@ pub mod engine;
 pub mod flags;
 pub mod h2c;
 pub mod hlog;
+pub mod host;
 pub mod latency;
 pub mod measure;
 pub mod monitor;

@@ -1,7 +1,9 @@
 //! `--monitor-pid`: system CPU user/sys/idle from /proc/stat and a process's RSS from /proc/PID/status,
 //! sampled about once a second by a task of its own (never on the load path), and once more when it stops,
-//! so the samples cover the whole measured interval however short it was.
+//! so the samples cover the whole measured interval however short it was; a process's CPU time
+//! (/proc/PID/stat) and the client's own RSS, read where they are wanted.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use bench_proto::results::SystemSample;
@@ -57,6 +59,30 @@ pub fn percentages(a: CpuJiffies, b: CpuJiffies) -> Option<(f64, f64, f64)> {
     Some((pct(a.user, b.user), pct(a.sys, b.sys), pct(a.idle, b.idle)))
 }
 
+/// `utime` and `stime` of /proc/PID/stat, in clock ticks (fields 14 and 15, counted after the `(comm)`
+/// field, which may hold spaces and parentheses).
+pub fn parse_stat_cpu_ticks(text: &str) -> Option<(u64, u64)> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
+}
+
+/// /proc's clock tick (USER_HZ), which Linux fixes at 100 for user space on every architecture wsbench
+/// builds for.
+const TICKS_PER_S: f64 = 100.0;
+
+/// A process's user and system CPU seconds so far; `None` when it cannot be read (it exited).
+pub fn process_cpu_s(pid: u32) -> Option<(f64, f64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (user, sys) = parse_stat_cpu_ticks(&text)?;
+    Some((user as f64 / TICKS_PER_S, sys as f64 / TICKS_PER_S))
+}
+
+/// This process's resident memory, kB.
+pub fn own_rss_kb() -> Option<u64> {
+    parse_vm_rss_kb(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
 fn read_cpu() -> Option<CpuJiffies> {
     parse_proc_stat(&std::fs::read_to_string("/proc/stat").ok()?)
 }
@@ -69,15 +95,17 @@ fn read_rss(pid: u32) -> Option<u64> {
 #[derive(Debug)]
 pub struct Monitor {
     stop: oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<Vec<SystemSample>>,
+    task: tokio::task::JoinHandle<()>,
+    samples: Arc<Mutex<Vec<SystemSample>>>,
 }
 
 impl Monitor {
     /// Starts sampling on the current runtime; `t_s` of each sample counts from `measure_start`.
     pub fn start(pid: u32, measure_start: Instant) -> Monitor {
         let (stop, mut stopped) = oneshot::channel();
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        let out = samples.clone();
         let task = tokio::spawn(async move {
-            let mut samples = Vec::new();
             let mut tick = tokio::time::interval_at(measure_start, Duration::from_secs(1));
             tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
             let mut last = None;
@@ -89,13 +117,16 @@ impl Monitor {
                 let cpu = read_cpu();
                 if let Some(split) = last.zip(cpu).and_then(|(a, b)| percentages(a, b)) {
                     let (user_pct, sys_pct, idle_pct) = split;
-                    samples.push(SystemSample {
+                    let sample = SystemSample {
                         t_s: now.saturating_duration_since(measure_start).as_secs_f64(),
                         user_pct,
                         sys_pct,
                         idle_pct,
                         server_rss_kb: read_rss(pid),
-                    });
+                    };
+                    out.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(sample);
                     last = cpu;
                 } else if last.is_none() {
                     last = cpu;
@@ -104,14 +135,26 @@ impl Monitor {
                     break;
                 }
             }
-            samples
         });
-        Monitor { stop, task }
+        Monitor {
+            stop,
+            task,
+            samples,
+        }
+    }
+
+    /// The samples so far (for a checkpoint).
+    pub fn snapshot(&self) -> Vec<SystemSample> {
+        self.samples
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     pub async fn finish(self) -> Vec<SystemSample> {
         let _ = self.stop.send(());
-        self.task.await.unwrap_or_default()
+        let _ = self.task.await;
+        std::mem::take(&mut *self.samples.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
@@ -151,8 +194,18 @@ mod tests {
     }
 
     #[test]
+    fn stat_cpu_ticks_after_a_command_name_with_spaces_and_parentheses() {
+        let text =
+            "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 1000 0 0 0 731 95 0 0 20 0 3 0 100 0 0\n";
+        assert_eq!(parse_stat_cpu_ticks(text), Some((731, 95)));
+        assert_eq!(parse_stat_cpu_ticks("4242 (x) S 1"), None);
+    }
+
+    #[test]
     fn this_machine_and_this_process_can_be_read() {
         assert!(read_cpu().is_some_and(|c| c.total > 0));
         assert!(read_rss(std::process::id()).is_some_and(|kb| kb > 0));
+        assert!(own_rss_kb().is_some_and(|kb| kb > 0));
+        assert!(process_cpu_s(std::process::id()).is_some());
     }
 }

@@ -28,7 +28,12 @@ impl WorkerCounter {
 
     #[inline]
     pub fn add_error(&self) {
-        self.errors.store(self.errors.load(Relaxed) + 1, Relaxed);
+        self.add_errors(1);
+    }
+
+    #[inline]
+    pub fn add_errors(&self, n: u64) {
+        self.errors.store(self.errors.load(Relaxed) + n, Relaxed);
     }
 }
 

@@ -142,7 +142,7 @@ impl ChatReport {
         // Fan-out latency is measured from each message's actual send: closed loop, nothing to correct.
         doc.set_latency(&latency, None);
         doc.recompute_throughput();
-        doc.warnings = crate::report::warnings::for_run(&doc, 0);
+        doc.warnings = crate::report::warnings::for_run(&doc, 0, "SIGINT");
         doc
     }
 

@@ -27,7 +27,7 @@ pub fn main(args: ChatArgs) -> anyhow::Result<ExitCode> {
     let doc = report.doc();
     print!("{}", report.human(&doc));
     if let Some(path) = &args.json {
-        report::json::write_atomic(path, &doc)?;
+        report::json::write_atomic(path, &report::json::serialise(&doc, None)?)?;
     }
     // A run with no scored run measured nothing: it fails even with --allow-errors, as `run` does.
     if report.scored().is_empty() {

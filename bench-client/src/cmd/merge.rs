@@ -29,6 +29,6 @@ pub fn main(args: MergeArgs) -> anyhow::Result<ExitCode> {
     } else {
         print!("{summary}");
     }
-    report::json::write(&args.json, &merged)?;
+    report::json::write(&args.json, &merged, None)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
-//! `bench-client run`: flags → [`RunConfig`] → [`measure`] (SIGINT/SIGTERM stop it early) → summary on
-//! stdout (stderr with `--json -`), `--json` → exit status (a run that measured nothing fails).
+//! `bench-client run`: flags → [`RunConfig`] → [`measure`] (SIGINT/SIGTERM stop it early; `--json` is
+//! checkpointed as it goes) → summary on stdout (stderr with `--json -`), `--json` → exit status (a run that
+//! measured nothing fails; one whose results could not be written fails with [`WriteError`]).
 
 use std::process::ExitCode;
 
@@ -9,6 +10,7 @@ use crate::config::RunConfig;
 use crate::flags::{Format, RunArgs};
 use crate::measure::measure;
 use crate::report;
+use crate::report::json::WriteError;
 use crate::signals;
 
 pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -32,8 +34,11 @@ pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         print!("{summary}");
     }
+    if let Some(e) = out.write_error {
+        return Err(e.into());
+    }
     if let Some(path) = &cfg.json {
-        report::json::write(path, &out.doc)?;
+        report::json::write(path, &out.doc, Some(&out.record)).map_err(WriteError)?;
     }
     // A run that measured nothing fails even with --allow-errors: there is no figure to report.
     if let Some(why) = report::warnings::nothing_measured(&out.doc) {

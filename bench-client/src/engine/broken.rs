@@ -3,6 +3,8 @@
 
 use std::io;
 
+use bench_proto::results::ErrorKind;
+
 use super::lean::WireError;
 
 /// Why a call did not produce an HTTP response.
@@ -14,8 +16,12 @@ pub(super) enum Broken {
 }
 
 impl Broken {
-    pub(super) fn is_connect(&self) -> bool {
-        matches!(self, Broken::Connect(_))
+    /// The kind of error the call is counted as: `connect` if no connection could be made, else `io`.
+    pub(super) fn kind(&self) -> ErrorKind {
+        match self {
+            Broken::Connect(_) => ErrorKind::Connect,
+            Broken::Hyper(_) | Broken::Wire(_) => ErrorKind::Io,
+        }
     }
 
     /// EADDRNOTAVAIL: no local port left (connection churn piling up TIME_WAIT sockets).

@@ -2,6 +2,7 @@
 //! or open loop (at its scheduled times, latency from the intended send time).
 
 use std::cell::{Cell, RefCell};
+use std::net::IpAddr;
 use std::ops::Range;
 use std::pin::pin;
 use std::rc::Rc;
@@ -20,8 +21,8 @@ use super::link::{connect, exchange, Link, Wire};
 use super::schedule::Schedule;
 use super::stats::WorkerStats;
 use crate::config::RunConfig;
-use crate::progress::Progress;
-use crate::workload::Workload;
+use crate::progress::{Progress, WorkerCounter};
+use crate::workload::{Variant, Workload};
 
 /// What the connections of one worker share (all on the worker's thread).
 #[derive(Debug)]
@@ -54,10 +55,9 @@ pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<
         sh.workload.variant(conn),
     )
     .await;
+    let source = sh.connector.source(conn);
     let link = if sh.cfg.keepalive {
-        connect(&wire, &sh.connector, sh.cfg.connect_timeout)
-            .await
-            .ok()
+        open(&sh, &wire, source).await.ok()
     } else {
         None
     };
@@ -67,178 +67,296 @@ pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<
         Ok(s) => s.expect("waited for Some"),
         Err(_) => return, // the run was abandoned before it started
     };
-    calls(&sh, conn, start, &wire, link).await;
+    Calls::new(&sh, conn, start, &wire, source, link)
+        .run()
+        .await;
 }
 
-async fn calls(sh: &Shared, conn: u64, start: Start, wire: &Wire, mut link: Option<Link>) {
-    let cfg = &*sh.cfg;
-    let workload = &*sh.workload;
-    let variant = workload.variant(conn);
-    let counter = sh.progress.worker(sh.worker);
-    let limit = cfg.requests_for(conn);
-    let schedule = cfg
-        .rate
-        .map(|r| Schedule::new(start.t0, r, cfg.clients, conn));
-    let mut buf: Vec<u8> = Vec::new();
-    let mut timer = pin!(sleep(Duration::ZERO));
-    let slot = &sh.in_flight[(conn / cfg.threads) as usize];
-    let mut backoff = Duration::ZERO;
-    // k counts calls made (the schedule index), responses those answered, measured those recorded.
-    let (mut measured, mut responses, mut k) = (0u64, 0u64, 0u64);
+/// Opens a connection, recording its set-up time (or the failed attempt).
+async fn open(sh: &Shared, wire: &Wire, source: Option<IpAddr>) -> Result<Link, Broken> {
+    let t = Instant::now();
+    let r = connect(wire, &sh.connector, source, sh.cfg.connect_timeout).await;
+    let setup = r.as_ref().ok().map(|_| t.elapsed());
+    sh.stats.borrow_mut().record_connect(setup);
+    r
+}
 
-    while limit.map_or(true, |n| measured < n) {
-        if k > 0 && !cfg.think_time.is_zero() {
-            sleep(cfg.think_time).await;
+/// One connection's request loop and its state between calls.
+struct Calls<'a> {
+    sh: &'a Shared,
+    start: Start,
+    wire: &'a Wire,
+    source: Option<IpAddr>,
+    link: Option<Link>,
+    variant: &'a Variant,
+    counter: &'a WorkerCounter,
+    slot: &'a Cell<Option<Instant>>,
+    limit: Option<u64>,
+    schedule: Option<Schedule>,
+    buf: Vec<u8>,
+    /// Calls made (the schedule index), responses those answered, measured those recorded.
+    k: u64,
+    responses: u64,
+    measured: u64,
+    backoff: Duration,
+    /// The last call failed and took the connection with it: its kind, for the sends an open loop gives up.
+    down: Option<ErrorKind>,
+    /// The measured failures since this connection's last success: when the first was known, how many.
+    failing: Option<(Instant, u64)>,
+}
+
+impl<'a> Calls<'a> {
+    fn new(
+        sh: &'a Shared,
+        conn: u64,
+        start: Start,
+        wire: &'a Wire,
+        source: Option<IpAddr>,
+        link: Option<Link>,
+    ) -> Calls<'a> {
+        let cfg = &*sh.cfg;
+        Calls {
+            sh,
+            start,
+            wire,
+            source,
+            link,
+            variant: sh.workload.variant(conn),
+            counter: sh.progress.worker(sh.worker),
+            slot: &sh.in_flight[(conn / cfg.threads) as usize],
+            limit: cfg.requests_for(conn),
+            schedule: cfg
+                .rate
+                .map(|r| Schedule::new(start.t0, r, cfg.clients, conn)),
+            buf: Vec::new(),
+            k: 0,
+            responses: 0,
+            measured: 0,
+            backoff: Duration::ZERO,
+            down: None,
+            failing: None,
         }
-        let intended = match &schedule {
-            Some(s) => {
-                let mut t = s.at(k);
-                // A backlog left by the warm-up (a slow start, a stall) is dropped, not replayed into the
-                // measured interval, where it would add calls that were never offered in it.
-                if t < start.measure_start && Instant::now() >= start.measure_start {
-                    k = s.first_at_or_after(start.measure_start);
-                    t = s.at(k);
-                }
-                if Instant::now() < t {
-                    sleep_until(t).await;
-                }
-                Some(t)
+    }
+
+    fn counted(&self) -> bool {
+        self.limit.is_some_and(|n| self.measured >= n)
+    }
+
+    async fn run(mut self) {
+        let cfg = &*self.sh.cfg;
+        let mut timer = pin!(sleep(Duration::ZERO));
+        while !self.counted() {
+            if self.k > 0 && !cfg.think_time.is_zero() {
+                sleep(cfg.think_time).await;
             }
-            None => None,
-        };
-        k += 1;
-        let sent_at = Instant::now();
-        slot.set(Some(intended.unwrap_or(sent_at)));
-        let due = sent_at + cfg.timeout;
-        let outcome = {
-            let mut this_call = pin!(call(
-                cfg,
-                &sh.connector,
-                workload,
-                variant,
-                wire,
-                &mut link,
-                &mut buf
-            ));
-            // The timer is re-armed only when it fires (then at this call's due time, if that is later): an
-            // earlier deadline left by a previous call is checked and moved on, so calls that finish in time
-            // (nearly all) do not pay the timer wheel's re-registration.
-            loop {
-                tokio::select! {
-                    biased;
-                    r = &mut this_call => break Some(r),
-                    _ = timer.as_mut() => {
-                        if Instant::now() >= due {
-                            break None;
+            let intended = match self.schedule {
+                Some(s) => {
+                    let t = self.next_send(s).await;
+                    if self.counted() {
+                        break; // the sends given up completed the count
+                    }
+                    Some(t)
+                }
+                None => None,
+            };
+            self.k += 1;
+            let sent_at = Instant::now();
+            self.slot.set(Some(intended.unwrap_or(sent_at)));
+            let due = sent_at + cfg.timeout;
+            let outcome = {
+                let (sh, wire, source, variant) = (self.sh, self.wire, self.source, self.variant);
+                let mut this_call = pin!(call(
+                    sh,
+                    variant,
+                    wire,
+                    source,
+                    &mut self.link,
+                    &mut self.buf
+                ));
+                // The timer is re-armed only when it fires (then at this call's due time, if that is later):
+                // an earlier deadline left by a previous call is checked and moved on, so calls that finish
+                // in time (nearly all) do not pay the timer wheel's re-registration.
+                loop {
+                    tokio::select! {
+                        biased;
+                        r = &mut this_call => break Some(r),
+                        _ = timer.as_mut() => {
+                            if Instant::now() >= due {
+                                break None;
+                            }
+                            timer.as_mut().reset(due);
                         }
-                        timer.as_mut().reset(due);
                     }
                 }
+            };
+            let end = Instant::now();
+            if self.start.deadline.is_some_and(|d| end > d) {
+                // Completed after the measured interval: neither counted nor recorded; the worker reports it
+                // as in flight at the end (its slot stays set).
+                return;
             }
-        };
-        let end = Instant::now();
-        if start.deadline.is_some_and(|d| end > d) {
-            // Completed after the measured interval: neither counted nor recorded; the worker reports it
-            // as in flight at the end (its slot stays set).
-            return;
+            self.slot.set(None);
+            self.settle(&outcome);
+            // Open loop: a call belongs to the interval its intended send time falls in, so the measured
+            // calls are at most rate × duration; closed loop: calls completed in the interval.
+            if intended.unwrap_or(end) >= self.start.measure_start {
+                self.measured += 1;
+                self.record(&outcome, intended, sent_at, end);
+            } else {
+                self.responses += u64::from(matches!(outcome, Some(Ok(_))));
+            }
+            if !self.backoff.is_zero() {
+                sleep(self.backoff).await;
+            }
         }
-        slot.set(None);
-        // Open loop: a call belongs to the interval its intended send time falls in, so the measured
-        // calls are at most rate × duration; closed loop: calls completed in the interval.
-        let measuring = intended.unwrap_or(end) >= start.measure_start;
-        if outcome.is_none() || !cfg.keepalive || !link.as_ref().is_some_and(Link::reusable) {
-            link = None;
+    }
+
+    /// Open loop: waits for the next intended send time and returns it. Sends that came due while the
+    /// connection was down (the failed call, its backoff, the reconnection) are given up as failures of
+    /// the kind that took it down, not replayed late into a server that just came back.
+    async fn next_send(&mut self, s: Schedule) -> Instant {
+        let start = self.start;
+        if let Some(kind) = self.down.take() {
+            let next = s.first_at_or_after(Instant::now());
+            let n = s.count_measured(self.k, next, start.measure_start, start.deadline);
+            self.give_up(kind, n);
+            self.k = self.k.max(next);
         }
-        let status = match outcome {
-            None => Err((ErrorKind::Timeout, None)),
-            Some(Err(b)) if b.is_connect() => Err((ErrorKind::Connect, Some(b))),
-            Some(Err(b)) => Err((ErrorKind::Io, Some(b))),
-            Some(Ok(response)) => Ok(response),
+        let mut t = s.at(self.k);
+        // A backlog left by the warm-up (a slow start, a stall) is dropped, not replayed into the measured
+        // interval, where it would add calls that were never offered in it.
+        if t < start.measure_start && Instant::now() >= start.measure_start {
+            self.k = s.first_at_or_after(start.measure_start);
+            t = s.at(self.k);
+        }
+        if Instant::now() < t {
+            sleep_until(t).await;
+        }
+        t
+    }
+
+    /// After a call: drops a connection unfit for another, sets the backoff, and notes a connection a
+    /// failure took down (for the sends an open loop gives up).
+    #[inline(always)]
+    fn settle(&mut self, outcome: &Outcome) {
+        let cfg = &*self.sh.cfg;
+        if outcome.is_none() || !cfg.keepalive || !self.link.as_ref().is_some_and(Link::reusable) {
+            self.link = None;
+        }
+        let failed = match outcome {
+            Some(Ok(_)) => None,
+            None => Some(ErrorKind::Timeout),
+            Some(Err(b)) => Some(b.kind()),
         };
-        backoff = match &status {
-            Err((ErrorKind::Connect, _)) => (backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX),
+        self.backoff = match failed {
+            Some(ErrorKind::Connect) => (self.backoff * 2).clamp(BACKOFF_MIN, BACKOFF_MAX),
             _ => Duration::ZERO,
         };
-        if !measuring {
-            responses += u64::from(status.is_ok());
-            if !backoff.is_zero() {
-                sleep(backoff).await;
-            }
-            continue;
+        if failed.is_some() && self.link.is_none() {
+            self.down = failed;
         }
-        measured += 1;
-        {
-            let mut st = sh.stats.borrow_mut();
-            match status {
-                Ok((status, body)) => {
-                    let body = &buf[body];
-                    let full = should_validate(responses, cfg.validate_first, cfg.validate_every);
-                    responses += 1;
-                    match workload.check(variant, status, body, full) {
-                        Ok(validated) => {
-                            let latency = end - intended.unwrap_or(sent_at);
-                            let uncorrected = intended.map(|_| micros(end - sent_at));
-                            let lag =
-                                intended.map(|t| micros(sent_at.saturating_duration_since(t)));
-                            st.record_ok(
-                                || end - start.measure_start,
-                                micros(latency),
-                                uncorrected,
-                                lag,
-                            );
-                            st.validated += u64::from(validated);
-                            st.bytes_sent += variant.body.len() as u64;
-                            st.bytes_received += body.len() as u64;
-                            counter.add_ok();
+    }
+
+    /// `n` measured sends given up unsent: failed calls of `kind`.
+    fn give_up(&mut self, kind: ErrorKind, n: u64) {
+        let n = self.limit.map_or(n, |l| n.min(l - self.measured));
+        if n == 0 {
+            return;
+        }
+        self.measured += n;
+        self.sh.stats.borrow_mut().record_unsent(kind, n);
+        self.counter.add_errors(n);
+        self.failing.get_or_insert((Instant::now(), 0)).1 += n;
+    }
+
+    /// Records a measured call: ok once its response passes the check, else failed by kind.
+    #[inline(always)]
+    fn record(
+        &mut self,
+        outcome: &Outcome,
+        intended: Option<Instant>,
+        sent_at: Instant,
+        end: Instant,
+    ) {
+        let (sh, cfg, workload, variant) =
+            (self.sh, &*self.sh.cfg, &*self.sh.workload, self.variant);
+        let mut st = sh.stats.borrow_mut();
+        let failed = match outcome {
+            Some(Ok((status, body))) => {
+                let (status, body) = (*status, &self.buf[body.clone()]);
+                let full = should_validate(self.responses, cfg.validate_first, cfg.validate_every);
+                self.responses += 1;
+                match workload.check(variant, status, body, full) {
+                    Ok(validated) => {
+                        let latency = end - intended.unwrap_or(sent_at);
+                        let uncorrected = intended.map(|_| micros(end - sent_at));
+                        let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
+                        st.record_ok(micros(latency), uncorrected, lag);
+                        let t = &mut st.now;
+                        t.validated += u64::from(validated);
+                        t.bytes_sent += variant.body.len() as u64;
+                        t.bytes_received += body.len() as u64;
+                        self.counter.add_ok();
+                        if let Some((from, failures)) = self.failing {
+                            self.failing = None;
+                            st.record_recovery(self.start.measure_start, from, end, failures);
                         }
-                        Err(kind) => {
-                            if kind == ErrorKind::HttpStatus {
-                                st.record_status(status.as_u16());
-                            }
-                            fail(&mut st, kind, || {
-                                workload.describe(variant, kind, status, body)
-                            });
-                            counter.add_error();
+                        false
+                    }
+                    Err(kind) => {
+                        if kind == ErrorKind::HttpStatus {
+                            st.record_status(status.as_u16());
                         }
+                        fail(&mut st, kind, || {
+                            workload.describe(variant, kind, status, body)
+                        });
+                        true
                     }
                 }
-                Err((kind, broken)) => {
-                    if broken.as_ref().is_some_and(Broken::is_addr_not_available) {
-                        st.addr_not_avail += 1;
-                    }
-                    fail(&mut st, kind, || match broken {
-                        Some(b) => b.to_string(),
-                        None => format!(
-                            "no complete response within {}",
-                            humantime::format_duration(cfg.timeout)
-                        ),
-                    });
-                    counter.add_error();
-                }
             }
-            st.last_completion = Some(end);
+            Some(Err(broken)) => {
+                if broken.is_addr_not_available() {
+                    st.now.addr_not_avail += 1;
+                }
+                fail(&mut st, broken.kind(), || broken.to_string());
+                true
+            }
+            None => {
+                fail(&mut st, ErrorKind::Timeout, || {
+                    format!(
+                        "no complete response within {}",
+                        humantime::format_duration(cfg.timeout)
+                    )
+                });
+                true
+            }
+        };
+        if failed {
+            self.counter.add_error();
+            self.failing.get_or_insert((end, 0)).1 += 1;
         }
-        if !backoff.is_zero() {
-            sleep(backoff).await;
-        }
+        st.end.last_completion = Some(end);
     }
 }
 
+/// A call's result: the response (status, where its body lies in the buffer), why there was none, or
+/// `None` when it had none within its timeout.
+type Outcome = Option<Result<(StatusCode, Range<usize>), Broken>>;
+
 /// One call: (re)connect if needed, send, read the whole response (the body is `buf[range]`).
 async fn call(
-    cfg: &RunConfig,
-    connector: &Connector,
-    workload: &Workload,
-    variant: &crate::workload::Variant,
+    sh: &Shared,
+    variant: &Variant,
     wire: &Wire,
+    source: Option<IpAddr>,
     link: &mut Option<Link>,
     buf: &mut Vec<u8>,
 ) -> Result<(StatusCode, Range<usize>), Broken> {
     let l = match link {
         Some(l) => l,
-        None => link.insert(connect(wire, connector, cfg.connect_timeout).await?),
+        None => link.insert(open(sh, wire, source).await?),
     };
-    exchange(wire, l, workload, variant, buf).await
+    exchange(wire, l, &sh.workload, variant, buf).await
 }
 
 fn fail(st: &mut WorkerStats, kind: ErrorKind, describe: impl FnOnce() -> String) {

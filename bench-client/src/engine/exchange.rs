@@ -6,7 +6,8 @@
 //! response body is read into a buffer the caller reuses.
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -14,24 +15,46 @@ use http::{Request, StatusCode};
 use http_body_util::{BodyExt as _, Full};
 use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 use super::broken::Broken;
 use super::tls;
 use crate::config::RunConfig;
 
-/// How every connection of a run is made: where, whether over TLS, which HTTP version.
+/// How every connection of a run is made: where, from which local addresses, whether over TLS, which
+/// HTTP version.
 #[derive(Debug, Clone)]
 pub(super) struct Connector {
     addr: SocketAddr,
+    /// The local addresses connections are made from, in turn (empty: the system chooses).
+    sources: Arc<[IpAddr]>,
     tls: Option<tls::Client>,
     http2: bool,
 }
 
 impl Connector {
-    /// Where the connections go.
-    pub(super) fn addr(&self) -> SocketAddr {
-        self.addr
+    /// The local address connection `conn` is made from, if the run spreads them.
+    pub(super) fn source(&self, conn: u64) -> Option<IpAddr> {
+        let n = self.sources.len() as u64;
+        (n > 0).then(|| self.sources[(conn % n) as usize])
+    }
+
+    /// A TCP connection to the server from `source` (any local address if `None`), Nagle off.
+    pub(super) async fn tcp(&self, source: Option<IpAddr>) -> io::Result<TcpStream> {
+        let stream = match source {
+            None => TcpStream::connect(self.addr).await?,
+            Some(ip) => {
+                let socket = match self.addr {
+                    SocketAddr::V4(_) => TcpSocket::new_v4()?,
+                    SocketAddr::V6(_) => TcpSocket::new_v6()?,
+                };
+                // Port 0: the kernel picks a free one of ip_local_port_range for this local address.
+                socket.bind(SocketAddr::new(ip, 0))?;
+                socket.connect(self.addr).await?
+            }
+        };
+        stream.set_nodelay(true)?;
+        Ok(stream)
     }
 
     /// Plain HTTP/1.1: what the lean path speaks.
@@ -42,6 +65,7 @@ impl Connector {
     pub(super) fn new(cfg: &RunConfig) -> anyhow::Result<Connector> {
         Ok(Connector {
             addr: cfg.target.addr,
+            sources: cfg.source_ips.clone().into(),
             tls: match &cfg.target.tls {
                 Some(t) => Some(tls::client(t, cfg.http2)?),
                 None => None,
@@ -91,8 +115,12 @@ impl Link {
 }
 
 /// Opens a TCP connection (Nagle off), starts TLS if asked, and performs the (local) HTTP handshake.
-pub(super) async fn connect(c: &Connector, timeout: Duration) -> Result<Link, Broken> {
-    match tokio::time::timeout(timeout, open(c)).await {
+pub(super) async fn connect(
+    c: &Connector,
+    source: Option<IpAddr>,
+    timeout: Duration,
+) -> Result<Link, Broken> {
+    match tokio::time::timeout(timeout, open(c, source)).await {
         Ok(r) => r,
         Err(_) => Err(Broken::Connect(io::Error::new(
             io::ErrorKind::TimedOut,
@@ -101,9 +129,8 @@ pub(super) async fn connect(c: &Connector, timeout: Duration) -> Result<Link, Br
     }
 }
 
-async fn open(c: &Connector) -> Result<Link, Broken> {
-    let stream = TcpStream::connect(c.addr).await.map_err(Broken::Connect)?;
-    stream.set_nodelay(true).map_err(Broken::Connect)?;
+async fn open(c: &Connector, source: Option<IpAddr>) -> Result<Link, Broken> {
+    let stream = c.tcp(source).await.map_err(Broken::Connect)?;
     match &c.tls {
         None => handshake(TokioIo::new(stream), c.http2).await,
         Some(t) => {

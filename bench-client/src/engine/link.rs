@@ -3,13 +3,12 @@
 //! run allows it and the request is one it sends, hyper otherwise.
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::IpAddr;
 use std::ops::Range;
 use std::time::Duration;
 
 use http::StatusCode;
 use http_body_util::BodyExt as _;
-use tokio::net::TcpStream;
 
 use super::broken::Broken;
 use super::exchange::{self, Connector};
@@ -64,20 +63,27 @@ impl Link {
     }
 }
 
-/// Opens a connection for `wire`.
+/// Opens a connection for `wire`, from `source` if given.
 pub(super) async fn connect(
     wire: &Wire,
     connector: &Connector,
+    source: Option<IpAddr>,
     timeout: Duration,
 ) -> Result<Link, Broken> {
     match wire {
         Wire::Lean(_) => {
-            let stream = tcp(connector.addr(), timeout)
-                .await
-                .map_err(Broken::Connect)?;
+            let stream = match tokio::time::timeout(timeout, connector.tcp(source)).await {
+                Ok(s) => s.map_err(Broken::Connect)?,
+                Err(_) => {
+                    let e = io::Error::new(io::ErrorKind::TimedOut, "connect timed out");
+                    return Err(Broken::Connect(e));
+                }
+            };
             Ok(Link::Lean(lean::Link::new(stream)))
         }
-        Wire::Hyper => exchange::connect(connector, timeout).await.map(Link::Hyper),
+        Wire::Hyper => exchange::connect(connector, source, timeout)
+            .await
+            .map(Link::Hyper),
     }
 }
 
@@ -104,14 +110,4 @@ pub(super) async fn exchange(
         }
         (Wire::Hyper, Link::Lean(_)) => unreachable!("a connection is opened for its own wire"),
     }
-}
-
-/// A TCP connection, Nagle off (the lean path's; hyper's connector opens its own, with TLS if asked).
-async fn tcp(addr: SocketAddr, timeout: Duration) -> io::Result<TcpStream> {
-    let stream = match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
-        Ok(s) => s?,
-        Err(_) => return Err(io::Error::new(io::ErrorKind::TimedOut, "connect timed out")),
-    };
-    stream.set_nodelay(true)?;
-    Ok(stream)
 }

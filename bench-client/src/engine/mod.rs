@@ -1,13 +1,15 @@
 //! The load engine: thread-per-core workers (one current-thread tokio runtime each), connections spread
-//! over them, per-worker measurements merged once at the end.
+//! over them, per-worker measurements handed over once per interval and merged by the collector.
 //!
 //! Lifecycle, driven by the `run` command: [`start`] spawns the workers, which connect; [`Running::connected`]
 //! waits for every connection attempt; [`Running::go`] starts the clock (warm-up, then the measured
-//! interval); [`Running::stop`] ends early (SIGINT); [`Running::finish`] collects and merges.
+//! interval); [`Running::next`] reports each interval as it closes, then the end; [`Running::stop`] ends
+//! early (SIGINT); [`Running::finish`] closes the last interval.
 
 pub mod bench_api;
 mod broken;
 mod clock;
+mod collect;
 mod conn;
 mod exchange;
 mod lean;
@@ -18,17 +20,18 @@ mod tls;
 mod worker;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-pub use clock::Start;
+pub use clock::{Clock, Start};
+pub use collect::{Closed, Event, RunStats};
 pub use schedule::Schedule;
-pub use stats::{RunStats, WorkerStats};
+pub use stats::{Tally, WorkerStats};
 
 use crate::config::RunConfig;
-use crate::hlog::IntervalMsg;
 use crate::progress::Progress;
 use crate::workload::Workload;
 
@@ -39,22 +42,18 @@ pub struct Running {
     start_tx: watch::Sender<Option<Start>>,
     stop_tx: watch::Sender<bool>,
     ready_rx: mpsc::UnboundedReceiver<()>,
-    results: Vec<Option<oneshot::Receiver<WorkerStats>>>,
-    collected: Vec<WorkerStats>,
+    collector: collect::Collector,
     threads: Vec<std::thread::JoinHandle<()>>,
     pub progress: Arc<Progress>,
 }
 
 /// Spawns the worker threads; each connects its share of the connections and waits for [`Running::go`].
-pub fn start(
-    cfg: Arc<RunConfig>,
-    workload: Arc<Workload>,
-    hlog: Option<mpsc::UnboundedSender<IntervalMsg>>,
-) -> anyhow::Result<Running> {
+pub fn start(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<Running> {
     let threads = cfg.threads as usize;
     let (start_tx, start_rx) = watch::channel(None);
     let (stop_tx, stop_rx) = watch::channel(false);
     let (ready_tx, ready_rx) = mpsc::unbounded_channel();
+    let (report_tx, report_rx) = mpsc::unbounded_channel();
     let progress = Progress::new(threads);
     let connector = exchange::Connector::new(&cfg).context("setting up TLS")?;
     let mut running = Running {
@@ -62,8 +61,7 @@ pub fn start(
         start_tx,
         stop_tx,
         ready_rx,
-        results: Vec::with_capacity(threads),
-        collected: Vec::with_capacity(threads),
+        collector: collect::Collector::new(report_rx, threads, cfg.interval, cfg.rate.is_some()),
         threads: Vec::with_capacity(threads),
         progress: progress.clone(),
     };
@@ -71,7 +69,6 @@ pub fn start(
         let conns: Vec<u64> = (0..cfg.clients)
             .filter(|c| *c as usize % threads == w)
             .collect();
-        let (result_tx, result_rx) = oneshot::channel();
         let ctx = worker::Ctx {
             worker: w,
             conns,
@@ -82,14 +79,12 @@ pub fn start(
             start: start_rx.clone(),
             stop: stop_rx.clone(),
             ready: ready_tx.clone(),
-            hlog: hlog.clone(),
-            result: result_tx,
+            report: report_tx.clone(),
         };
         let handle = std::thread::Builder::new()
             .name(format!("bench-worker-{w}"))
             .spawn(move || worker::main(ctx))
             .context("spawning a worker thread")?;
-        running.results.push(Some(result_rx));
         running.threads.push(handle);
     }
     Ok(running)
@@ -101,7 +96,7 @@ impl Running {
     pub async fn connected(&mut self) {
         for _ in 0..self.cfg.clients {
             if self.ready_rx.recv().await.is_none() {
-                return; // every worker is gone: finish() reports why
+                return; // every worker is gone: next() reports why
             }
         }
     }
@@ -124,26 +119,33 @@ impl Running {
         self.stop_tx.send_replace(true);
     }
 
-    /// Waits until every worker has finished (cancel-safe: may be raced against a signal).
-    pub async fn done(&mut self) -> anyhow::Result<()> {
-        for slot in &mut self.results {
-            if let Some(rx) = slot {
-                let stats = rx
-                    .await
-                    .context("a worker thread failed (see its message above)")?;
-                self.collected.push(stats);
-                *slot = None;
-            }
-        }
-        Ok(())
+    /// The next interval to close, or the end of every worker (cancel-safe: may be raced against a signal).
+    pub async fn next(&mut self) -> anyhow::Result<Event> {
+        self.collector.next().await
     }
 
-    /// Waits for every worker and merges their measurements.
-    pub async fn finish(mut self) -> anyhow::Result<RunStats> {
-        self.done().await?;
-        for t in self.threads {
+    /// Whether the collector already has the next event (a checkpoint now would be overtaken at once).
+    pub fn behind(&mut self) -> bool {
+        self.collector.behind()
+    }
+
+    /// The measurements of every interval closed so far (a checkpoint's).
+    pub fn snapshot(&self) -> RunStats {
+        self.collector.stats()
+    }
+
+    /// When the last call completed (once [`Event::Finished`] has come).
+    pub fn last_completion(&self) -> Option<Instant> {
+        self.collector.last_completion()
+    }
+
+    /// Closes the last interval at `elapsed` (call after [`Event::Finished`]) and returns the whole run,
+    /// with the last interval's latencies for `--hlog`.
+    pub fn finish(mut self, elapsed: Duration) -> (RunStats, Option<Closed>) {
+        let last = self.collector.finish(elapsed);
+        for t in std::mem::take(&mut self.threads) {
             let _ = t.join();
         }
-        Ok(RunStats::merge(self.collected, self.cfg.rate.is_some()))
+        (self.collector.stats(), last)
     }
 }

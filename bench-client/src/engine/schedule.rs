@@ -42,6 +42,20 @@ impl Schedule {
         }
         k
     }
+
+    /// How many of the requests `from..to` (indices) fall in the measured interval: at or after
+    /// `measure_start`, before `deadline` if any.
+    pub fn count_measured(
+        &self,
+        from: u64,
+        to: u64,
+        measure_start: Instant,
+        deadline: Option<Instant>,
+    ) -> u64 {
+        let lo = from.max(self.first_at_or_after(measure_start));
+        let hi = deadline.map_or(to, |d| to.min(self.first_at_or_after(d)));
+        hi.saturating_sub(lo)
+    }
 }
 
 #[cfg(test)]
@@ -72,6 +86,19 @@ mod tests {
             assert!(s.at(k) >= t, "{ms} ms: {k}");
             assert!(k == 0 || s.at(k - 1) < t, "{ms} ms: {k}");
         }
+    }
+
+    #[test]
+    fn requests_counted_are_those_of_the_measured_interval() {
+        let t0 = Instant::now();
+        // 10/s on one connection: request k at k × 100 ms.
+        let s = Schedule::new(t0, 10.0, 1, 0);
+        let at = |ms| t0 + Duration::from_millis(ms);
+        assert_eq!(s.count_measured(0, 30, at(1000), None), 20);
+        assert_eq!(s.count_measured(0, 30, at(1000), Some(at(2000))), 10);
+        assert_eq!(s.count_measured(12, 15, at(1000), Some(at(2000))), 3);
+        assert_eq!(s.count_measured(25, 30, at(1000), Some(at(2000))), 0);
+        assert_eq!(s.count_measured(5, 8, at(1000), None), 0);
     }
 
     #[test]

@@ -1,21 +1,21 @@
 //! A worker thread: a current-thread tokio runtime running its connections as local tasks that share the
-//! worker's measurements without locks.
+//! worker's measurements without locks, and a ticker that hands the interval's tally to the collector at
+//! each interval's end.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::task::LocalSet;
 use tokio::time::Instant;
 
 use super::clock::Start;
 use super::conn::{self, Shared};
 use super::exchange::Connector;
-use super::stats::WorkerStats;
+use super::stats::{Report, WorkerStats};
 use crate::config::RunConfig;
-use crate::hlog::IntervalMsg;
 use crate::progress::Progress;
 use crate::workload::Workload;
 
@@ -30,8 +30,7 @@ pub(super) struct Ctx {
     pub start: watch::Receiver<Option<Start>>,
     pub stop: watch::Receiver<bool>,
     pub ready: mpsc::UnboundedSender<()>,
-    pub hlog: Option<mpsc::UnboundedSender<IntervalMsg>>,
-    pub result: oneshot::Sender<WorkerStats>,
+    pub report: mpsc::UnboundedSender<Report>,
 }
 
 /// Whether the control task has ended. `block_on`'s future is polled on every wake-up of any connection
@@ -75,7 +74,7 @@ pub(super) fn main(ctx: Ctx) {
     {
         Ok(rt) => rt,
         Err(e) => {
-            // Dropping `ctx.result` makes `finish` fail with a clear error.
+            // Dropping `ctx.report` unreported makes the collector fail with a clear error.
             tracing::error!("worker {}: cannot build its runtime: {e}", ctx.worker);
             return;
         }
@@ -90,10 +89,9 @@ pub(super) fn main(ctx: Ctx) {
         start,
         stop,
         ready,
-        hlog,
-        result,
+        report,
     } = ctx;
-    let stats = WorkerStats::new(cfg.rate.is_some(), hlog.map(|tx| (worker, tx)));
+    let stats = WorkerStats::new(cfg.rate.is_some(), worker, report);
     let in_flight = conns.iter().map(|_| Cell::new(None)).collect();
     let shared = Rc::new(Shared {
         cfg,
@@ -105,75 +103,13 @@ pub(super) fn main(ctx: Ctx) {
         in_flight,
         connector,
     });
-    let (mut start_rx, mut stop_rx) = (start, stop);
     let local = LocalSet::new();
+    let done = Rc::new(Done::default());
+    let finished = Finished(done.clone());
     // The control (end of all tasks, stop, deadline) is a task of its own: `block_on`'s future is polled
     // on every wake-up of any connection, and polling this select (two watch receivers, a sleep, a join
     // handle) per call cost more than the join handle polled instead.
-    let sh = shared.clone();
-    let done = Rc::new(Done::default());
-    let finished = Finished(done.clone());
-    let control = async move {
-        // Dropped at the end, or on a panic: either way `block_on` below is told.
-        let _finished = finished;
-        let shared = sh;
-        let mut tasks: Vec<_> = conns
-            .into_iter()
-            .map(|c| tokio::task::spawn_local(conn::run(shared.clone(), c, ready.clone())))
-            .collect();
-        drop(ready);
-        // How many handles `all_done` has consumed: awaiting one of those again would panic (a connection
-        // task may end, e.g. on a call completing past the deadline, before the worker's deadline fires).
-        let awaited = Cell::new(0);
-        let all_done = async {
-            for t in tasks.iter_mut() {
-                if let Err(e) = t.await {
-                    tracing::error!("worker {worker}: a connection task failed: {e}");
-                }
-                awaited.set(awaited.get() + 1);
-            }
-        };
-        let deadline = async {
-            let start = start_rx
-                .wait_for(Option::is_some)
-                .await
-                .ok()
-                .and_then(|s| *s);
-            match start.and_then(|s| s.deadline) {
-                Some(d) => tokio::time::sleep_until(d).await,
-                None => std::future::pending().await,
-            }
-        };
-        let ended_early = tokio::select! {
-            _ = all_done => false,
-            _ = stop_rx.wait_for(|s| *s) => true,
-            _ = deadline => true,
-        };
-        if ended_early {
-            // Calls in flight are abandoned: not ok, but reported (how many, how long they had waited),
-            // and those that had waited the timeout or longer are timeouts.
-            let now = Instant::now();
-            let end = match *start_rx.borrow() {
-                Some(Start {
-                    deadline: Some(d), ..
-                }) => now.min(d),
-                _ => now,
-            };
-            {
-                let mut st = shared.stats.borrow_mut();
-                for sent in shared.in_flight.iter().filter_map(Cell::take) {
-                    st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
-                }
-            }
-            let rest = tasks.split_off(awaited.get());
-            for t in &rest {
-                t.abort();
-            }
-            for t in rest {
-                let _ = t.await;
-            }
-        }
-    };
+    let control = control(shared.clone(), conns, ready, start, stop, finished);
     local.block_on(&rt, async {
         let task = tokio::task::spawn_local(control);
         std::future::poll_fn(|cx| done.poll(cx)).await;
@@ -181,7 +117,95 @@ pub(super) fn main(ctx: Ctx) {
             tracing::error!("worker {worker}: its control task failed: {e}");
         }
     });
-    let mut stats = shared.stats.replace(WorkerStats::new(false, None));
-    stats.finish_intervals();
-    let _ = result.send(stats);
+    shared.stats.borrow_mut().ship_last();
+}
+
+/// Runs the connections until they are done, the stop or the deadline; meanwhile ticks the intervals.
+async fn control(
+    shared: Rc<Shared>,
+    conns: Vec<u64>,
+    ready: mpsc::UnboundedSender<()>,
+    mut start_rx: watch::Receiver<Option<Start>>,
+    mut stop_rx: watch::Receiver<bool>,
+    finished: Finished,
+) {
+    // Dropped at the end, or on a panic: either way `block_on` is told.
+    let _finished = finished;
+    let mut tasks: Vec<_> = conns
+        .into_iter()
+        .map(|c| tokio::task::spawn_local(conn::run(shared.clone(), c, ready.clone())))
+        .collect();
+    drop(ready);
+    // How many handles `all_done` has consumed: awaiting one of those again would panic (a connection
+    // task may end, e.g. on a call completing past the deadline, before the worker's deadline fires).
+    let awaited = Cell::new(0);
+    let worker = shared.worker;
+    let all_done = async {
+        for t in tasks.iter_mut() {
+            if let Err(e) = t.await {
+                tracing::error!("worker {worker}: a connection task failed: {e}");
+            }
+            awaited.set(awaited.get() + 1);
+        }
+    };
+    let clock = async {
+        let start = start_rx
+            .wait_for(Option::is_some)
+            .await
+            .ok()
+            .and_then(|s| *s);
+        match start {
+            Some(s) => ticks(&shared, s).await,
+            None => std::future::pending().await,
+        }
+    };
+    let ended_early = tokio::select! {
+        _ = all_done => false,
+        _ = stop_rx.wait_for(|s| *s) => true,
+        _ = clock => true,
+    };
+    if ended_early {
+        abandon_in_flight(&shared, *start_rx.borrow());
+        let rest = tasks.split_off(awaited.get());
+        for t in &rest {
+            t.abort();
+        }
+        for t in rest {
+            let _ = t.await;
+        }
+    }
+}
+
+/// Hands each interval's tally to the collector as the interval ends; returns at the deadline (the last
+/// interval, cut by it, goes with the worker's last report).
+async fn ticks(shared: &Shared, start: Start) {
+    let every = shared.cfg.interval;
+    for k in 1u32.. {
+        let boundary = start.measure_start + every.saturating_mul(k);
+        if start.deadline.is_some_and(|d| boundary >= d) {
+            break;
+        }
+        tokio::time::sleep_until(boundary).await;
+        shared.stats.borrow_mut().ship();
+    }
+    match start.deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Calls in flight when the run ends early are abandoned: not ok, but reported (how many, how long they
+/// had waited), and those that had waited the timeout or longer are timeouts.
+fn abandon_in_flight(shared: &Shared, start: Option<Start>) {
+    let now = Instant::now();
+    let end = match start {
+        Some(Start {
+            deadline: Some(d), ..
+        }) => now.min(d),
+        _ => now,
+    };
+    let mut st = shared.stats.borrow_mut();
+    for sent in shared.in_flight.iter().filter_map(Cell::take) {
+        st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
+    }
 }

@@ -114,9 +114,19 @@ pub struct RunArgs {
     /// (the summary then goes to standard error). [oha before 1.9: -j/--json, now `--json -`]
     #[arg(long, value_name = "FILE|-", value_parser = output_path)]
     pub json: Option<PathBuf>,
-    /// Write per-second latency histograms here, in the HdrHistogram interval log format.
+    /// Write each interval's latency histogram here as it ends, in the HdrHistogram interval log format.
     #[arg(long, value_name = "FILE")]
     pub hlog: Option<PathBuf>,
+    /// Record the time series (calls, errors by kind, latencies) at this interval, and, with --json FILE,
+    /// rewrite the results document (atomically, marked partial) at the end of each: a client killed
+    /// mid-run leaves everything up to its last interval.
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "10s")]
+    pub interval: Duration,
+    /// Local addresses to spread the connections over, in turn, e.g. 127.0.0.1-127.0.0.16 or
+    /// 10.0.0.5,10.0.0.6 (default: as many 127.0.0.x as the local port range needs for a loopback
+    /// server, else the system's choice).
+    #[arg(long, value_name = "IPS")]
+    pub source_ips: Option<String>,
     /// Sample system CPU and this process's RSS once a second into the results.
     #[arg(long, value_name = "PID")]
     pub monitor_pid: Option<u32>,

@@ -1,12 +1,14 @@
-//! The results document of a run (`--json`), and writing it atomically (temp file + rename), so a reader
-//! never sees half a document and an interrupted write leaves the previous file intact.
+//! The results document of a run (`--json`), and writing it atomically (temp file, fsync, rename), so a
+//! reader never sees half a document and an interrupted write leaves the previous file intact.
 
 use std::fs;
 use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
-use bench_proto::results::{ClientStats, Params, ResultsDoc, Tool, SCHEMA};
+use bench_proto::results::{
+    ClientStats, Params, ResultsDoc, RunRecord, RunState, Tool, WithRecord, SCHEMA,
+};
 
 use super::RunFacts;
 use crate::config::{RunConfig, Stop};
@@ -22,7 +24,7 @@ pub fn build(
     let capacity = elapsed_s * cfg.threads as f64;
     let mut doc = ResultsDoc {
         schema: SCHEMA.to_owned(),
-        partial: facts.partial,
+        partial: facts.state != RunState::Complete,
         tool: tool(),
         label: cfg.label.clone(),
         started_at: facts.started_at.clone(),
@@ -89,25 +91,45 @@ pub fn is_stdout(path: Option<&Path>) -> bool {
     path.is_some_and(|p| p.as_os_str() == "-")
 }
 
-/// Writes `doc` to `path` atomically, or to standard output if `path` is `-`.
-pub fn write(path: &Path, doc: &ResultsDoc) -> anyhow::Result<()> {
+/// A results document that could not be written (disk full, its folder gone): the run stops on it, and
+/// `bench-client` exits with status 3.
+#[derive(Debug, thiserror::Error)]
+#[error("the results could not be written: {0:#}")]
+pub struct WriteError(pub anyhow::Error);
+
+/// Writes `doc` (and its record, if any) to `path` atomically, or to standard output if `path` is `-`.
+pub fn write(path: &Path, doc: &ResultsDoc, record: Option<&RunRecord>) -> anyhow::Result<()> {
+    let text = serialise(doc, record)?;
     if is_stdout(Some(path)) {
-        let mut text =
-            serde_json::to_vec_pretty(doc).context("serialising the results document")?;
-        text.push(b'\n');
         let mut out = std::io::stdout().lock();
         return out
             .write_all(&text)
             .and_then(|()| out.flush())
             .context("writing the results document to standard output");
     }
-    write_atomic(path, doc)
+    write_atomic(path, &text)
 }
 
-/// Writes `doc` to `path` via a temporary file in the same directory and a rename.
-pub fn write_atomic(path: &Path, doc: &ResultsDoc) -> anyhow::Result<()> {
-    let mut text = serde_json::to_vec_pretty(doc).context("serialising the results document")?;
+/// The document's text: its fields, then its record's, as one JSON object.
+pub fn serialise(doc: &ResultsDoc, record: Option<&RunRecord>) -> anyhow::Result<Vec<u8>> {
+    let none = RunRecord::default();
+    let both = WithRecord {
+        doc,
+        record: record.unwrap_or(&none),
+    };
+    let mut text = match record {
+        Some(_) => serde_json::to_vec_pretty(&both),
+        None => serde_json::to_vec_pretty(doc),
+    }
+    .context("serialising the results document")?;
     text.push(b'\n');
+    Ok(text)
+}
+
+/// Writes `text` to `path` via a temporary file in the same directory, synced, and a rename (the folder
+/// synced after it): a reader, a kill or a crash at any moment finds the old document or the new one,
+/// whole. On failure the temporary file is removed and the old document stays.
+pub fn write_atomic(path: &Path, text: &[u8]) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -122,9 +144,10 @@ pub fn write_atomic(path: &Path, doc: &ResultsDoc) -> anyhow::Result<()> {
     ));
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
-        f.write_all(&text)?;
+        f.write_all(text)?;
         f.sync_all()?;
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        fs::File::open(dir)?.sync_all()
     };
     write().map_err(|e| {
         let _ = fs::remove_file(&tmp);
@@ -137,4 +160,36 @@ pub fn read(path: &Path) -> anyhow::Result<ResultsDoc> {
     let text = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_slice(&text)
         .with_context(|| format!("{} is not a results document", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_keeps_the_previous_document_and_leaves_no_temporary_file() {
+        let dir = std::env::temp_dir().join(format!("bench-client-atomic-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.json");
+        write_atomic(&path, b"{\"first\":1}\n").unwrap();
+        // The temporary file's name taken by a directory: the write fails before the rename.
+        let tmp = dir.join(format!(".r.json.{}.tmp", std::process::id()));
+        fs::create_dir(&tmp).unwrap();
+        let e = write_atomic(&path, b"{\"second\":2}\n").unwrap_err();
+        assert!(format!("{e:#}").contains("r.json"), "{e:#}");
+        assert_eq!(fs::read(&path).unwrap(), b"{\"first\":1}\n");
+        fs::remove_dir(&tmp).unwrap();
+        write_atomic(&path, b"{\"second\":2}\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"{\"second\":2}\n");
+        let names: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["r.json"]);
+        // A folder that is gone: an error, nothing written.
+        fs::remove_dir_all(&dir).unwrap();
+        assert!(write_atomic(&path, b"{}").is_err());
+        assert!(!dir.exists());
+    }
 }

@@ -12,14 +12,14 @@ const LAG_US: u64 = 10_000;
 /// Open loop: share of the requested rate below which the rate was not reached.
 const RATE_REACHED: f64 = 0.95;
 
-/// Warnings for a finished run (its counts, client stats and params already filled in).
-pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64) -> Vec<String> {
+/// Warnings for a finished run (its counts, client stats and params already filled in); `stopped_by` says
+/// what stopped a partial one.
+pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64, stopped_by: &str) -> Vec<String> {
     let mut w = Vec::new();
     if doc.partial {
-        w.push(
-            "stopped early (SIGINT): the results cover only what was measured before the stop"
-                .to_owned(),
-        );
+        w.push(format!(
+            "stopped early ({stopped_by}): the results cover only what was measured before the stop"
+        ));
     }
     let cpu = doc.client.cpu_utilisation;
     if cpu >= CPU_BUSY {
@@ -63,6 +63,15 @@ pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64) -> Vec<String> {
         w.push(why);
     }
     w
+}
+
+/// The warning of a checkpoint: a document written while the run was still measuring.
+pub fn for_checkpoint(doc: &ResultsDoc) -> String {
+    format!(
+        "checkpoint after {:.1} s: written while the run was measuring; if the client is gone, the run was cut \
+         short here",
+        doc.elapsed_s
+    )
 }
 
 /// Why a run with no successful call measured nothing (`None` if some call succeeded): such a run fails,

@@ -1,13 +1,17 @@
 //! bench-client's integration tests (one test binary): every operation against an in-process
 //! bench-server, error accounting against misbehaving servers, the results document (schema, merge,
-//! hlog, monitor), the command line end to end (wrk's and oha's flags too), the console summary, and
-//! SIGINT partial results.
+//! hlog, monitor), the command line end to end (wrk's and oha's flags too), the console summary, SIGINT
+//! partial results, checkpoints that survive SIGKILL, and faults of the server (killed, restarted, paused)
+//! measured through.
 
 mod chat;
 mod cli;
 mod compat;
+mod connections;
 mod errors;
+mod faults;
 mod lean;
+mod longrun;
 mod misbehaving;
 mod operations;
 mod results;

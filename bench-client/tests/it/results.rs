@@ -24,6 +24,8 @@ fn json_hlog_monitor_and_cxf_format_from_the_binary() {
         json.to_str().unwrap(),
         "--hlog",
         hlog.to_str().unwrap(),
+        "--interval",
+        "1s",
         "--monitor-pid",
         &pid,
         "--format",

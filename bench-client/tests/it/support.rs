@@ -1,5 +1,6 @@
-//! Test servers (the real bench-server in-process, and small misbehaving ones), and helpers to run the
-//! client in-process or as the real binary.
+//! Test servers (the real bench-server in-process, one that can be killed, restarted and paused, and small
+//! misbehaving ones), and helpers to run the client in-process or as the real binary and to follow its
+//! checkpoints.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -8,10 +9,12 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bench_client::config::RunConfig;
 use bench_client::flags::Cli;
 use bench_client::measure::{measure, Outcome};
+use bench_proto::results::{ResultsDoc, RunRecord};
 use bytes::Bytes;
 use clap::Parser as _;
 use http::{Request, Response, StatusCode};
@@ -225,4 +228,190 @@ pub fn schema_checked(path: &std::path::Path) -> serde_json::Value {
         errors.join("\n")
     );
     doc
+}
+
+/// The real bench-server on a thread of its own that a test can kill (its runtime dropped: every socket
+/// closed, as when a process is killed), restart on the same port, and pause (its thread blocked: the
+/// kernel still accepts connections and takes requests, nothing answers, as under SIGSTOP).
+pub struct Faulty {
+    pub addr: SocketAddr,
+    up: Option<Up>,
+}
+
+struct Up {
+    kill: oneshot::Sender<()>,
+    pause: tokio::sync::mpsc::UnboundedSender<Pause>,
+    thread: JoinHandle<()>,
+}
+
+/// A pause: told once the server's thread is blocked, blocked until `resume` is sent or dropped.
+struct Pause {
+    paused: std::sync::mpsc::Sender<()>,
+    resume: std::sync::mpsc::Receiver<()>,
+}
+
+impl Faulty {
+    pub fn start() -> Faulty {
+        let mut f = Faulty {
+            addr: "127.0.0.1:0".parse().expect("an address"),
+            up: None,
+        };
+        f.restart();
+        f
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Starts the server again, on the port it had.
+    pub fn restart(&mut self) {
+        assert!(self.up.is_none(), "the server is running");
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (kill, killed) = oneshot::channel::<()>();
+        let (pause, mut pauses) = tokio::sync::mpsc::unbounded_channel::<Pause>();
+        let addr = self.addr;
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let listener = TcpListener::bind(addr).await.expect("bind");
+                addr_tx.send(listener.local_addr().expect("addr")).unwrap();
+                tokio::spawn(async move {
+                    while let Some(p) = pauses.recv().await {
+                        let _ = p.paused.send(());
+                        // Blocks the runtime's only thread: every connection stops where it is.
+                        let _ = p.resume.recv();
+                    }
+                });
+                let config = bench_server::http::HttpConfig::default();
+                let serve = bench_server::http::run(listener, config, std::future::pending());
+                tokio::select! {
+                    r = serve => r.expect("bench-server ran"),
+                    _ = killed => {}
+                }
+            });
+            // `rt` is dropped here with every task in it: the sockets close as a killed process's do.
+        });
+        self.addr = addr_rx.recv().expect("the server thread sends its address");
+        self.up = Some(Up {
+            kill,
+            pause,
+            thread,
+        });
+    }
+
+    /// Kills the server: returns once every one of its sockets is closed.
+    pub fn kill(&mut self) {
+        let up = self.up.take().expect("the server is running");
+        let _ = up.kill.send(());
+        up.thread.join().expect("the server thread ends");
+    }
+
+    /// Pauses the server until the returned sender is used or dropped; returns once it is paused.
+    pub fn pause(&self) -> std::sync::mpsc::Sender<()> {
+        let up = self.up.as_ref().expect("the server is running");
+        let (paused, is_paused) = std::sync::mpsc::channel();
+        let (resume, resumed) = std::sync::mpsc::channel();
+        up.pause
+            .send(Pause {
+                paused,
+                resume: resumed,
+            })
+            .expect("the server takes the pause");
+        is_paused.recv().expect("the server pauses");
+        resume
+    }
+}
+
+impl Drop for Faulty {
+    fn drop(&mut self) {
+        if self.up.is_some() {
+            self.kill();
+        }
+    }
+}
+
+/// Waits (bounded) until the document at `path` — a checkpoint of a running client, or its last word —
+/// satisfies `ready`, and returns it with its record.
+pub fn wait_for_doc(
+    path: &std::path::Path,
+    what: &str,
+    mut ready: impl FnMut(&ResultsDoc, &RunRecord) -> bool,
+) -> (ResultsDoc, RunRecord) {
+    let started = std::time::Instant::now();
+    loop {
+        if let Ok(text) = std::fs::read(path) {
+            let doc: ResultsDoc = serde_json::from_slice(&text).expect("a whole document, always");
+            let record = RunRecord::from_json(&text).expect("a whole record, always");
+            if ready(&doc, &record) {
+                return (doc, record);
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{}: still waiting for {what}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Seconds from the timeline's t = 0 to `t` (the client's clock and the test's are this machine's).
+pub fn since_start(record: &RunRecord, t: SystemTime) -> f64 {
+    let start = record.timeline.as_ref().expect("a timeline").start_unix_us;
+    let t = t
+        .duration_since(UNIX_EPOCH)
+        .expect("after 1970")
+        .as_micros() as f64;
+    (t - start as f64) / 1e6
+}
+
+/// A child process that is killed if the test ends (or fails) without waiting for it.
+pub struct Child(Option<std::process::Child>);
+
+impl Child {
+    pub fn spawn(cmd: &mut Command) -> Child {
+        Child(Some(cmd.spawn().expect("the child starts")))
+    }
+
+    pub fn id(&self) -> u32 {
+        self.0.as_ref().expect("running").id()
+    }
+
+    /// Waits for the exit, at most `limit` (a client that does not stop fails the test, not hangs it).
+    pub fn wait(mut self, limit: Duration) -> Output {
+        let child = self.0.take().expect("running");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let out = child.wait_with_output();
+            let _ = tx.send(());
+            out
+        });
+        assert!(
+            rx.recv_timeout(limit).is_ok(),
+            "the child did not exit within {limit:?}"
+        );
+        waiter.join().expect("the waiter").expect("wait")
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Sends `signal` (`-INT`, `-KILL`, …) to a process by its id.
+pub fn signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill {signal} {pid}");
 }

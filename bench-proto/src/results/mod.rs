@@ -1,4 +1,5 @@
-//! The results document (`wsbench.results/v1`): its types, the HDR histogram codec it embeds, and exact merging.
+//! The results document (`wsbench.results/v1`): its types, the record a run keeps as it goes (`record`), the
+//! HDR histogram codec it embeds, and exact merging.
 //!
 //! Only bench-client writes these documents (xtask reads them); this module does no I/O, so the
 //! writer lives in bench-client and the same code serves `merge`, the report and the tests.
@@ -6,6 +7,7 @@
 mod doc;
 mod histogram;
 mod merge;
+mod record;
 
 pub use doc::{
     ChatParams, ChatResults, ChatRun, ClientStats, Counts, ErrorCounts, ErrorKind, Histograms,
@@ -14,6 +16,10 @@ pub use doc::{
 };
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, SIGFIG};
 pub use merge::merge;
+pub use record::{
+    ClientMemory, Connections, Interval, ProcessCpu, Recovery, RunRecord, RunState, Timeline,
+    WithRecord,
+};
 
 /// The `schema` value of every document this version writes and reads.
 pub const SCHEMA: &str = "wsbench.results/v1";
