@@ -12,9 +12,9 @@ use std::time::Duration;
 use anyhow::{bail, Context as _, Result};
 use xshell::{cmd, Shell};
 
-use crate::harness::local::process::ServerProcess;
-use crate::harness::pinning::format_cpu_list;
-use crate::harness::stats::Estimate;
+use wsbench_harness::local::process::ServerProcess;
+use wsbench_harness::pinning::format_cpu_list;
+use wsbench_harness::stats::Estimate;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -58,7 +58,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         .ignore_stdout()
         .run()
         .context("taskset (util-linux) is needed to pin")?;
-    let allowed = crate::harness::host::cpus_allowed();
+    let allowed = wsbench_tools::host::cpus_allowed();
     let (default_server, default_client) = match allowed.split_last() {
         Some((last, rest)) if !rest.is_empty() => (format_cpu_list(rest), last.to_string()),
         _ => bail!(
@@ -67,16 +67,16 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     };
     let client_cpus = args.client_cpus.clone().unwrap_or(default_client);
     let server_cpus = args.server_cpus.clone().unwrap_or(default_server);
-    let client_threads = crate::harness::pinning::parse_cpu_list(&client_cpus)?
+    let client_threads = wsbench_harness::pinning::parse_cpu_list(&client_cpus)?
         .len()
         .max(1)
         .to_string();
-    let server_cpu_count = crate::harness::pinning::parse_cpu_list(&server_cpus)?
+    let server_cpu_count = wsbench_harness::pinning::parse_cpu_list(&server_cpus)?
         .len()
         .max(1);
     let server_workers = server_cpu_count.to_string();
 
-    let bins = crate::harness::artifacts::build_release(sh)?;
+    let bins = wsbench_harness::artifacts::build_release(sh)?;
     let mut server_cmd = std::process::Command::new("taskset");
     server_cmd
         .args(["-c", &server_cpus])
@@ -98,7 +98,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         Load::EchoComplexTypeDoc => {
             let script =
                 std::env::temp_dir().join(format!("wsbench-calibrate-{}.lua", std::process::id()));
-            std::fs::write(&script, crate::harness::wrk::echo_complex_post_script())
+            std::fs::write(&script, wsbench_harness::wrk::echo_complex_post_script())
                 .with_context(|| format!("writing {}", script.display()))?;
             let url = format!("http://{addr}{}", bench_proto::cxf::PATH);
             (

@@ -4,9 +4,9 @@
 use anyhow::Result;
 use xshell::{cmd, Shell};
 
-use crate::harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
-use crate::harness::artifacts::{builders, emulation, Arch};
-use crate::harness::host;
+use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
+use wsbench_harness::artifacts::{builders, emulation, Arch};
+use wsbench_tools::host;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, ensure, Context as _, Result};
 use xshell::{cmd, Shell};
 
-use crate::harness::paths;
-use crate::harness::testing::Step;
+use crate::testing::Step;
+use wsbench_harness::paths;
 
 mod seeds;
 

@@ -105,7 +105,7 @@ impl Tiers {
 
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
-    let root = crate::harness::paths::project_root();
+    let root = wsbench_harness::paths::project_root();
     let gate_dir = root.join("target").join("gate");
     let tiers = if args.self_check {
         Tiers::Icount
@@ -302,19 +302,16 @@ fn to_json(rows: &[decide::Row], verdict: &str, passed: bool) -> serde_json::Val
 /// The gate's step in `cargo xtask test` (its unit tests run with `cargo test`): the quick self-check, the
 /// instruction-count tier of the working tree against itself, which proves valgrind, the `icount` binary and the
 /// counting work here and are deterministic.
-pub(crate) fn test_steps() -> Vec<crate::harness::testing::Step> {
-    vec![crate::harness::testing::Step::new(
-        "gate:self-check",
-        |sh| {
-            #[derive(clap::Parser)]
-            struct Gate {
-                #[command(flatten)]
-                args: Args,
-            }
-            let gate = <Gate as clap::Parser>::try_parse_from(["gate", "--self-check"])?;
-            run(sh, gate.args)
-        },
-    )]
+pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
+    vec![crate::testing::Step::new("gate:self-check", |sh| {
+        #[derive(clap::Parser)]
+        struct Gate {
+            #[command(flatten)]
+            args: Args,
+        }
+        let gate = <Gate as clap::Parser>::try_parse_from(["gate", "--self-check"])?;
+        run(sh, gate.args)
+    })]
 }
 
 /// The gate's bench targets among those a tree has.

@@ -14,11 +14,11 @@ use anyhow::{bail, Context as _, Result};
 use serde::Serialize;
 use xshell::{cmd, Shell};
 
-use crate::harness::artifacts::{self, Binaries};
-use crate::harness::callgrind;
-use crate::harness::local::process::ServerProcess;
-use crate::harness::numbers::num;
-use crate::harness::wrk;
+use wsbench_harness::artifacts::{self, Binaries};
+use wsbench_harness::callgrind;
+use wsbench_harness::local::process::ServerProcess;
+use wsbench_harness::numbers::num;
+use wsbench_harness::wrk;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -14,9 +14,10 @@ use bench_proto::results::ResultsDoc;
 use bench_proto::units::DurationArg;
 use xshell::{cmd, Shell};
 
-use crate::harness::local::process::ServerProcess;
-use crate::harness::{clock, host, pinning::Pinning};
 use search::{Config, Measured, Outcome};
+use wsbench_harness::local::process::ServerProcess;
+use wsbench_harness::{clock, pinning::Pinning};
+use wsbench_tools::host;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -86,7 +87,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         min_achieved: 0.97,
         max_error_ratio: args.max_error_ratio,
     };
-    let bins = crate::harness::artifacts::build_release(sh)?;
+    let bins = wsbench_harness::artifacts::build_release(sh)?;
     let stamp: String = clock::timestamp()
         .chars()
         .filter(|c| !matches!(c, '-' | ':'))

@@ -5,12 +5,13 @@
 use anyhow::{bail, ensure, Result};
 use xshell::{cmd, Shell};
 
-use crate::harness::artifacts::Arch;
-use crate::harness::pipeline::Engine;
-use crate::harness::swarm::nodes::Role;
-use crate::harness::swarm::record::SwarmRecord;
-use crate::harness::swarm::{check, cli::EngineAddr, local, SwarmOptions};
-use crate::harness::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_scenario_with, Step};
+use wsbench_harness::artifacts::Arch;
+use wsbench_harness::pipeline::Engine;
+use wsbench_harness::provenance::swarm::SwarmRecord;
+use wsbench_harness::swarm::nodes::Role;
+use wsbench_harness::swarm::{check, local, SwarmOptions};
+use wsbench_tools::docker::EngineAddr;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -8,8 +8,8 @@ use std::time::Instant;
 use anyhow::{ensure, Result};
 use xshell::{cmd, Shell};
 
-use crate::harness::testing::{quick_scenario, Step};
-use crate::harness::{interrupt, paths, scenario};
+use crate::testing::{quick_scenario, Step};
+use wsbench_harness::{interrupt, paths, scenario};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

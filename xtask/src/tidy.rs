@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use imports::{Graph, Source};
 
 fn root() -> PathBuf {
-    crate::harness::paths::project_root()
+    wsbench_harness::paths::project_root()
 }
 
 /// Every `.rs` file under `dir`, recursively.
@@ -207,21 +207,21 @@ fn bench_proto_does_no_io() {
 /// The checks above must be able to fail: they find what they look for.
 #[test]
 fn the_checks_find_what_they_look_for() {
-    let hits = find(&[root().join("xtask/src/harness/scenario.rs")], &["toml::"]);
+    let hits = find(&[root().join("xtask/harness/src/scenario.rs")], &["toml::"]);
     assert!(!hits.is_empty());
     let main = root().join("xtask/src/main.rs");
     assert!(test_only_modules(&[main]).contains(&root().join("xtask/src/tidy.rs")));
-    let summary = [root().join("xtask/src/harness/summary.rs")];
+    let summary = [root().join("xtask/report/src/summary.rs")];
     assert!(
         find_in(&summary, &["fn fixture()"], true).is_empty()
             && !find(&summary, &["fn fixture()"]).is_empty()
     );
     // The writer check's two halves: results.rs handles documents but does not serialise; pipeline.rs the reverse.
-    let results = [root().join("xtask/src/harness/results.rs")];
+    let results = [root().join("xtask/harness/src/results.rs")];
     assert!(!find_in(&results, &["ResultsDoc"], true).is_empty());
     assert!(find_in(&results, &["serde_json::to_"], true).is_empty());
     assert!(!find_in(
-        &[root().join("xtask/src/harness/pipeline.rs")],
+        &[root().join("xtask/harness/src/pipeline.rs")],
         &["serde_json::to_"],
         true
     )
@@ -235,7 +235,7 @@ fn the_checks_find_what_they_look_for() {
 const LAYERED_CRATES: [&str; 4] = ["bench-proto", "bench-server", "bench-client", "xtask"];
 
 /// xtask's top-level modules that subcommands build on; every other top-level module is a subcommand.
-const XTASK_SHARED: [&str; 2] = ["harness", "tidy"];
+const XTASK_SHARED: [&str; 3] = ["execute", "testing", "tidy"];
 
 /// Layers point one way: no module imports (directly or through others) a module that imports it.
 #[test]
@@ -261,7 +261,10 @@ fn subcommands_import_only_the_harness() {
     let harness_up: Vec<String> = graph
         .edges
         .iter()
-        .filter(|(from, _)| from.first().is_some_and(|f| f == "harness"))
+        .filter(|(from, _)| {
+            from.first()
+                .is_some_and(|f| XTASK_SHARED.contains(&f.as_str()))
+        })
         .flat_map(|(from, to)| to.iter().map(move |(t, site)| (from, t, site)))
         .filter(|(_, to, _)| imports::subcommand(to, &XTASK_SHARED).is_some() || to.is_empty())
         .map(|(from, to, site)| {
@@ -274,7 +277,7 @@ fn subcommands_import_only_the_harness() {
         .collect();
     assert!(
         harness_up.is_empty(),
-        "the harness imports a subcommand:\n{}",
+        "a shared module imports a subcommand:\n{}",
         harness_up.join("\n")
     );
 }
@@ -341,8 +344,8 @@ fn planted_cycles_in_the_real_tree_fail_the_checks() {
     let mut sources = imports::read_crate(&imports::src_dir(&root(), "xtask"));
     let harness_file = sources
         .iter_mut()
-        .find(|s| s.module == ["harness", "rundoc"])
-        .expect("harness/rundoc.rs exists");
+        .find(|s| s.module == ["execute"])
+        .expect("execute.rs exists");
     harness_file
         .text
         .push_str("\nfn planted() { let _ = crate::run::run; }\n");
@@ -350,7 +353,7 @@ fn planted_cycles_in_the_real_tree_fail_the_checks() {
     assert!(
         g.cycles()
             .iter()
-            .any(|c| c.contains("crate::harness::rundoc → crate::run")),
+            .any(|c| c.contains("crate::execute → crate::run")),
         "{:#?}",
         g.cycles()
     );

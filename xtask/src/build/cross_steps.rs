@@ -6,10 +6,10 @@
 use anyhow::{bail, ensure, Context as _};
 use xshell::{cmd, Shell};
 
-use crate::harness::artifacts::{self, builders, elf, emulation, toolchain, Arch, BuilderSel};
-use crate::harness::docker::DockerOptions;
-use crate::harness::pipeline::Engine;
-use crate::harness::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_scenario_with, Step};
+use wsbench_harness::artifacts::{self, builders, elf, emulation, toolchain, Arch, BuilderSel};
+use wsbench_harness::docker::DockerOptions;
+use wsbench_harness::pipeline::Engine;
 
 pub(crate) fn steps() -> Vec<Step> {
     vec![

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use anyhow::{bail, ensure, Context as _};
 use xshell::{cmd, Shell};
 
-use crate::harness::artifacts::{self, elf, images, toolchain, Arch};
-use crate::harness::pipeline::Engine;
-use crate::harness::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_scenario_with, Step};
+use wsbench_harness::artifacts::{self, elf, images, toolchain, Arch};
+use wsbench_harness::pipeline::Engine;
 
 pub(crate) fn steps() -> Vec<Step> {
     vec![

@@ -8,7 +8,7 @@ use anyhow::{bail, Context as _};
 use xshell::{cmd, Shell};
 
 use super::criterion::BenchBin;
-pub(crate) use crate::harness::callgrind::{check_valgrind, parse_totals};
+pub(crate) use wsbench_harness::callgrind::{check_valgrind, parse_totals};
 
 /// The function the `icount` binary runs each hot path inside (`#[inline(never)]`); callgrind counts only there.
 pub(crate) const MEASURED_FN: &str = "wsbench_icount_measured";

@@ -16,10 +16,10 @@ use anyhow::{bail, Context as _, Result};
 use serde::Serialize;
 use xshell::{cmd, Shell};
 
-use crate::harness::artifacts::Binaries;
-use crate::harness::callgrind;
-use crate::harness::local::process::ServerProcess;
-use crate::harness::stats;
+use wsbench_harness::artifacts::Binaries;
+use wsbench_harness::callgrind;
+use wsbench_harness::local::process::ServerProcess;
+use wsbench_harness::stats;
 
 /// VolanoMark's room size; 10 rooms as in the scenario, so several rooms have a message in flight at once.
 const ROOMS: u64 = 10;

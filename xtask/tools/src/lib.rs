@@ -1,0 +1,14 @@
+//! wsbench's bottom layer: the only code that runs external programs or reads /proc. Each program is behind
+//! one door, a module that knows how to find it, what version it is, how to install it (its [`Program`]) and
+//! how to parse what it prints; /proc and /sys are read in [`host`] (this machine) and [`load`] (what is
+//! running on it).
+
+pub mod docker;
+pub mod host;
+pub mod ip;
+pub mod load;
+pub mod process;
+mod program;
+pub mod tc;
+
+pub use program::{first_line, Program};
