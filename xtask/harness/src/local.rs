@@ -20,6 +20,7 @@ use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
 use process::ServerProcess;
 use wsbench_tools::load;
+use wsbench_tools::process as programs;
 
 /// How long bench-server may take to bind and print READY.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -89,7 +90,7 @@ impl Backend for Local {
             clock::timestamp(),
             cmd.join(" ")
         )?;
-        let server = ServerProcess::start(command(&cmd)?, self.log.try_clone()?, READY_TIMEOUT)
+        let server = ServerProcess::start(&cmd, self.log.try_clone()?, READY_TIMEOUT)
             .with_context(|| format!("bench-server `{}` did not start", cmd.join(" ")))?;
         let ready = server.ready.clone();
         self.server = Some(server);
@@ -133,7 +134,7 @@ impl Backend for Local {
             server.ready.pid,
             &step.label,
         ));
-        let status = command(&cmd)?.status().context("running bench-client")?;
+        let status = programs::status(&cmd).context("running bench-client")?;
         Ok(ClientRun {
             exit: status.code(),
             commands: vec![cmd],
@@ -158,11 +159,4 @@ impl Backend for Local {
     fn collect(&mut self, _run: &mut RunDoc, prov: &mut Provenance) {
         prov.pinning = self.pinning.clone();
     }
-}
-
-fn command(argv: &[String]) -> Result<std::process::Command> {
-    let (program, args) = argv.split_first().context("empty command line")?;
-    let mut cmd = std::process::Command::new(program);
-    cmd.args(args);
-    Ok(cmd)
 }

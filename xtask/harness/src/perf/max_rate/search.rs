@@ -9,7 +9,7 @@ use std::fmt;
 
 /// Why a probe was run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Phase {
+pub enum Phase {
     Ramp,
     Bisect,
     Confirm,
@@ -27,52 +27,52 @@ impl fmt::Display for Phase {
 
 /// What one probe measured.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Measured {
-    pub(crate) achieved: f64,
-    pub(crate) p99_us: u64,
-    pub(crate) ok: u64,
-    pub(crate) errors: u64,
+pub struct Measured {
+    pub achieved: f64,
+    pub p99_us: u64,
+    pub ok: u64,
+    pub errors: u64,
     /// bench-client's own warnings (schedule lag, client CPU): evidence, not part of the verdict.
-    pub(crate) warnings: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 /// One probe with its verdict.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Probe {
-    pub(crate) phase: Phase,
-    pub(crate) rate: f64,
-    pub(crate) measured: Measured,
-    pub(crate) pass: bool,
+pub struct Probe {
+    pub phase: Phase,
+    pub rate: f64,
+    pub measured: Measured,
+    pub pass: bool,
     /// Why it failed (empty when it passed).
-    pub(crate) reason: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct Config {
-    pub(crate) start: f64,
-    pub(crate) max: f64,
-    pub(crate) slo_p99_us: u64,
+pub struct Config {
+    pub start: f64,
+    pub max: f64,
+    pub slo_p99_us: u64,
     /// Stop bisecting when the bracket is narrower than this fraction of its low end.
-    pub(crate) precision: f64,
-    pub(crate) confirm: u32,
-    pub(crate) max_probes: usize,
-    pub(crate) min_achieved: f64,
-    pub(crate) max_error_ratio: f64,
+    pub precision: f64,
+    pub confirm: u32,
+    pub max_probes: usize,
+    pub min_achieved: f64,
+    pub max_error_ratio: f64,
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct Outcome {
+pub struct Outcome {
     /// The highest confirmed rate, if any.
-    pub(crate) best: Option<f64>,
+    pub best: Option<f64>,
     /// The lowest rate seen failing (the answer lies below it).
-    pub(crate) failed_at: Option<f64>,
-    pub(crate) probes: Vec<Probe>,
+    pub failed_at: Option<f64>,
+    pub probes: Vec<Probe>,
     /// How the search ended, in words.
-    pub(crate) verdict: String,
+    pub verdict: String,
 }
 
 impl Config {
-    pub(crate) fn judge(&self, rate: f64, m: &Measured) -> (bool, String) {
+    pub fn judge(&self, rate: f64, m: &Measured) -> (bool, String) {
         let mut why = vec![];
         let total = m.ok + m.errors;
         let err_ratio = if total == 0 {
@@ -107,7 +107,7 @@ impl Config {
 }
 
 /// Runs the search; `run_probe(rate, phase)` measures one rate (an error aborts the search).
-pub(crate) fn search(
+pub fn search(
     cfg: &Config,
     mut run_probe: impl FnMut(f64, Phase) -> anyhow::Result<Measured>,
 ) -> anyhow::Result<Outcome> {

@@ -1,17 +1,56 @@
-//! Counting instructions with `valgrind --tool=callgrind`: deterministic where wall-clock time is not (the
-//! same binary and input repeat within a fraction of a percent, whatever else the machine is doing).
+//! valgrind: counting instructions with `valgrind --tool=callgrind`, deterministic where wall-clock time is
+//! not (the same binary and input repeat within a fraction of a percent, whatever else the machine is doing).
 
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
 use xshell::{cmd, Shell};
 
+use crate::Program;
+
+pub const VALGRIND: Program = Program {
+    name: "valgrind",
+    version_args: &["--version"],
+    install: "apt-get install valgrind",
+    used_for: "instruction counts (icount, the gate's instruction tier)",
+};
+
 /// valgrind's version line; a clear error when it is not installed.
 pub fn check_valgrind(sh: &Shell) -> anyhow::Result<String> {
-    cmd!(sh, "valgrind --version")
+    VALGRIND.require(sh)
+}
+
+/// Runs `valgrind ARGS…` quietly; its stdout (what the program under it printed).
+pub fn read(sh: &Shell, args: &[String]) -> anyhow::Result<String> {
+    cmd!(sh, "valgrind {args...}")
         .quiet()
         .read()
-        .context("valgrind is needed to count instructions (apt-get install valgrind)")
+        .context("running valgrind")
+}
+
+/// Runs `valgrind ARGS…` quietly, whatever its exit status; its output.
+pub fn output(sh: &Shell, args: &[String]) -> anyhow::Result<std::process::Output> {
+    cmd!(sh, "valgrind {args...}")
+        .quiet()
+        .ignore_status()
+        .output()
+        .context("running valgrind")
+}
+
+/// Runs `valgrind ARGS…` quietly, its output discarded.
+pub fn run(sh: &Shell, args: &[String]) -> anyhow::Result<()> {
+    cmd!(sh, "valgrind {args...}")
+        .quiet()
+        .ignore_stdout()
+        .run()
+        .context("running valgrind")
+}
+
+/// The argv of `valgrind` running `argv` under callgrind (for a process spawned and stopped by the caller).
+pub fn argv(argv: &[String], out_file: &Path) -> Vec<String> {
+    let mut v = vec!["valgrind".to_owned()];
+    v.extend(args(argv, out_file));
+    v
 }
 
 /// valgrind's arguments (after `valgrind`) that run `argv` under callgrind, writing its profile to `out_file`.

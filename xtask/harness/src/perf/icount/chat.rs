@@ -14,12 +14,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use serde::Serialize;
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
-use wsbench_harness::artifacts::Binaries;
-use wsbench_harness::callgrind;
-use wsbench_harness::local::process::ServerProcess;
-use wsbench_harness::stats;
+use crate::artifacts::Binaries;
+use crate::local::process::ServerProcess;
+use crate::stats;
+use wsbench_tools::valgrind as callgrind;
+use wsbench_tools::{perf, process};
 
 /// VolanoMark's room size; 10 rooms as in the scenario, so several rooms have a message in flight at once.
 const ROOMS: u64 = 10;
@@ -99,10 +100,8 @@ fn client_argv(bins: &Binaries, addr: &str, count: u64) -> Vec<String> {
 
 /// Starts `argv` (bench-server's chat listener, maybe under valgrind); returns it and its chat address.
 fn start_server(argv: &[String], dir: &Path, log: &str) -> Result<(ServerProcess, String)> {
-    let mut cmd = std::process::Command::new(&argv[0]);
-    cmd.args(&argv[1..]);
     let server = ServerProcess::start(
-        cmd,
+        argv,
         fs::File::create(dir.join(log))?,
         Duration::from_secs(120),
     )?;
@@ -128,8 +127,7 @@ pub(super) fn server(sh: &Shell, bins: &Binaries, scale: u64, dir: &Path) -> Res
     let mut instructions = [(0, 0); 2];
     for (i, count) in [COUNT * scale, 2 * COUNT * scale].into_iter().enumerate() {
         let out = dir.join(format!("chat-server.{i}.out"));
-        let mut argv = vec!["valgrind".to_owned()];
-        argv.extend(callgrind::args(&server_argv(bins), &out));
+        let argv = callgrind::argv(&server_argv(bins), &out);
         let (server, addr) = start_server(&argv, dir, "chat-server.log")?;
         let ran = run_client(sh, &client_argv(bins, &addr, count));
         stop(server, "bench-server --chat under callgrind")?;
@@ -158,8 +156,7 @@ pub(super) fn client(sh: &Shell, bins: &Binaries, scale: u64, dir: &Path) -> Res
     let mut measure = || -> Result<PerMessage> {
         for (i, count) in [COUNT * scale, 2 * COUNT * scale].into_iter().enumerate() {
             let out = dir.join(format!("chat-client.{i}.out"));
-            let vg = callgrind::args(&client_argv(bins, &addr, count), &out);
-            run_client(sh, &[&["valgrind".to_owned()][..], &vg].concat())?;
+            run_client(sh, &callgrind::argv(&client_argv(bins, &addr, count), &out))?;
             instructions[i] = (messages(count), callgrind::total(&out)?);
         }
         per_message(scale, |count| {
@@ -206,29 +203,14 @@ fn median_marginals(pairs: &[[(u64, Calls); 2]]) -> Result<PerMessage> {
 
 /// Runs a bench-client chat command line; an incomplete or failed run is an error (its exit status says so).
 fn run_client(sh: &Shell, argv: &[String]) -> Result<()> {
-    let (prog, args) = argv.split_first().context("empty command line")?;
-    cmd!(sh, "{prog} {args...}")
-        .quiet()
-        .ignore_stdout()
-        .run()
-        .context("bench-client chat")
+    process::run(sh, argv).context("bench-client chat")
 }
 
 /// System calls entered while `argv` runs: by `argv` itself (and its threads) when `target` is empty, else
 /// by the process `target` names (`-p PID`).
 fn perf_syscalls(sh: &Shell, target: &[&str], argv: &[String], dir: &Path) -> Result<Calls> {
-    let out = dir.join("perf.csv");
-    let out_s = out.display().to_string();
-    let events = events();
-    cmd!(
-        sh,
-        "perf stat -x, -o {out_s} -e {events} {target...} -- {argv...}"
-    )
-    .quiet()
-    .ignore_stdout()
-    .run()
-    .context("perf stat (apt-get install linux-perf) around bench-client chat")?;
-    let text = fs::read_to_string(&out).with_context(|| format!("reading {out_s}"))?;
+    let text = perf::stat(sh, &events(), target, argv, &dir.join("perf.csv"))
+        .context("perf stat around bench-client chat")?;
     parse_perf_count(&text)
         .with_context(|| format!("no system call count in perf's output:\n{text}"))
 }
@@ -242,11 +224,7 @@ fn events() -> String {
 
 /// The counts of perf stat's CSV lines (`count,unit,event,…`); `None` unless every event was counted.
 fn parse_perf_count(text: &str) -> Option<Calls> {
-    let count = |event: &str| {
-        text.lines()
-            .find(|l| l.split(',').nth(2) == Some(event))
-            .and_then(|l| l.split(',').next()?.trim().parse::<u64>().ok())
-    };
+    let count = |event: &str| perf::count(text, event);
     let mut io = 0;
     for c in IO_CALLS {
         io += count(&format!("syscalls:sys_enter_{c}"))?;
