@@ -8,12 +8,13 @@ pub mod emulation;
 pub mod images;
 pub mod toolchain;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
-use xshell::{cmd, Shell};
+use wsbench_tools::cargo;
+use xshell::Shell;
 
 use toolchain::Builder;
 
@@ -210,7 +211,7 @@ pub fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> an
         static_link,
         builder: builder.name().to_owned(),
         builder_version: builder.version().to_owned(),
-        rustc: cmd!(sh, "rustc --version").read().unwrap_or_default(),
+        rustc: cargo::rustc_version(sh),
         linker: plan.linker_version,
         image: plan.image,
         rustflags: plan.rustflags,
@@ -227,18 +228,6 @@ pub fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> an
     Ok(Dist { arch, dir, info })
 }
 
-/// Cargo's target directory as cargo itself resolves it (CARGO_TARGET_DIR, config, or `target/`).
-fn cargo_target_dir(sh: &Shell) -> anyhow::Result<PathBuf> {
-    let meta = cmd!(sh, "cargo metadata --format-version 1 --no-deps")
-        .quiet()
-        .read()?;
-    let meta: serde_json::Value = serde_json::from_str(&meta).context("parsing cargo metadata")?;
-    let dir = meta["target_directory"]
-        .as_str()
-        .context("cargo metadata has no target_directory")?;
-    Ok(Path::new(dir).to_path_buf())
-}
-
 /// The release binaries of this workspace, for runs on this machine.
 #[derive(Debug, Clone)]
 pub struct Binaries {
@@ -250,14 +239,8 @@ pub struct Binaries {
 
 /// `cargo build --release -p bench-server -p bench-client`, and where cargo put the binaries.
 pub fn build_release(sh: &Shell) -> anyhow::Result<Binaries> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    cmd!(
-        sh,
-        "{cargo} build --release -p bench-server -p bench-client"
-    )
-    .run()
-    .context("building release binaries")?;
-    let release = cargo_target_dir(sh)?.join("release");
+    cargo::build_release(sh, &BINARIES)?;
+    let release = cargo::target_dir(sh)?.join("release");
     let bins = Binaries {
         server: release.join("bench-server"),
         client: release.join("bench-client"),

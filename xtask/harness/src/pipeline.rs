@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
 use super::artifacts::{self, emulation, Arch};
 use super::backend::Backend;
@@ -77,11 +77,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     // partial results), and the run directory is still completed with what was measured.
     interrupt::install()?;
     let (nofile_before, nofile) = host::raise_nofile()?;
-    let taskset = cmd!(sh, "taskset --version")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .ok();
+    let taskset = wsbench_tools::taskset::version(sh);
     let pinning = Pinning::plan(&host::cpus_allowed(), opts.pin, taskset);
     let started_at = clock::timestamp();
     let mut bins = match engine {

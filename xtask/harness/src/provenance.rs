@@ -7,7 +7,7 @@ pub mod swarm;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
 use super::artifacts::emulation::ClientArch;
 use super::artifacts::Binaries;
@@ -15,7 +15,7 @@ use super::pinning::Pinning;
 use super::scenario::Plan;
 use containers::ContainersRecord;
 use swarm::SwarmRecord;
-use wsbench_tools::{host, load};
+use wsbench_tools::{cargo, git, host, load};
 
 pub const SCHEMA: &str = "wsbench.provenance/v1";
 
@@ -60,7 +60,7 @@ impl Provenance {
         pinning: Pinning,
         rlimit_nofile: RlimitNofile,
     ) -> Provenance {
-        let (rustc, target) = rustc(sh);
+        let (rustc, target) = cargo::rustc(sh);
         Provenance {
             schema: SCHEMA.to_owned(),
             started_at: started_at.to_owned(),
@@ -86,7 +86,7 @@ impl Provenance {
                 profile_settings: profile_settings(root, "release"),
                 target,
                 rustc,
-                cargo: cargo_version(sh),
+                cargo: cargo::version(sh),
                 server_binary: bins.server.display().to_string(),
                 client_binary: bins.client.display().to_string(),
             },
@@ -177,39 +177,7 @@ impl Host {
 
 /// The commit and dirty flag, or None outside a git checkout.
 pub fn git(sh: &Shell) -> Option<Git> {
-    let commit = cmd!(sh, "git rev-parse HEAD")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .ok()?;
-    let status = cmd!(sh, "git status --porcelain")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .ok()?;
-    Some(Git {
-        commit,
-        dirty: !status.trim().is_empty(),
-    })
-}
-
-/// `rustc -vV`: the version line and the host triple (what `cargo build` without `--target` targets).
-pub fn rustc(sh: &Shell) -> (Option<String>, Option<String>) {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let Ok(out) = cmd!(sh, "{rustc} -vV").quiet().read() else {
-        return (None, None);
-    };
-    let version = out.lines().next().map(str::to_owned);
-    let host = out
-        .lines()
-        .find_map(|l| l.strip_prefix("host: "))
-        .map(str::to_owned);
-    (version, host)
-}
-
-pub fn cargo_version(sh: &Shell) -> Option<String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    cmd!(sh, "{cargo} --version").quiet().read().ok()
+    git::head(sh).map(|(commit, dirty)| Git { commit, dirty })
 }
 
 /// `[profile.<name>]` of the workspace `Cargo.toml`, values as TOML text.

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{ensure, Context as _, Result};
-use xshell::{cmd, Shell};
+use wsbench_tools::chromium;
+use xshell::Shell;
 
 /// The width of the window the report is drawn in, and its height (the page is cut there).
 const WINDOW: (u32, u32) = (1280, 6000);
@@ -12,35 +13,12 @@ const WINDOW: (u32, u32) = (1280, 6000);
 /// Screenshots `html` into `png` beside it and checks the picture: a PNG of the window's size with
 /// more than a blank page's worth of content. Returns the PNG's path.
 pub fn report(sh: &Shell, html: &Path) -> Result<PathBuf> {
-    let browser = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|b| {
-            cmd!(sh, "which {b}")
-                .quiet()
-                .ignore_stdout()
-                .ignore_stderr()
-                .run()
-                .is_ok()
-        })
-        .context("headless Chromium renders the reports in this test: apt-get install chromium")?;
     let png = html.with_extension("png");
     let profile = sh
         .create_temp_dir()
         .context("a profile directory for chromium")?;
     let url = format!("file://{}", html.canonicalize()?.display());
-    let shot = format!("--screenshot={}", png.display());
-    let size = format!("--window-size={},{}", WINDOW.0, WINDOW.1);
-    let data = format!("--user-data-dir={}", profile.path().display());
-    // --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-    cmd!(
-        sh,
-        "timeout 60 {browser} --headless --no-sandbox --disable-gpu --hide-scrollbars {data} {size} {shot} {url}"
-    )
-    .quiet()
-    .ignore_stderr()
-    .ignore_stdout()
-    .run()
-    .with_context(|| format!("{browser} could not render {}", html.display()))?;
+    chromium::screenshot(sh, &url, &png, WINDOW, profile.path())?;
     let bytes = std::fs::read(&png).with_context(|| format!("reading {}", png.display()))?;
     check_png(&bytes).with_context(|| format!("{}", png.display()))?;
     Ok(png)

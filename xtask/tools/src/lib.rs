@@ -3,13 +3,17 @@
 //! how to parse what it prints; /proc and /sys are read in [`host`] (this machine) and [`load`] (what is
 //! running on it); [`process`] runs the programs wsbench builds itself, and any argv.
 
+pub mod cargo;
+pub mod chromium;
 pub mod docker;
+pub mod git;
 pub mod host;
 pub mod ip;
 pub mod load;
 pub mod perf;
 pub mod process;
 mod program;
+pub mod qemu;
 pub mod taskset;
 pub mod tc;
 pub mod valgrind;

@@ -6,9 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
 use super::{Arch, Dist};
 use wsbench_tools::docker;
@@ -47,12 +47,7 @@ pub fn tag_for(image: &str, arch: Arch) -> String {
 /// `docker save` of `arch`'s server and client images into the tar file `out` (for `docker load` on a node
 /// of that arch); the images must have been built.
 pub fn save(sh: &Shell, arch: Arch, out: &Path) -> anyhow::Result<()> {
-    let tags = [tag_for(SERVER, arch), tag_for(CLIENT, arch)];
-    let names = tags.join(" ");
-    cmd!(sh, "docker save -o {out} {tags...}")
-        .quiet()
-        .run()
-        .with_context(|| format!("docker save {names} to {}", out.display()))
+    docker::save(sh, &[tag_for(SERVER, arch), tag_for(CLIENT, arch)], out)
 }
 
 /// Builds both images from `dist`'s binaries; returns them server first.
@@ -113,29 +108,19 @@ fn build_one(
     // No `--platform`: the classic builder refuses it FROM scratch, so the image says the engine's arch; the
     // label below and provenance say the binaries'.
     let arch_label = format!("wsbench.arch={}", dist.arch.name());
-    let out = cmd!(
+    docker::build(
         sh,
-        "docker build --quiet --label {arch_label} --file {dockerfile} --build-arg {arch_arg} --label {builder} --tag {tag} {context}"
-    )
-    .quiet()
-    .ignore_status()
-    .output()
-    .with_context(|| format!("running docker build for {tag}"))?;
-    if !out.status.success() {
-        bail!(
-            "docker build of {tag} failed:\n{}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
+        dockerfile,
+        context,
+        &tag,
+        &[arch_arg],
+        &[arch_label, builder],
+    )?;
     let id =
         docker::image_id(sh, &tag).with_context(|| format!("{tag} missing after docker build"))?;
     if let Some(old) = before.filter(|old| *old != id) {
         // The replaced image is now an untagged leftover; one still used by a container stays (harmless).
-        let _ = cmd!(sh, "docker image rm {old}")
-            .quiet()
-            .ignore_stdout()
-            .ignore_stderr()
-            .run();
+        docker::remove_image(sh, &old);
     }
     Ok(Image {
         tag,
