@@ -351,10 +351,7 @@ fn secs(d: Duration) -> String {
 
 /// The 1-minute load average, to tell how busy the machine was while the gate measured.
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
-        .unwrap_or_else(|| "?".to_owned())
+    wsbench_tools::load::average().map_or_else(|| "?".to_owned(), |l| format!("{:.2}", l.one))
 }
 
 #[cfg(test)]

@@ -175,7 +175,7 @@ pub fn dist_dir(arch: Arch) -> PathBuf {
 
 pub fn build(sh: &Shell, builder: &Builder, arch: Arch, static_link: bool) -> anyhow::Result<Dist> {
     let plan = builder.prepare(sh, arch, static_link)?;
-    plan.command(sh).run().with_context(|| {
+    plan.run(sh).with_context(|| {
         format!(
             "building {} for {} with {}",
             BINARIES.join(" and "),

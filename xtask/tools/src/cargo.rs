@@ -1,7 +1,7 @@
 //! cargo and rustc (the toolchain this xtask runs under: `$CARGO`, `$RUSTC`): versions, the target
 //! directory, and the release build of the two binaries.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use xshell::{cmd, Shell};
@@ -75,4 +75,113 @@ pub fn build_release(sh: &Shell, packages: &[&str]) -> anyhow::Result<()> {
     cmd!(sh, "{cargo} build --release {args...}")
         .run()
         .context("building release binaries")
+}
+
+/// `cargo ARGS…` quietly with `env` added; its stdout. Err when it fails.
+pub fn read(sh: &Shell, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<String> {
+    let cargo = cargo();
+    let mut c = cmd!(sh, "{cargo} {args...}");
+    for (k, v) in env {
+        c = c.env(k, v);
+    }
+    Ok(c.quiet().read()?)
+}
+
+pub const CARGO_FUZZ: Program = Program {
+    name: "cargo-fuzz",
+    version_args: &["fuzz", "--version"],
+    install: "cargo install cargo-fuzz --locked",
+    used_for: "fuzzing (cargo xtask fuzz)",
+};
+
+/// `cargo-fuzz` on the PATH (or in cargo's bin directory), installed from crates.io when missing.
+pub fn cargo_fuzz(sh: &Shell) -> anyhow::Result<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let candidates = |home: &Option<PathBuf>| {
+        let mut c = vec![PathBuf::from("cargo-fuzz")];
+        if let Some(h) = home {
+            c.push(h.join("bin/cargo-fuzz"));
+        }
+        c
+    };
+    let works = |p: &Path| {
+        cmd!(sh, "{p} fuzz --version")
+            .quiet()
+            .ignore_stderr()
+            .read()
+            .is_ok()
+    };
+    if let Some(found) = candidates(&home).into_iter().find(|p| works(p)) {
+        return Ok(found);
+    }
+    println!("fuzz: installing cargo-fuzz from crates.io (once)");
+    run(sh, &["install", "cargo-fuzz", "--locked"]).context("cargo install cargo-fuzz")?;
+    candidates(&home).into_iter().find(|p| works(p)).context(
+        "cargo-fuzz was installed but cannot be run (is cargo's bin directory on the PATH?)",
+    )
+}
+
+/// The directory of `triple`'s standard library (`rustc --print target-libdir --target TRIPLE`).
+pub fn target_libdir(sh: &Shell, triple: &str) -> Option<PathBuf> {
+    cmd!(sh, "rustc --print target-libdir --target {triple}")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()
+        .map(|d| PathBuf::from(d.trim()))
+}
+
+pub const CROSS: Program = Program {
+    name: "cross",
+    version_args: &["--version"],
+    install: "cargo install cross --locked --version 0.2.5",
+    used_for: "cross builds in the builder images (--builder cross)",
+};
+
+/// `cross --version`'s first line, run with `path` as PATH (cross checks its toolchain even for --version).
+pub fn cross_version(sh: &Shell, path: &str) -> Option<String> {
+    let out = cmd!(sh, "cross --version")
+        .env("PATH", path)
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    crate::first_line(&out)
+}
+
+/// `PROGRAM build --release --target TRIPLE --target-dir DIR -p P…` (`cargo` or `cross`) with `env` added,
+/// its output on this terminal.
+pub fn build_target(
+    sh: &Shell,
+    program: &str,
+    triple: &str,
+    dir: &Path,
+    packages: &[&str],
+    env: &[(String, String)],
+) -> anyhow::Result<()> {
+    let p: Vec<String> = packages
+        .iter()
+        .flat_map(|p| ["-p".to_owned(), (*p).to_owned()])
+        .collect();
+    let mut c = cmd!(
+        sh,
+        "{program} build --release --target {triple} --target-dir {dir} {p...}"
+    );
+    for (k, v) in env {
+        c = c.env(k, v);
+    }
+    c.run()?;
+    Ok(())
+}
+
+/// `cross build --release --target TRIPLE` in the shell's directory, with `env` added (PATH among them).
+pub fn cross_build(sh: &Shell, triple: &str, env: &[(String, String)]) -> anyhow::Result<()> {
+    let mut c = cmd!(sh, "cross build --release --target {triple}");
+    for (k, v) in env {
+        c = c.env(k, v);
+    }
+    c.run()?;
+    Ok(())
 }

@@ -283,15 +283,12 @@ pub fn remove_labelled(sh: &Shell, label: &str) -> Vec<String> {
     failures
 }
 
-/// Every container, network and image id of the engine (`--no-trunc`): what a test compares before and after.
+/// Every container id, network id and image (`repository:tag id`) of the engine (`--no-trunc`): what a test
+/// compares before and after.
 pub fn inventory(sh: &Shell) -> anyhow::Result<[Vec<String>; 3]> {
-    let fmt = "{{.ID}}";
+    let fmt = "{{.Repository}}:{{.Tag}} {{.ID}}";
     let read = |c: xshell::Cmd<'_>| -> anyhow::Result<Vec<String>> {
-        Ok(c.quiet()
-            .read()?
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect())
+        Ok(c.quiet().read()?.lines().map(str::to_owned).collect())
     };
     Ok([
         read(cmd!(sh, "docker ps -aq --no-trunc"))?,

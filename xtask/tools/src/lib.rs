@@ -3,9 +3,13 @@
 //! how to parse what it prints; /proc and /sys are read in [`host`] (this machine) and [`load`] (what is
 //! running on it); [`process`] runs the programs wsbench builds itself, and any argv.
 
+pub mod apt;
 pub mod cargo;
+pub mod cc;
 pub mod chromium;
+pub mod debootstrap;
 pub mod docker;
+pub mod dockerd;
 pub mod git;
 pub mod host;
 pub mod ip;
@@ -14,6 +18,7 @@ pub mod perf;
 pub mod process;
 mod program;
 pub mod qemu;
+pub mod rustup;
 pub mod taskset;
 pub mod tc;
 pub mod valgrind;

@@ -58,6 +58,17 @@ pub fn read(sh: &Shell, argv: &[String]) -> anyhow::Result<String> {
     Ok(cmd!(sh, "{program} {args...}").quiet().read()?)
 }
 
+/// Runs `argv` quietly with `env` added, in the shell's directory, whatever its exit status; its output.
+pub fn output_env(sh: &Shell, argv: &[String], env: &[(&str, &Path)]) -> anyhow::Result<Output> {
+    let (program, args) = argv.split_first().context("empty command line")?;
+    let mut c = cmd!(sh, "{program} {args...}").quiet().ignore_status();
+    for (k, v) in env {
+        c = c.env(k, v);
+    }
+    c.output()
+        .with_context(|| format!("running {}", argv.join(" ")))
+}
+
 /// A child process with its stdout piped to the caller; killed if dropped without [`Spawned::stop`].
 #[derive(Debug)]
 pub struct Spawned {

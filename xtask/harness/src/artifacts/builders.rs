@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context as _};
 use sha2::{Digest as _, Sha256};
-use xshell::{cmd, Shell};
+use wsbench_tools::debootstrap::{self, DEBOOTSTRAP};
+use wsbench_tools::docker;
+use xshell::Shell;
 
 use super::Arch;
 
@@ -49,13 +51,7 @@ pub fn tag(arch: Arch) -> String {
 
 /// True when the image for the current recipe is in the local engine.
 pub fn present(sh: &Shell, arch: Arch) -> bool {
-    let tag = tag(arch);
-    cmd!(sh, "docker image inspect {tag}")
-        .quiet()
-        .ignore_stdout()
-        .ignore_stderr()
-        .run()
-        .is_ok()
+    docker::image_id(sh, &tag(arch)).is_some()
 }
 
 /// What [`ensure`] did for one arch.
@@ -102,7 +98,7 @@ pub fn ensure(sh: &Shell, arches: &[Arch], rebuild: bool) -> anyhow::Result<Vec<
         let start = Instant::now();
         let root = work.join(arch.name());
         remove_tree(&root)?;
-        cmd!(sh, "cp -a {base} {root}").run()?;
+        debootstrap::copy(sh, &base, &root)?;
         let result = install_and_import(sh, arch, &root, &work);
         remove_tree(&root)?;
         result?;
@@ -121,109 +117,50 @@ fn preflight(sh: &Shell) -> anyhow::Result<()> {
     if !is_root() {
         bail!("building builder images runs debootstrap and chroot, which need root: run as root (sudo -E)");
     }
-    if cmd!(sh, "debootstrap --version")
-        .quiet()
-        .ignore_stdout()
-        .ignore_stderr()
-        .run()
-        .is_err()
-    {
-        bail!("`debootstrap` is missing: `apt-get install debootstrap`");
-    }
-    // (Not toolchain::docker_answers: toolchain imports this module.)
-    if cmd!(sh, "docker info")
-        .quiet()
-        .ignore_stdout()
-        .ignore_stderr()
-        .run()
-        .is_err()
-    {
+    DEBOOTSTRAP.require(sh)?;
+    if !docker::daemon_answers(sh) {
         bail!("`docker info` failed: builder images are imported into the Docker engine; start dockerd");
     }
     Ok(())
 }
 
-/// The effective user is root (`/proc/self/status`' second Uid field).
-pub fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|u| u.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false)
-}
+pub use wsbench_tools::host::is_root;
 
 fn debootstrap(sh: &Shell, work: &Path, base: &Path) -> anyhow::Result<()> {
     let debs = work.join("debs");
     std::fs::create_dir_all(&debs)?;
-    cmd!(
-        sh,
-        "debootstrap --variant=minbase --cache-dir={debs} {SUITE} {base} {MIRROR}"
-    )
-    .quiet()
-    .ignore_stdout()
-    .run()
-    .with_context(|| format!("debootstrap {SUITE} from {MIRROR}"))?;
-    Ok(())
+    debootstrap::bootstrap(sh, &debs, SUITE, base, MIRROR)
 }
 
 fn install_and_import(sh: &Shell, arch: Arch, root: &Path, work: &Path) -> anyhow::Result<()> {
     let pkgs = packages(arch);
-    let _frontend = sh.push_env("DEBIAN_FRONTEND", "noninteractive");
-    cmd!(sh, "chroot {root} apt-get update -qq")
-        .quiet()
-        .run()
-        .context("apt-get update in the builder root")?;
-    cmd!(
-        sh,
-        "chroot {root} apt-get install -y -qq --no-install-recommends {pkgs...}"
-    )
-    .quiet()
-    .ignore_stdout()
-    .run()
-    .with_context(|| format!("installing {} in the builder root", pkgs.join(" ")))?;
-    cmd!(sh, "chroot {root} apt-get clean").quiet().run()?;
+    debootstrap::apt_get(sh, root, &["update", "-qq"])?;
+    let mut install = vec!["install", "-y", "-qq", "--no-install-recommends"];
+    install.extend(pkgs.iter().map(|p| &**p));
+    debootstrap::apt_get(sh, root, &install)?;
+    debootstrap::apt_get(sh, root, &["clean"])?;
     let _ = std::fs::remove_dir_all(root.join("var/lib/apt/lists"));
     let tar: PathBuf = work.join(format!("{}.tar", arch.name()));
-    cmd!(sh, "tar --numeric-owner -C {root} -cf {tar} .")
-        .quiet()
-        .run()
-        .context("packing the builder root")?;
+    debootstrap::pack(sh, root, &tar)?;
     let tag = tag(arch);
     let label = format!("LABEL wsbench.recipe=\"{}\"", recipe(arch));
     let previous = tags_of(sh, arch);
-    let imported = cmd!(sh, "docker import --change {label} {tar} {tag}")
-        .quiet()
-        .ignore_stdout()
-        .run()
-        .with_context(|| format!("docker import {tag}"));
+    let imported = docker::import(sh, &label, &tar, &tag);
     let _ = std::fs::remove_file(&tar);
     imported?;
     // An image of an older recipe is now a leftover.
     for old in previous.into_iter().filter(|t| *t != tag) {
-        let _ = cmd!(sh, "docker image rm {old}")
-            .quiet()
-            .ignore_stdout()
-            .ignore_stderr()
-            .run();
+        docker::remove_image(sh, &old);
     }
     Ok(())
 }
 
 /// Every `wsbench-builder:<arch>-…` tag in the engine.
 pub fn tags_of(sh: &Shell, arch: Arch) -> Vec<String> {
-    let format = "{{.Repository}}:{{.Tag}}";
     let prefix = format!("{REPOSITORY}:{}-", arch.name());
-    cmd!(sh, "docker image ls {REPOSITORY} --format {format}")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .unwrap_or_default()
-        .lines()
+    docker::tags(sh, REPOSITORY)
+        .into_iter()
         .filter(|l| l.starts_with(&prefix))
-        .map(str::to_owned)
         .collect()
 }
 

@@ -1,10 +1,11 @@
 //! Chooses the builder (`cross`, or cargo with the system cross linker) and the image `cross` builds in, and
 //! checks that what they need is installed, naming the missing piece and how to get it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::bail;
-use xshell::{cmd, Shell};
+use wsbench_tools::{cargo, cc, docker};
+use xshell::Shell;
 
 use super::{Arch, BuilderSel};
 
@@ -36,16 +37,16 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    pub(super) fn command<'a>(&self, sh: &'a Shell) -> xshell::Cmd<'a> {
-        let (program, triple, dir) = (self.program, self.triple, &self.target_dir);
-        let mut c = cmd!(
+    /// Runs the build.
+    pub(super) fn run(&self, sh: &Shell) -> anyhow::Result<()> {
+        cargo::build_target(
             sh,
-            "{program} build --release --target {triple} --target-dir {dir} -p bench-server -p bench-client"
-        );
-        for (k, v) in &self.env {
-            c = c.env(k, v);
-        }
-        c
+            self.program,
+            self.triple,
+            &self.target_dir,
+            &super::BINARIES,
+            &self.env,
+        )
     }
 }
 
@@ -81,24 +82,21 @@ pub fn choose(sh: &Shell, sel: BuilderSel) -> anyhow::Result<Builder> {
 /// `cross --version`'s first line, run with the rustup shim (cross checks its toolchain even for --version).
 pub fn cross_version(sh: &Shell) -> Option<String> {
     let path = cross_path().ok()?;
-    first_line_of(cmd!(sh, "cross --version").env("PATH", path))
+    cargo::cross_version(sh, &path)
 }
 
 fn cargo(sh: &Shell) -> anyhow::Result<Builder> {
-    match first_line(sh, "cargo", &["--version"]) {
-        Some(version) => Ok(Builder::Cargo { version }),
+    match cargo::version(sh) {
+        Some(version) => Ok(Builder::Cargo {
+            version: version.trim().to_owned(),
+        }),
         None => bail!("`cargo --version` failed: install Rust with rustup (https://rustup.rs)"),
     }
 }
 
 /// True when the Docker daemon answers (not just when the client is installed).
 pub fn docker_answers(sh: &Shell) -> bool {
-    let format = "{{.ServerVersion}}";
-    cmd!(sh, "docker info --format {format}")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .is_ok_and(|v| !v.trim().is_empty())
+    docker::daemon_answers(sh)
 }
 
 impl Builder {
@@ -155,7 +153,7 @@ impl Builder {
                 } else {
                     format!("{}-gcc", arch.gnu_prefix())
                 };
-                let linker_version = first_line(sh, &linker, &["--version"]);
+                let linker_version = cc::version(sh, &linker);
                 if linker_version.is_none() {
                     bail!("{}", missing_linker(arch, native, &linker));
                 }
@@ -272,9 +270,7 @@ pub fn cross_image(sh: &Shell, arch: Arch) -> anyhow::Result<CrossImage> {
 /// The image is in the local engine, or its registry answers for it (bounded: an unreachable registry fails
 /// within seconds, a silent one within 15 s).
 fn cross_rs_available(sh: &Shell, image: &str) -> bool {
-    let quiet = |c: xshell::Cmd<'_>| c.quiet().ignore_stdout().ignore_stderr().run().is_ok();
-    quiet(cmd!(sh, "docker image inspect {image}"))
-        || quiet(cmd!(sh, "timeout 15 docker manifest inspect {image}"))
+    docker::image_available(sh, image)
 }
 
 /// Adds `+crt-static` where cargo will honour it: RUSTFLAGS and CARGO_ENCODED_RUSTFLAGS, when the caller set
@@ -309,12 +305,8 @@ fn env_triple(triple: &str) -> String {
 
 fn check_std(sh: &Shell, arch: Arch) -> anyhow::Result<()> {
     let triple = arch.triple();
-    let libdir = cmd!(sh, "rustc --print target-libdir --target {triple}")
-        .quiet()
-        .ignore_stderr()
-        .read();
-    let has_std = libdir.is_ok_and(|dir| {
-        std::fs::read_dir(dir.trim()).is_ok_and(|entries| {
+    let has_std = cargo::target_libdir(sh, triple).is_some_and(|dir| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
             entries
                 .flatten()
                 .any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
@@ -341,13 +333,7 @@ fn missing_linker(arch: Arch, native: bool, linker: &str) -> String {
 
 /// Static glibc means `libc.a` must be where the linker looks.
 fn check_static_libc(sh: &Shell, arch: Arch, native: bool, linker: &str) -> anyhow::Result<()> {
-    let found = cmd!(sh, "{linker} -print-file-name=libc.a")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .unwrap_or_default();
-    // gcc echoes the bare name back when it cannot find the file.
-    if Path::new(found.trim()).is_absolute() && Path::new(found.trim()).exists() {
+    if cc::static_libc(sh, linker).is_some() {
         return Ok(());
     }
     let package = if native {
@@ -360,20 +346,6 @@ fn check_static_libc(sh: &Shell, arch: Arch, native: bool, linker: &str) -> anyh
          (or build with --dynamic)",
         arch.name()
     )
-}
-
-/// The first line of `program args…` on success, None if it is missing or fails.
-fn first_line(sh: &Shell, program: &str, args: &[&str]) -> Option<String> {
-    first_line_of(cmd!(sh, "{program} {args...}"))
-}
-
-/// The first line `cmd` prints on success, None if it is missing or fails.
-fn first_line_of(cmd: xshell::Cmd<'_>) -> Option<String> {
-    let out = cmd.quiet().ignore_stderr().read().ok()?;
-    out.lines()
-        .next()
-        .map(|l| l.trim().to_owned())
-        .filter(|l| !l.is_empty())
 }
 
 #[cfg(test)]
@@ -437,9 +409,6 @@ mod tests {
     #[test]
     fn a_missing_program_gives_none() {
         let sh = Shell::new().unwrap();
-        assert_eq!(
-            first_line(&sh, "wsbench-no-such-program", &["--version"]),
-            None
-        );
+        assert_eq!(cc::version(&sh, "wsbench-no-such-program"), None);
     }
 }

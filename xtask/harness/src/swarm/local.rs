@@ -4,19 +4,18 @@
 //! a state file first, so `down` (or a failed `up`) removes exactly that: services, swarm state, engines,
 //! namespaces, veths, directories.
 
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _};
 use serde::{Deserialize, Serialize};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
 use super::labels::{ARCH_LABEL, ENGINE_LABEL, ROLE_LABEL};
 use crate::containers::LABEL as SESSION_LABEL;
 use crate::interrupt;
 use wsbench_tools::docker::EngineAddr;
+use wsbench_tools::{dockerd, host, ip, process, tc};
 
 /// Runtime files (sockets, pid files, the state file); the engines' data lives under [`DATA`].
 const RUN: &str = "/run/wsbench-swarm";
@@ -98,30 +97,16 @@ fn write_state(s: &LocalSwarm) -> anyhow::Result<()> {
 /// What `up --local` needs from this machine, each missing piece named.
 pub fn preflight(sh: &Shell) -> anyhow::Result<()> {
     let mut missing = Vec::new();
-    if !cmd!(sh, "id -u")
-        .quiet()
-        .read()
-        .is_ok_and(|u| u.trim() == "0")
-    {
+    if !host::is_root() {
         missing.push("root (network namespaces and a second dockerd need it)".to_owned());
     }
-    for (tool, package) in [
-        ("ip", "iproute2"),
-        ("nsenter", "util-linux"),
-        ("unshare", "util-linux"),
-        ("dockerd", "docker.io"),
-        ("fuse-overlayfs", "fuse-overlayfs"),
-    ] {
-        if cmd!(sh, "which {tool}")
-            .quiet()
-            .ignore_stdout()
-            .run()
-            .is_err()
-        {
-            missing.push(format!("{tool} (Debian package {package})"));
+    let _ = sh;
+    for p in [ip::IP, tc::NSENTER].iter().chain(&dockerd::PROGRAMS) {
+        if p.path().is_none() {
+            missing.push(format!("{} ({})", p.name, p.install));
         }
     }
-    if !Path::new("/dev/fuse").exists() {
+    if !host::exists("/dev/fuse") {
         missing.push(
             "/dev/fuse (fuse-overlayfs, the extra engines' storage driver, needs it)".to_owned(),
         );
@@ -270,69 +255,33 @@ fn start_node(sh: &Shell, node: &LocalNode) -> anyhow::Result<u32> {
         ..
     } = node;
     let (host_cidr, node_cidr) = (format!("{host_ip}/24"), format!("{node_ip}/24"));
-    cmd!(sh, "ip netns add {netns}").quiet().run()?;
-    cmd!(
-        sh,
-        "ip link add {veth_host} type veth peer name {veth_node}"
-    )
-    .quiet()
-    .run()?;
-    cmd!(sh, "ip link set {veth_node} netns {netns}")
-        .quiet()
-        .run()?;
-    cmd!(sh, "ip addr add {host_cidr} dev {veth_host}")
-        .quiet()
-        .run()?;
-    cmd!(sh, "ip link set {veth_host} up").quiet().run()?;
-    cmd!(sh, "ip -n {netns} addr add {node_cidr} dev {veth_node}")
-        .quiet()
-        .run()?;
-    cmd!(sh, "ip -n {netns} link set {veth_node} up")
-        .quiet()
-        .run()?;
-    cmd!(sh, "ip -n {netns} link set lo up").quiet().run()?;
-    cmd!(sh, "ip -n {netns} route add default via {host_ip}")
-        .quiet()
-        .run()?;
+    for args in [
+        vec!["netns", "add", netns],
+        vec![
+            "link", "add", veth_host, "type", "veth", "peer", "name", veth_node,
+        ],
+        vec!["link", "set", veth_node, "netns", netns],
+        vec!["addr", "add", &host_cidr, "dev", veth_host],
+        vec!["link", "set", veth_host, "up"],
+        vec!["-n", netns, "addr", "add", &node_cidr, "dev", veth_node],
+        vec!["-n", netns, "link", "set", veth_node, "up"],
+        vec!["-n", netns, "link", "set", "lo", "up"],
+        vec!["-n", netns, "route", "add", "default", "via", host_ip],
+    ] {
+        ip::run(sh, &args)?;
+    }
     std::fs::create_dir_all(&node.run_dir)?;
     std::fs::create_dir_all(&node.data_dir)?;
-    let config = node.run_dir.join("daemon.json");
-    std::fs::write(&config, "{}\n")?;
-    let log = std::fs::File::create(node.run_dir.join("dockerd.log"))?;
-    let r = &node.run_dir;
-    // nsenter --net, not `ip netns exec`: that remounts /sys and hides the cgroups from dockerd. Its own UTS
-    // namespace gives the node its own hostname, so provenance tells the nodes apart.
-    let child = Command::new("nsenter")
-        .arg(format!("--net=/var/run/netns/{netns}"))
-        .args(["unshare", "--uts", "--", "dockerd"])
-        .arg("--data-root")
-        .arg(&node.data_dir)
-        .arg("--exec-root")
-        .arg(r.join("exec"))
-        .arg("--pidfile")
-        .arg(r.join("dockerd.pid"))
-        .args(["-H", &node.socket(), "--config-file"])
-        .arg(&config)
-        .args([
-            "--storage-driver",
-            "fuse-overlayfs",
-            "--iptables=false",
-            "--bridge=none",
-        ])
-        // Without it a node tries the registry for every task's image first (~20 s to fail here, and a registry
-        // image of the same name would win); with it a node runs the image `docker load` put there.
-        .env("DOCKER_SERVICE_PREFER_OFFLINE_IMAGE", "1")
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        // Its own process group: Ctrl-C in the terminal is for xtask, which then takes the engine down.
-        .process_group(0)
-        .spawn()
-        .context("starting dockerd in the namespace (nsenter)")?;
-    let pid = child.id();
+    let socket = node.socket();
+    let pid = dockerd::start(&dockerd::Node {
+        netns,
+        data_dir: &node.data_dir,
+        run_dir: &node.run_dir,
+        socket: &socket,
+    })?;
     let deadline = Instant::now() + ENGINE_START;
     while !node.engine().answers(sh) {
-        if !alive(pid) {
+        if !process::alive(pid) {
             bail!(
                 "dockerd of {} exited; its log: {}",
                 node.hostname,
@@ -348,24 +297,13 @@ fn start_node(sh: &Shell, node: &LocalNode) -> anyhow::Result<u32> {
         interrupt::check()?;
         std::thread::sleep(Duration::from_millis(200));
     }
-    let p = pid.to_string();
     let name = &node.hostname;
-    cmd!(sh, "nsenter --target {p} --uts hostname {name}")
-        .quiet()
-        .run()?;
+    dockerd::set_hostname(sh, pid, name)?;
     eprintln!(
         "engine {name} up: {} in netns {netns} at {node_ip}",
         node.socket()
     );
     Ok(pid)
-}
-
-/// Whether `pid` is a live process (not gone, not a zombie).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
-    })
 }
 
 /// Takes the local swarm down; returns what could not be removed (empty: nothing is left).
@@ -404,22 +342,12 @@ fn down_state(sh: &Shell, s: &LocalSwarm) -> Vec<String> {
             }
         }
         let netns = &node.netns;
-        let _ = cmd!(sh, "ip netns del {netns}")
-            .quiet()
-            .ignore_stderr()
-            .run();
+        let _ = ip::try_run(sh, &["netns", "del", netns]);
         let veth = &node.veth_host;
-        let veth_exists = || {
-            cmd!(sh, "ip link show {veth}")
-                .quiet()
-                .ignore_stdout()
-                .ignore_stderr()
-                .run()
-                .is_ok()
-        };
+        let veth_exists = || ip::try_run(sh, &["link", "show", veth]);
         // The pair goes with the namespace; delete the host end in case something still held it.
         if veth_exists() {
-            let _ = cmd!(sh, "ip link del {veth}").quiet().ignore_stderr().run();
+            let _ = ip::try_run(sh, &["link", "del", veth]);
         }
         if Path::new(&format!("/var/run/netns/{netns}")).exists() {
             left.push(format!("network namespace {netns}"));
@@ -462,23 +390,8 @@ fn down_state(sh: &Shell, s: &LocalSwarm) -> Vec<String> {
 }
 
 /// SIGTERM, then SIGKILL after 20 s; Ok once the process is gone.
-fn stop_pid(sh: &Shell, pid: u32) -> anyhow::Result<()> {
-    if !alive(pid) {
-        return Ok(());
-    }
-    let p = pid.to_string();
-    cmd!(sh, "kill -TERM {p}").quiet().ignore_stderr().run()?;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while alive(pid) {
-        if Instant::now() > deadline {
-            cmd!(sh, "kill -KILL {p}").quiet().ignore_stderr().run()?;
-            std::thread::sleep(Duration::from_millis(500));
-            ensure!(!alive(pid), "still running after SIGKILL");
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Ok(())
+fn stop_pid(_sh: &Shell, pid: u32) -> anyhow::Result<()> {
+    process::terminate(pid, Duration::from_secs(20))
 }
 
 #[cfg(test)]
@@ -499,7 +412,7 @@ mod tests {
             "IFNAMSIZ"
         );
         assert!(a.socket().len() < 100, "sun_path");
-        assert!(!alive(u32::MAX));
-        assert!(alive(std::process::id()));
+        assert!(!process::alive(u32::MAX));
+        assert!(process::alive(std::process::id()));
     }
 }
