@@ -139,13 +139,13 @@ fn scenarios(sh: &Shell) -> Vec<Check> {
     });
     checks.push(match load::tcp_readable() {
         Ok(()) => Check::new(
-            "/proc/net/tcp (TIME_WAIT counts)",
+            "TIME_WAIT counts (/proc/net/tcp)",
             Level::Ok,
             "readable",
             "",
         ),
         Err(e) => Check::new(
-            "/proc/net/tcp (TIME_WAIT counts)",
+            "TIME_WAIT counts (/proc/net/tcp)",
             Level::Warn,
             e,
             "Linux only: TIME_WAIT is not reported here",

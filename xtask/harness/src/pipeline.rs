@@ -9,13 +9,13 @@ use anyhow::{Context as _, Result};
 use xshell::Shell;
 
 use super::artifacts::{self, emulation, Arch};
-use super::backend::Backend;
+use super::backend::{Backend, Servers};
 use super::docker::{self, DockerOptions};
 use super::local::Local;
 use super::pinning::Pinning;
 use super::provenance::{self, Provenance};
 use super::rundoc::{RunDoc, Status};
-use super::scenario::{Plan, Scenario};
+use super::scenario::{Instance, Plan, Scenario, Step};
 use super::swarm::{Swarm, SwarmOptions};
 use super::{busy, clock, interrupt, paths, results, thresholds};
 use wsbench_tools::host;
@@ -202,53 +202,7 @@ pub fn run_steps(
                     .for_each(|s| s.status = Status::Failed);
                 break;
             }
-            let entry = &mut run.steps[i];
-            entry.workers = servers.workers.or(instance.workers);
-            if !servers.serve(step) {
-                entry.status = Status::Failed;
-                run.problems.push(format!(
-                    "step {}: the server does not serve {}",
-                    step.id,
-                    if step.client.operation.is_chat() {
-                        "chat"
-                    } else {
-                        "HTTP"
-                    }
-                ));
-                continue;
-            }
-            println!("\n── step {} ({}) ──", step.id, step.label);
-            let json = dir.join(&entry.result);
-            entry.time_wait_before = backend.time_wait();
-            let clients = backend.run_step(step, &servers, &json);
-            entry.time_wait_after = backend.time_wait();
-            let clients = match clients {
-                Ok(c) => c,
-                Err(e) => {
-                    entry.status = Status::Failed;
-                    run.problems.push(format!("step {}: {e:#}", step.id));
-                    continue;
-                }
-            };
-            for (n, command) in clients.commands.iter().enumerate() {
-                let key = match n {
-                    0 => step.id.clone(),
-                    n => format!("{}#{}", step.id, n + 1),
-                };
-                prov.commands.client.insert(key, command.clone());
-            }
-            entry.client_exit = clients.exit;
-            let doc = results::read_doc(&json);
-            entry.status = Status::of_step(clients.exit, &doc);
-            if let Err(e) = &doc {
-                run.problems.push(format!(
-                    "step {}: bench-client exited ({}) without results: {e}",
-                    step.id,
-                    clients
-                        .exit
-                        .map_or("by a signal".to_owned(), |c| format!("status {c}"))
-                ));
-            }
+            run_step(step, i, &servers, instance, backend, dir, run, prov);
         }
         if let Err(e) = backend.stop(&log) {
             run.problems.push(format!("{e:#}"));
@@ -260,6 +214,68 @@ pub fn run_steps(
     if interrupt::interrupted() {
         run.problems
             .push("interrupted (Ctrl-C): the remaining steps were not run".to_owned());
+    }
+}
+
+/// One step of a running instance: its clients, their command lines into the record, and its status by the
+/// one rule ([`Status::of_step`]).
+#[allow(clippy::too_many_arguments)]
+fn run_step(
+    step: &Step,
+    i: usize,
+    servers: &Servers,
+    instance: &Instance,
+    backend: &mut dyn Backend,
+    dir: &Path,
+    run: &mut RunDoc,
+    prov: &mut Provenance,
+) {
+    let entry = &mut run.steps[i];
+    entry.workers = servers.workers.or(instance.workers);
+    if !servers.serve(step) {
+        entry.status = Status::Failed;
+        run.problems.push(format!(
+            "step {}: the server does not serve {}",
+            step.id,
+            if step.client.operation.is_chat() {
+                "chat"
+            } else {
+                "HTTP"
+            }
+        ));
+        return;
+    }
+    println!("\n── step {} ({}) ──", step.id, step.label);
+    let json = dir.join(&entry.result);
+    entry.time_wait_before = backend.time_wait();
+    let clients = backend.run_step(step, servers, &json);
+    entry.time_wait_after = backend.time_wait();
+    let clients = match clients {
+        Ok(c) => c,
+        Err(e) => {
+            entry.status = Status::Failed;
+            run.problems.push(format!("step {}: {e:#}", step.id));
+            return;
+        }
+    };
+    for (n, command) in clients.commands.iter().enumerate() {
+        let key = match n {
+            0 => step.id.clone(),
+            n => format!("{}#{}", step.id, n + 1),
+        };
+        prov.commands.client.insert(key, command.clone());
+    }
+    entry.client_exit = clients.exit;
+    let doc = results::read_doc(&json);
+    entry.status = Status::of_step(clients.exit, &doc);
+    if let Err(e) = &doc {
+        run.problems.push(format!(
+            "step {}: bench-client exited ({}) without results: {e}",
+            step.id,
+            clients
+                .exit
+                .map_or("by a signal".to_owned(), |c| format!("status {c}"))
+        ));
     }
 }
 

@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 
-use bench_proto::results::ErrorKind;
 use quick_xml::escape::escape;
 
 use super::charts::{short_source, Chart};
@@ -165,18 +164,8 @@ impl Page<'_> {
                             "Step {label}: partial results (the run was interrupted)."
                         ));
                     }
-                    if d.counts.errors_total > 0 {
-                        let kinds: Vec<String> = ErrorKind::ALL
-                            .iter()
-                            .map(|&k| (k, d.counts.errors.get(k)))
-                            .filter(|&(_, n)| n > 0)
-                            .map(|(k, n)| format!("{} {n}", k.as_str()))
-                            .collect();
-                        bad.push(format!(
-                            "Step {label}: {} failed calls ({}), not counted as throughput.",
-                            d.counts.errors_total,
-                            kinds.join(", ")
-                        ));
+                    if let Some(text) = crate::summary::failed_calls(&d.counts) {
+                        bad.push(format!("Step {label}: {text}, not counted as throughput."));
                     }
                     for w in &d.warnings {
                         // The same warning at many steps (client CPU, say) is one alert listing them.
@@ -360,8 +349,6 @@ impl Page<'_> {
             h.push_str("<th>user/sys/idle %</th><th>RSS MB</th>");
         }
         h.push_str("</tr>\n");
-        let ms = |v: f64| fmt_ms(v / 1000.0);
-        let ums = |v: u64| fmt_ms(v as f64 / 1000.0);
         for (i, s) in run.steps.iter().enumerate() {
             let class = if knees.contains(&i) {
                 " class=\"knee\""
@@ -385,64 +372,7 @@ impl Page<'_> {
                 let _ = writeln!(h, "<td class=\"l err\" colspan=\"12\">no results</td></tr>");
                 continue;
             };
-            let err_class = if d.counts.errors_total > 0 {
-                " class=\"err\""
-            } else {
-                ""
-            };
-            let _ = write!(
-                h,
-                "<td>{}</td><td{err_class}>{}</td><td>{}</td><td>{}</td>",
-                d.counts.ok,
-                d.counts.errors_total,
-                fmt_num(s.throughput().unwrap_or(0.0)),
-                fmt_num(d.throughput.per_client_per_s)
-            );
-            if show_mb {
-                let _ = write!(
-                    h,
-                    "<td>{:.2} / {:.2}</td>",
-                    d.throughput.sent_mb_per_s, d.throughput.received_mb_per_s
-                );
-            }
-            match s.latency() {
-                Some(l) => {
-                    let _ = write!(
-                        h,
-                        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
-                        ms(l.mean),
-                        ums(l.p50),
-                        ums(l.p90),
-                        ums(l.p99),
-                        ums(l.p99_9),
-                        ums(l.max)
-                    );
-                }
-                None => h.push_str("<td colspan=\"6\">—</td>"),
-            }
-            let cpu = Some(d.client.cpu_utilisation);
-            let _ = write!(
-                h,
-                "<td>{}</td>",
-                cpu.map(|c| format!("{:.0} %", c * 100.0))
-                    .unwrap_or_else(|| "—".into())
-            );
-            if has_sys {
-                // The block's own mean: weighted by the time each sample covers.
-                let mean = d.system.as_ref().map(|b| &b.mean);
-                match mean.and_then(|m| m.cpu()) {
-                    None => h.push_str("<td>—</td><td>—</td>"),
-                    Some((user, sys, idle)) => {
-                        let rss = mean.and_then(|m| m.server_rss_kb_max);
-                        let _ = write!(
-                            h,
-                            "<td>{user:.0}/{sys:.0}/{idle:.0}</td><td>{}</td>",
-                            rss.map(|r| format!("{:.1}", r as f64 / 1024.0))
-                                .unwrap_or_else(|| "—".into())
-                        );
-                    }
-                }
-            }
+            step_cells(h, s, d, show_mb, has_sys);
             h.push_str("</tr>\n");
         }
         h.push_str("</table></div>\n<p class=\"sub\">Latencies in ms (corrected for coordinated omission in open loop). \
@@ -483,5 +413,75 @@ fn fmt_ms(ms: f64) -> String {
         a if a >= 100.0 => format!("{ms:.1}"),
         a if a >= 10.0 => format!("{ms:.2}"),
         _ => format!("{ms:.3}"),
+    }
+}
+
+/// One step's cells after its label: counts, throughput, latencies, CPU and memory.
+fn step_cells(
+    h: &mut String,
+    s: &Step,
+    d: &bench_proto::results::ResultsDoc,
+    show_mb: bool,
+    has_sys: bool,
+) {
+    let ms = |v: f64| fmt_ms(v / 1000.0);
+    let ums = |v: u64| fmt_ms(v as f64 / 1000.0);
+    let err_class = if d.counts.errors_total > 0 {
+        " class=\"err\""
+    } else {
+        ""
+    };
+    let _ = write!(
+        h,
+        "<td>{}</td><td{err_class}>{}</td><td>{}</td><td>{}</td>",
+        d.counts.ok,
+        d.counts.errors_total,
+        fmt_num(s.throughput().unwrap_or(0.0)),
+        fmt_num(d.throughput.per_client_per_s)
+    );
+    if show_mb {
+        let _ = write!(
+            h,
+            "<td>{:.2} / {:.2}</td>",
+            d.throughput.sent_mb_per_s, d.throughput.received_mb_per_s
+        );
+    }
+    match s.latency() {
+        Some(l) => {
+            let _ = write!(
+                h,
+                "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+                ms(l.mean),
+                ums(l.p50),
+                ums(l.p90),
+                ums(l.p99),
+                ums(l.p99_9),
+                ums(l.max)
+            );
+        }
+        None => h.push_str("<td colspan=\"6\">—</td>"),
+    }
+    let cpu = Some(d.client.cpu_utilisation);
+    let _ = write!(
+        h,
+        "<td>{}</td>",
+        cpu.map(|c| format!("{:.0} %", c * 100.0))
+            .unwrap_or_else(|| "—".into())
+    );
+    if has_sys {
+        // The block's own mean: weighted by the time each sample covers.
+        let mean = d.system.as_ref().map(|b| &b.mean);
+        match mean.and_then(|m| m.cpu()) {
+            None => h.push_str("<td>—</td><td>—</td>"),
+            Some((user, sys, idle)) => {
+                let rss = mean.and_then(|m| m.server_rss_kb_max);
+                let _ = write!(
+                    h,
+                    "<td>{user:.0}/{sys:.0}/{idle:.0}</td><td>{}</td>",
+                    rss.map(|r| format!("{:.1}", r as f64 / 1024.0))
+                        .unwrap_or_else(|| "—".into())
+                );
+            }
+        }
     }
 }

@@ -371,16 +371,29 @@ impl Plot {
             .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4))
             .draw()
             .map_err(plot_err)?;
+        self.draw_areas_and_marks(area, &mut chart)?;
+        let drawn: Vec<&Line> = self.lines.iter().filter(|l| !l.points.is_empty()).collect();
+        self.draw_lines(&mut chart, &drawn)?;
+        // References over the bars, so a bar never hides a published level.
+        let tags = self.draw_references(&mut chart)?;
+        // Whiskers last, over bars and lines.
+        self.draw_whiskers(area, &mut chart, &drawn)?;
+        draw_tags(area, tags)
+    }
 
+    fn draw_areas_and_marks<X, Y>(
+        &self,
+        area: &DrawingArea<SVGBackend<'_>, Shift>,
+        chart: &mut Chart<'_, '_, X, Y>,
+    ) -> anyhow::Result<()>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
         let (y_lo, y_hi) = {
             let r = chart.y_range();
             (r.start, r.end)
         };
-        let (x_lo, x_hi) = {
-            let r = chart.x_range();
-            (r.start, r.end)
-        };
-
         for a in &self.areas {
             let fill = a.color.mix(0.85);
             chart
@@ -411,9 +424,20 @@ impl Plot {
                 .map_err(plot_err)?;
             }
         }
-        let mut tags: Vec<(i32, i32, String, RGBColor)> = vec![];
+        Ok(())
+    }
+
+    fn draw_lines<X, Y>(
+        &self,
+        chart: &mut Chart<'_, '_, X, Y>,
+        drawn: &[&Line],
+    ) -> anyhow::Result<()>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let y_lo = chart.y_range().start;
         let categorical = !self.categories.is_empty();
-        let drawn: Vec<&Line> = self.lines.iter().filter(|l| !l.points.is_empty()).collect();
         for (n, l) in drawn.iter().enumerate() {
             let style = l.color.stroke_width(2);
             if categorical && self.bars {
@@ -457,9 +481,21 @@ impl Plot {
                     .map_err(plot_err)?;
             }
         }
-        // References over the bars, so a bar never hides a published level.
-        // Published references are labelled where they are drawn, not only in the legend; labels that
-        // would overlap are pushed apart vertically.
+        Ok(())
+    }
+
+    /// Published references: their levels and marks, and the labels to draw beside them (published references
+    /// are labelled where they are drawn, not only in the legend).
+    fn draw_references<X, Y>(&self, chart: &mut Chart<'_, '_, X, Y>) -> anyhow::Result<Vec<Tag>>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let (x_lo, x_hi) = {
+            let r = chart.x_range();
+            (r.start, r.end)
+        };
+        let mut tags: Vec<Tag> = vec![];
         for r in &self.references {
             for &lv in &r.levels {
                 let style = r.color.stroke_width(2);
@@ -497,8 +533,21 @@ impl Plot {
             }
             .map_err(plot_err)?;
         }
-        // Whiskers last, over bars and lines.
-        for l in &drawn {
+        Ok(tags)
+    }
+
+    fn draw_whiskers<X, Y>(
+        &self,
+        area: &DrawingArea<SVGBackend<'_>, Shift>,
+        chart: &mut Chart<'_, '_, X, Y>,
+        drawn: &[&Line],
+    ) -> anyhow::Result<()>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let y_lo = chart.y_range().start;
+        for l in drawn {
             for &(x, lo, hi) in &l.whiskers {
                 let lo = if self.y_scale == Scale::Linear {
                     lo
@@ -520,27 +569,6 @@ impl Plot {
                     .map_err(plot_err)?;
                 }
             }
-        }
-        // Bottom first; a label that would overlap the one below it moves up, off both lines.
-        tags.sort_by_key(|t| std::cmp::Reverse(t.1));
-        let mut last = i32::MAX;
-        for (x, y, text, color) in tags {
-            let y = y.min(last.saturating_sub(15));
-            last = y;
-            // A label that would run past the plot's right edge ends at its mark instead.
-            let w = text.chars().count() as i32 * 13 / 2;
-            let right = area.dim_in_pixel().0 as i32 - 12;
-            let x = if x + w > right {
-                (x - 20 - w).max(80)
-            } else {
-                x
-            };
-            area.draw(&Text::new(
-                text,
-                (x, y),
-                (FONT, 12).into_font().color(&color),
-            ))
-            .map_err(plot_err)?;
         }
         Ok(())
     }
@@ -821,6 +849,37 @@ fn fmt_precise(v: f64) -> String {
     } else {
         s
     }
+}
+
+/// The chart of one plot, on its SVG.
+type Chart<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
+
+/// A label to draw at a pixel position: `(x, y, text, colour)`.
+type Tag = (i32, i32, String, RGBColor);
+
+/// Draws the labels bottom first; a label that would overlap the one below it moves up, off both lines.
+fn draw_tags(area: &DrawingArea<SVGBackend<'_>, Shift>, mut tags: Vec<Tag>) -> anyhow::Result<()> {
+    tags.sort_by_key(|t| std::cmp::Reverse(t.1));
+    let mut last = i32::MAX;
+    for (x, y, text, color) in tags {
+        let y = y.min(last.saturating_sub(15));
+        last = y;
+        // A label that would run past the plot's right edge ends at its mark instead.
+        let w = text.chars().count() as i32 * 13 / 2;
+        let right = area.dim_in_pixel().0 as i32 - 12;
+        let x = if x + w > right {
+            (x - 20 - w).max(80)
+        } else {
+            x
+        };
+        area.draw(&Text::new(
+            text,
+            (x, y),
+            (FONT, 12).into_font().color(&color),
+        ))
+        .map_err(plot_err)?;
+    }
+    Ok(())
 }
 
 fn plot_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {

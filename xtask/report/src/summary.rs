@@ -1,8 +1,7 @@
 //! `summary.md`: measured beside published, per step, with units and the difference stated plainly —
 //! never adjusted. Rendering is pure (a results directory as `results` read it, in; Markdown out).
 
-use std::fmt::Write as _;
-
+use bench_proto::results::{Counts, ErrorKind};
 use wsbench_harness::numbers::{int, num};
 use wsbench_harness::pinning::format_cpu_list;
 use wsbench_harness::provenance::Provenance;
@@ -10,6 +9,42 @@ use wsbench_harness::results::{self, StepDoc};
 use wsbench_harness::rundoc::{RunDoc, Status};
 use wsbench_harness::scenario::Published;
 use wsbench_harness::stats::{self, Estimate};
+
+/// Markdown being written. Writing into a String cannot fail, so lines are pushed, not `writeln!`-ed.
+#[derive(Debug, Default)]
+pub struct Md(String);
+
+impl Md {
+    /// Appends `text` and a newline.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.0.push_str(text.as_ref());
+        self.0.push('\n');
+    }
+
+    /// The text written.
+    pub fn text(self) -> String {
+        self.0
+    }
+}
+
+/// `N failed calls (kind n, …)`, the kinds in `ErrorKind::ALL`'s order; None when no call failed. The one
+/// place this text is built, for summary.md and report.html.
+pub fn failed_calls(counts: &Counts) -> Option<String> {
+    if counts.errors_total == 0 {
+        return None;
+    }
+    let kinds: Vec<String> = ErrorKind::ALL
+        .iter()
+        .map(|&k| (k, counts.errors.get(k)))
+        .filter(|&(_, n)| n > 0)
+        .map(|(k, n)| format!("{} {}", k.as_str(), int(n)))
+        .collect();
+    Some(format!(
+        "{} failed calls ({})",
+        int(counts.errors_total),
+        kinds.join(", ")
+    ))
+}
 
 /// How `measured` compares with a published figure or range, in words and numbers.
 pub fn difference(measured: f64, p: &Published) -> String {
@@ -70,43 +105,40 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     let run = &loaded.manifest;
     let docs: Vec<&StepDoc> = loaded.steps.iter().map(|s| &s.doc).collect();
     let docs = docs.as_slice();
-    let mut out = String::new();
+    let mut out = Md::default();
     let o = &mut out;
-    let _ = writeln!(o, "# {}: {}\n", run.scenario, run.description);
-    let _ = writeln!(
-        o,
+    o.line(format!("# {}: {}\n", run.scenario, run.description));
+    o.line(format!(
         "Reproduces: {}. Published figures from `{}`.\n",
         run.reproduces, run.seed
-    );
+    ));
     let length = if run.quick {
         "`--quick` (shortened: a smoke run, not a reproduction of the published durations)"
     } else {
         "full length as configured"
     };
-    let _ = writeln!(
-        o,
+    o.line(format!(
         "- Run: {} → {}, {length}.",
         run.started_at,
         run.finished_at.as_deref().unwrap_or("(unfinished)")
-    );
+    ));
     if !run.sets.is_empty() {
-        let _ = writeln!(o, "- Overrides: `--set {}`.", run.sets.join("` `--set "));
+        o.line(format!(
+            "- Overrides: `--set {}`.",
+            run.sets.join("` `--set ")
+        ));
     }
-    let _ = writeln!(o, "- Status: **{}**.", status_words(run));
+    o.line(format!("- Status: **{}**.", status_words(run)));
     for p in &run.problems {
-        let _ = writeln!(o, "- Problem: {p}");
+        o.line(format!("- Problem: {p}"));
     }
     for b in &run.busy {
-        let _ = writeln!(
-            o,
+        o.line(format!(
             "- ⚠ Busy machine: {b} — figures measured beside other work are low and noisy."
-        );
+        ));
     }
     if let Some(n) = run.repeat {
-        let _ = writeln!(
-            o,
-            "- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians with 95 % intervals."
-        );
+        o.line(format!("- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians with 95 % intervals."));
     }
 
     headline(o, loaded);
@@ -114,14 +146,14 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     steps_table(o, run, docs);
     details(o, run, docs, loaded.provenance.as_ref());
     if !knee.is_empty() {
-        let _ = writeln!(o, "\n## Where throughput stops rising (knee)\n");
+        o.line("\n## Where throughput stops rising (knee)\n");
         for line in knee {
-            let _ = writeln!(o, "- {line}");
+            o.line(format!("- {line}"));
         }
     }
     sources(o, run);
     conditions(o, run, loaded.provenance.as_ref());
-    out
+    out.text()
 }
 
 fn status_words(run: &RunDoc) -> String {
@@ -139,27 +171,24 @@ fn status_words(run: &RunDoc) -> String {
     }
 }
 
-fn headline(o: &mut String, loaded: &results::Run) {
+fn headline(o: &mut Md, loaded: &results::Run) {
     let run = &loaded.manifest;
-    let _ = writeln!(o, "\n## Measured here vs published\n");
+    o.line("\n## Measured here vs published\n");
     if run.emulated {
         let arch = run.client_arch.as_deref().unwrap_or("?");
-        let _ = match run.server_arch.as_deref() {
+        o.line(match run.server_arch.as_deref() {
             // Containers: either side may be the emulated one (run.json's notes say which).
-            Some(server) => writeln!(o, "EMULATED: bench-client ran as {arch}, bench-server as {server}, at least one of them under qemu; the figures measure the emulator and are not compared with published or native ones."),
-            None => writeln!(o, "EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones."),
-        };
+            Some(server) => format!("EMULATED: bench-client ran as {arch}, bench-server as {server}, at least one of them under qemu; the figures measure the emulator and are not compared with published or native ones."),
+            None => format!("EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones."),
+        });
         return;
     }
     if run.published.is_empty() {
-        let _ = writeln!(o, "This scenario lists no published figures.");
+        o.line("This scenario lists no published figures.");
         return;
     }
-    let _ = writeln!(
-        o,
-        "| published figure | published | measured here | step | difference |"
-    );
-    let _ = writeln!(o, "|---|---|---|---|---|");
+    o.line("| published figure | published | measured here | step | difference |");
+    o.line("|---|---|---|---|---|");
     let mut unmatched = Vec::new();
     for c in loaded.comparisons() {
         let p = c.published;
@@ -196,65 +225,59 @@ fn headline(o: &mut String, loaded: &results::Run) {
                             " ⚠ partial: interrupted (Ctrl-C), measured over a shortened step",
                         );
                     }
-                    let _ = writeln!(
-                        o,
+                    o.line(format!(
                         "| {what} | {} | {} {}{}{flag} | {group} | {} |",
                         published_value(p),
                         num(e.median),
                         p.unit,
                         e.interval(num),
                         difference(e.median, p)
-                    );
+                    ));
                 }
                 None => {
                     let why = match &loaded.steps[rows[0].0].doc {
                         Err(e) => format!("no measurement: {e}"),
                         Ok(_) => "not in this step's results".to_owned(),
                     };
-                    let _ = writeln!(o, "| {what} | {} | {why} | {group} | |", published_value(p));
+                    o.line(format!(
+                        "| {what} | {} | {why} | {group} | |",
+                        published_value(p)
+                    ));
                 }
             }
         }
     }
     if !unmatched.is_empty() {
-        let _ = writeln!(
-            o,
-            "\nNot compared, because no step of this run has their conditions:"
-        );
+        o.line("\nNot compared, because no step of this run has their conditions:");
         for p in unmatched {
-            let _ = writeln!(
-                o,
+            o.line(format!(
                 "- {}: {} ({})",
                 p.label,
                 published_value(p),
                 selectors(p)
-            );
+            ));
         }
     }
     if run.repeat.is_some() {
-        let _ = writeln!(o, "\n{}", stats::METHOD_NOTE);
+        o.line(format!("\n{}", stats::METHOD_NOTE));
     }
-    let _ = writeln!(
-        o,
-        "\nThe published figures come from other hardware, software and years (conditions below): the difference \
+    o.line("\nThe published figures come from other hardware, software and years (conditions below): the difference \
          says how this machine and build compare under this scenario, it is not adjusted and says nothing about \
-         which system is better in general."
-    );
+         which system is better in general.");
 }
 
 /// A published figure's matching steps: `(step index, measured value)`.
 type Rows = Vec<(usize, Option<f64>)>;
 
 /// The run's pass/fail conditions, judged on every step (the median of its rounds).
-fn thresholds(o: &mut String, loaded: &results::Run) {
+fn thresholds(o: &mut Md, loaded: &results::Run) {
     let verdicts = loaded.verdicts();
     if verdicts.is_empty() {
         return;
     }
     let failed = verdicts.iter().filter(|v| !v.pass).count();
-    let _ = writeln!(o, "\n## Thresholds\n");
-    let _ = writeln!(
-        o,
+    o.line("\n## Thresholds\n");
+    o.line(format!(
         "{}\n",
         if failed == 0 {
             format!("All {} checks passed.", verdicts.len())
@@ -264,17 +287,17 @@ fn thresholds(o: &mut String, loaded: &results::Run) {
                 verdicts.len()
             )
         }
-    );
-    let _ = writeln!(
-        o,
-        "| threshold | step | measured | verdict |\n|---|---|---|---|"
-    );
+    ));
+    o.line("| threshold | step | measured | verdict |\n|---|---|---|---|");
     for v in verdicts {
         let got = v.value.map_or("not measured".to_owned(), |x| {
             format!("{} {}", num(x), v.unit)
         });
         let verdict = if v.pass { "pass" } else { "**FAIL**" };
-        let _ = writeln!(o, "| `{}` | {} | {got} | {verdict} |", v.threshold, v.step);
+        o.line(format!(
+            "| `{}` | {} | {got} | {verdict} |",
+            v.threshold, v.step
+        ));
     }
 }
 
@@ -303,13 +326,10 @@ fn selectors(p: &Published) -> String {
     }
 }
 
-fn steps_table(o: &mut String, run: &RunDoc, docs: &[&StepDoc]) {
-    let _ = writeln!(o, "\n## Steps\n");
-    let _ = writeln!(
-        o,
-        "| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MB |"
-    );
-    let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|---|");
+fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
+    o.line("\n## Steps\n");
+    o.line("| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MB |");
+    o.line("|---|---|---|---|---|---|---|---|---|---|");
     for (e, doc) in run.steps.iter().zip(docs) {
         let status = match e.status {
             Status::Ok => "ok",
@@ -318,7 +338,7 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[&StepDoc]) {
             Status::NotRun => "not run",
         };
         let Ok(d) = doc else {
-            let _ = writeln!(o, "| {} | {status} | | | | | | | | |", e.id);
+            o.line(format!("| {} | {status} | | | | | | | | |", e.id));
             continue;
         };
         let l = &d.latency_us.corrected;
@@ -351,25 +371,19 @@ fn steps_table(o: &mut String, run: &RunDoc, docs: &[&StepDoc]) {
                 num(d.throughput.per_client_per_s),
             ),
         };
-        let _ = writeln!(
-            o,
-            "| {} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
+        o.line(format!("| {} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
             e.id,
             int(d.counts.ok),
             int(d.counts.errors_total),
             num(d.throughput.sent_mb_per_s),
-            num(d.throughput.received_mb_per_s),
-        );
+            num(d.throughput.received_mb_per_s)));
     }
-    let _ = writeln!(
-        o,
-        "\nLatency: closed loop measures each call from its send; open loop (a rate) from its intended send time, \
+    o.line("\nLatency: closed loop measures each call from its send; open loop (a rate) from its intended send time, \
          correcting coordinated omission. MB = 10⁶ bytes of HTTP body (the XML). System CPU (all cores) and \
-         server RSS are sampled once a second by bench-client."
-    );
+         server RSS are sampled once a second by bench-client.");
 }
 
-fn details(o: &mut String, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance>) {
+fn details(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance>) {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for (e, doc) in run.steps.iter().zip(docs) {
@@ -379,27 +393,8 @@ fn details(o: &mut String, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Proven
             }
             Err(_) => {}
             Ok(d) => {
-                let c = &d.counts;
-                if c.errors_total > 0 {
-                    let kinds = [
-                        ("connect", c.errors.connect),
-                        ("timeout", c.errors.timeout),
-                        ("http_status", c.errors.http_status),
-                        ("fault", c.errors.fault),
-                        ("validation", c.errors.validation),
-                        ("io", c.errors.io),
-                    ];
-                    let kinds: Vec<String> = kinds
-                        .iter()
-                        .filter(|(_, n)| *n > 0)
-                        .map(|(k, n)| format!("{k} {}", int(*n)))
-                        .collect();
-                    errors.push(format!(
-                        "{}: {} failed calls ({})",
-                        e.id,
-                        int(c.errors_total),
-                        kinds.join(", ")
-                    ));
+                if let Some(text) = failed_calls(&d.counts) {
+                    errors.push(format!("{}: {text}", e.id));
                 }
                 if d.partial {
                     errors.push(format!(
@@ -428,27 +423,26 @@ fn details(o: &mut String, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Proven
         }
     }
     if !errors.is_empty() {
-        let _ = writeln!(o, "\n## Errors\n");
+        o.line("\n## Errors\n");
         for e in errors {
-            let _ = writeln!(o, "- {e}");
+            o.line(format!("- {e}"));
         }
     }
     if !warnings.is_empty() {
-        let _ = writeln!(o, "\n## Notes from bench-client\n");
+        o.line("\n## Notes from bench-client\n");
         for w in warnings {
-            let _ = writeln!(o, "- {w}");
+            o.line(format!("- {w}"));
         }
     }
+    connections(o, run, docs, prov);
+}
+
+/// Runs without keep-alive: connections opened, TIME_WAIT before and after, and the limits that bound them.
+fn connections(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance>) {
     if run.steps.iter().any(|e| !e.keepalive) {
-        let _ = writeln!(
-            o,
-            "\n## Connections (no keep-alive: one TCP connection per call)\n"
-        );
-        let _ = writeln!(
-            o,
-            "| step | TCP connections opened | TIME_WAIT before → after | connect errors |"
-        );
-        let _ = writeln!(o, "|---|---|---|---|");
+        o.line("\n## Connections (no keep-alive: one TCP connection per call)\n");
+        o.line("| step | TCP connections opened | TIME_WAIT before → after | connect errors |");
+        o.line("|---|---|---|---|");
         for (e, doc) in run.steps.iter().zip(docs).filter(|(e, _)| !e.keepalive) {
             let tw = |v: Option<u64>| v.map_or("?".to_owned(), int);
             let (calls, connect) = match doc {
@@ -458,13 +452,12 @@ fn details(o: &mut String, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Proven
                 ),
                 Err(_) => ("?".to_owned(), "?".to_owned()),
             };
-            let _ = writeln!(
-                o,
+            o.line(format!(
                 "| {} | ~{calls} | {} → {} | {connect} |",
                 e.id,
                 tw(e.time_wait_before),
                 tw(e.time_wait_after)
-            );
+            ));
         }
         let tunable = |k: &str| prov.and_then(|p| p.tunables.get(k).cloned().flatten());
         let ports = tunable("net.ipv4.ip_local_port_range")
@@ -478,43 +471,36 @@ fn details(o: &mut String, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Proven
             })
             .unwrap_or_else(|| "an unknown number of ephemeral ports".to_owned());
         let reuse = tunable("net.ipv4.tcp_tw_reuse").unwrap_or_else(|| "?".into());
-        let _ = writeln!(
-            o,
-            "\nTIME_WAIT counts every TCP socket of the host in that state (Linux holds it 60 s). Each client \
+        o.line(format!("\nTIME_WAIT counts every TCP socket of the host in that state (Linux holds it 60 s). Each client \
              address has {ports} per server address; net.ipv4.tcp_tw_reuse = {reuse} (1 or 2 lets loopback clients \
              reuse TIME_WAIT ports). Port exhaustion shows as connect errors: they count as errors, never as \
-             throughput."
-        );
+             throughput."));
     }
 }
 
-fn sources(o: &mut String, run: &RunDoc) {
+fn sources(o: &mut Md, run: &RunDoc) {
     if run.published.is_empty() {
         return;
     }
-    let _ = writeln!(o, "\n## Published figures: conditions and sources\n");
+    o.line("\n## Published figures: conditions and sources\n");
     for p in &run.published {
-        let _ = writeln!(
-            o,
+        o.line(format!(
             "- **{}** ({}): {}. {}. Source: `{}`.",
             p.label,
             p.metric.name(),
             published_value(p),
             p.conditions,
             p.source
-        );
+        ));
     }
 }
 
-fn conditions(o: &mut String, run: &RunDoc, prov: Option<&Provenance>) {
-    let _ = writeln!(o, "\n## Conditions of this run\n");
+fn conditions(o: &mut Md, run: &RunDoc, prov: Option<&Provenance>) {
+    o.line("\n## Conditions of this run\n");
     let Some(prov) = prov else {
-        let _ = writeln!(
-            o,
-            "- provenance.json is missing or unreadable: the machine and build behind these numbers are unknown."
-        );
+        o.line("- provenance.json is missing or unreadable: the machine and build behind these numbers are unknown.");
         for note in &run.notes {
-            let _ = writeln!(o, "- Note: {note}");
+            o.line(format!("- Note: {note}"));
         }
         return;
     };
@@ -522,21 +508,17 @@ fn conditions(o: &mut String, run: &RunDoc, prov: Option<&Provenance>) {
     let mem = h.memory_total_kb.map_or(String::new(), |kb| {
         format!(", {} GiB RAM", num(kb as f64 / 1048576.0))
     });
-    let _ = writeln!(
-        o,
+    o.line(format!(
         "- Machine: {} × {} CPUs online{mem}; {}.",
         h.cpu_model.as_deref().unwrap_or("unknown CPU"),
         h.cpus_online,
         h.kernel.as_deref().unwrap_or("unknown kernel")
-    );
+    ));
     if let Some(swarm) = &prov.swarm {
         swarm_lines(o, swarm);
     }
     if let Some(load) = &h.load_average {
-        let _ = writeln!(
-            o,
-            "- Load average (1, 5, 15 min) when the run started: {load} — anything else running skews the figures."
-        );
+        o.line(format!("- Load average (1, 5, 15 min) when the run started: {load} — anything else running skews the figures."));
     }
     let git = match &prov.git {
         Some(g) => format!(
@@ -552,19 +534,17 @@ fn conditions(o: &mut String, run: &RunDoc, prov: Option<&Provenance>) {
         .iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    let _ = writeln!(
-        o,
+    o.line(format!(
         "- Build: {git}; {}; `{}` profile ({}); target {}; built by {}.",
         prov.build.rustc.as_deref().unwrap_or("rustc ?"),
         prov.build.profile,
         settings.join(", "),
         prov.build.target.as_deref().unwrap_or("?"),
         prov.build.builder
-    );
+    ));
     let p = &prov.pinning;
     if p.enabled {
-        let _ = writeln!(
-            o,
+        o.line(format!(
             "- Pinning: server on CPU {}, client on CPU {} ({}).",
             format_cpu_list(&p.server_cpus),
             format_cpu_list(&p.client_cpus),
@@ -572,37 +552,33 @@ fn conditions(o: &mut String, run: &RunDoc, prov: Option<&Provenance>) {
                 .as_deref()
                 .filter(|t| t.starts_with("docker"))
                 .unwrap_or("taskset")
-        );
+        ));
     } else {
-        let _ = writeln!(
-            o,
+        o.line(format!(
             "- Pinning: off ({}).",
             p.reason.as_deref().unwrap_or("?")
-        );
+        ));
     }
     let lim = |v: Option<u64>| v.map_or("unlimited".to_owned(), |n| n.to_string());
     let r = &prov.rlimit_nofile;
-    let _ = writeln!(
-        o,
-        "- RLIMIT_NOFILE: soft {} / hard {} in force (was soft {}; raised to the hard limit for the run).",
+    o.line(format!("- RLIMIT_NOFILE: soft {} / hard {} in force (was soft {}; raised to the hard limit for the run).",
         lim(r.in_force.soft),
         lim(r.in_force.hard),
-        lim(r.before.soft)
-    );
+        lim(r.before.soft)));
     let tunables: Vec<String> = prov
         .tunables
         .iter()
         .map(|(k, v)| format!("{k} = {}", v.as_deref().unwrap_or("?")))
         .collect();
-    let _ = writeln!(o, "- Tunables: {}.", tunables.join("; "));
+    o.line(format!("- Tunables: {}.", tunables.join("; ")));
     for note in &run.notes {
-        let _ = writeln!(o, "- Note: {note}");
+        o.line(format!("- Note: {note}"));
     }
-    let _ = writeln!(o, "\nExact command lines, hashes and versions: `provenance.json`. Step parameters: `run.json`.");
+    o.line("\nExact command lines, hashes and versions: `provenance.json`. Step parameters: `run.json`.");
 }
 
 /// A swarm run: every labelled node, and which server instances and client tasks ran where.
-fn swarm_lines(o: &mut String, s: &wsbench_harness::provenance::swarm::SwarmRecord) {
+fn swarm_lines(o: &mut Md, s: &wsbench_harness::provenance::swarm::SwarmRecord) {
     let nodes: Vec<String> = s
         .nodes
         .iter()
@@ -621,7 +597,11 @@ fn swarm_lines(o: &mut String, s: &wsbench_harness::provenance::swarm::SwarmReco
             )
         })
         .collect();
-    let _ = writeln!(o, "- Swarm nodes ({}): {}.", nodes.len(), nodes.join("; "));
+    o.line(format!(
+        "- Swarm nodes ({}): {}.",
+        nodes.len(),
+        nodes.join("; ")
+    ));
     let mut placed: Vec<(String, Vec<String>)> = Vec::new();
     for t in &s.tasks {
         let what = match &t.step {
@@ -642,12 +622,11 @@ fn swarm_lines(o: &mut String, s: &wsbench_harness::provenance::swarm::SwarmReco
             }
         }
         let on: Vec<String> = counted.iter().map(|(h, n)| format!("{h} ×{n}")).collect();
-        let _ = writeln!(
-            o,
+        o.line(format!(
             "- Swarm tasks: {} {what} on {}.",
             hosts.len(),
             on.join(", ")
-        );
+        ));
     }
 }
 

@@ -107,70 +107,18 @@ pub fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         !args.no_pin && args.url.is_none(),
         taskset,
     );
-    let mut server = None;
-    let (url, monitor_pid) = match &args.url {
-        Some(url) => (url.clone(), None),
-        None => {
-            let mut argv = pin.prefix(&pin.server_cpus);
-            argv.push(bins.server.display().to_string());
-            argv.extend(["--http".into(), "127.0.0.1:0".into()]);
-            if let Some(w) = args
-                .workers
-                .or(pin.enabled.then_some(pin.server_cpus.len() as u32))
-            {
-                argv.extend(["--workers".into(), w.to_string()]);
-            }
-            let log = fs::File::create(dir.join("server.log")).context("creating server.log")?;
-            let s = ServerProcess::start(&argv, log, Duration::from_secs(30))?;
-            let http = s
-                .ready
-                .http
-                .context("bench-server's READY line has no http address")?;
-            let pid = s.ready.pid;
-            server = Some(s);
-            (format!("http://{http}"), Some(pid))
-        }
-    };
-
+    let (server, url, monitor_pid) = start_server(&args, &pin, &bins, &dir)?;
     let mut n = 0;
+    let target = Target {
+        url: &url,
+        monitor_pid,
+        pin: &pin,
+        client: &bins.client,
+        dir: &dir,
+    };
     let outcome = search::search(&cfg, |rate, phase| {
         n += 1;
-        let json = dir.join(format!("probes/{n:02}-{phase}-{rate:.0}.json"));
-        let mut argv = pin.prefix(&pin.client_cpus);
-        argv.push(bins.client.display().to_string());
-        for (flag, value) in [
-            ("--url", url.clone()),
-            ("--operation", args.operation.clone()),
-            ("--clients", args.clients.to_string()),
-            ("--rate", format!("{rate:.0}")),
-            ("--duration", DurationArg(args.duration).to_string()),
-            ("--warmup", DurationArg(args.warmup).to_string()),
-            ("--label", format!("rate={rate:.0}")),
-            ("--json", json.display().to_string()),
-        ] {
-            argv.extend([flag.to_string(), value]);
-        }
-        argv.push("--allow-errors".into());
-        if let Some(pid) = monitor_pid {
-            argv.extend(["--monitor-pid".into(), pid.to_string()]);
-        }
-        println!("\n── probe {n} ({phase}): {rate:.0}/s ──");
-        let status = process::status(&argv).context("running bench-client")?;
-        let measured = read_probe(&json)
-            .with_context(|| format!("bench-client exited {status} without usable results"))?;
-        let (pass, why) = cfg.judge(rate, &measured);
-        println!(
-            "probe {n}: offered {rate:.0}/s, achieved {:.0}/s, p99 {:.2} ms, {} errors → {}",
-            measured.achieved,
-            measured.p99_us as f64 / 1000.0,
-            measured.errors,
-            if pass {
-                "pass".to_string()
-            } else {
-                format!("FAIL ({why})")
-            }
-        );
-        Ok(measured)
+        probe(&args, &cfg, &target, n, rate, phase)
     });
     if let Some(s) = server {
         s.stop(Duration::from_secs(20))?;
@@ -199,6 +147,92 @@ pub fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The server to probe: `--url`'s, or bench-server started here (pinned, its log in `dir`); with its pid
+/// for RSS sampling.
+fn start_server(
+    args: &Args,
+    pin: &Pinning,
+    bins: &crate::artifacts::Binaries,
+    dir: &Path,
+) -> anyhow::Result<(Option<ServerProcess>, String, Option<u32>)> {
+    if let Some(url) = &args.url {
+        return Ok((None, url.clone(), None));
+    }
+    let mut argv = pin.prefix(&pin.server_cpus);
+    argv.push(bins.server.display().to_string());
+    argv.extend(["--http".into(), "127.0.0.1:0".into()]);
+    if let Some(w) = args
+        .workers
+        .or(pin.enabled.then_some(pin.server_cpus.len() as u32))
+    {
+        argv.extend(["--workers".into(), w.to_string()]);
+    }
+    let log = fs::File::create(dir.join("server.log")).context("creating server.log")?;
+    let s = ServerProcess::start(&argv, log, Duration::from_secs(30))?;
+    let http = s
+        .ready
+        .http
+        .context("bench-server's READY line has no http address")?;
+    let pid = s.ready.pid;
+    Ok((Some(s), format!("http://{http}"), Some(pid)))
+}
+
+/// Where the probes go and how bench-client is run.
+struct Target<'a> {
+    url: &'a str,
+    monitor_pid: Option<u32>,
+    pin: &'a Pinning,
+    client: &'a Path,
+    dir: &'a Path,
+}
+
+/// One probe at `rate`: bench-client's run, its results read back and judged.
+fn probe(
+    args: &Args,
+    cfg: &Config,
+    t: &Target<'_>,
+    n: usize,
+    rate: f64,
+    phase: search::Phase,
+) -> anyhow::Result<Measured> {
+    let json = t.dir.join(format!("probes/{n:02}-{phase}-{rate:.0}.json"));
+    let mut argv = t.pin.prefix(&t.pin.client_cpus);
+    argv.push(t.client.display().to_string());
+    for (flag, value) in [
+        ("--url", t.url.to_owned()),
+        ("--operation", args.operation.clone()),
+        ("--clients", args.clients.to_string()),
+        ("--rate", format!("{rate:.0}")),
+        ("--duration", DurationArg(args.duration).to_string()),
+        ("--warmup", DurationArg(args.warmup).to_string()),
+        ("--label", format!("rate={rate:.0}")),
+        ("--json", json.display().to_string()),
+    ] {
+        argv.extend([flag.to_string(), value]);
+    }
+    argv.push("--allow-errors".into());
+    if let Some(pid) = t.monitor_pid {
+        argv.extend(["--monitor-pid".into(), pid.to_string()]);
+    }
+    println!("\n── probe {n} ({phase}): {rate:.0}/s ──");
+    let status = process::status(&argv).context("running bench-client")?;
+    let measured = read_probe(&json)
+        .with_context(|| format!("bench-client exited {status} without usable results"))?;
+    let (pass, why) = cfg.judge(rate, &measured);
+    println!(
+        "probe {n}: offered {rate:.0}/s, achieved {:.0}/s, p99 {:.2} ms, {} errors → {}",
+        measured.achieved,
+        measured.p99_us as f64 / 1000.0,
+        measured.errors,
+        if pass {
+            "pass".to_string()
+        } else {
+            format!("FAIL ({why})")
+        }
+    );
+    Ok(measured)
 }
 
 /// The highest offered rate that passed a probe but is not the confirmed answer (above it, or none).

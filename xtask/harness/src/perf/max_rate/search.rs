@@ -196,8 +196,18 @@ pub fn search(
             .reduce(f64::max);
     }
 
-    let failed_at = hi;
-    let verdict = match (lo, hi) {
+    let verdict = verdict(cfg, lo, hi, probes.len(), floor);
+    Ok(Outcome {
+        best: lo,
+        failed_at: hi,
+        probes,
+        verdict,
+    })
+}
+
+/// The search's conclusion in one sentence.
+fn verdict(cfg: &Config, lo: Option<f64>, hi: Option<f64>, probes: usize, floor: f64) -> String {
+    match (lo, hi) {
         (Some(b), Some(h)) => format!(
             "{b:.0}/s sustained (confirmed {} more time{}); {h:.0}/s was not.",
             cfg.confirm,
@@ -207,7 +217,7 @@ pub fn search(
             "{b:.0}/s sustained: the cap (--max {:.0}) was reached, the limit is higher.",
             cfg.max
         ),
-        (None, _) if probes.len() >= cfg.max_probes => {
+        (None, _) if probes >= cfg.max_probes => {
             format!(
                 "No confirmed rate within {} probes (--max-probes).",
                 cfg.max_probes
@@ -215,13 +225,7 @@ pub fn search(
         }
         (None, Some(_)) => format!("Not even {floor:.0}/s met the SLO."),
         (None, None) => "No probe ran.".into(),
-    };
-    Ok(Outcome {
-        best: lo,
-        failed_at,
-        probes,
-        verdict,
-    })
+    }
 }
 
 #[cfg(test)]
