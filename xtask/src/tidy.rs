@@ -239,7 +239,7 @@ fn the_checks_find_what_they_look_for() {
         true
     )
     .is_empty());
-    assert!(dependencies("xtask", &["dependencies"])
+    assert!(dependencies("xtask/harness", &["dependencies"])
         .iter()
         .any(|d| d == "toml"));
 }

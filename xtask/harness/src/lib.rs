@@ -1,16 +1,19 @@
-//! The harness: the shared layers every subcommand builds on, and which import no subcommand. From the bottom:
+//! wsbench's harness: scenario → plan → backends → the one step loop → a results directory, and the one
+//! reader of a results directory. Above the tools crate (every program and /proc read behind its door),
+//! below the report crate (summary.md, report.html) and xtask. Its modules by layer, bottom first (the table
+//! the tidy test holds them to is `xtask/src/tidy/layers.rs`'s `HARNESS`):
 //!
-//! - `paths`, `interrupt`, `host`, `pinning` — the workspace, Ctrl-C, this machine, CPU placement.
-//! - `scenario` (TOML → validated plan), `argv` (the server's and the client's command lines, built once),
-//!   `ready` (bench-server's READY line), `artifacts` (arches, dist binaries, images, emulation).
-//! - `rundoc` (`run.json`), `provenance` (`provenance.json`), `results` (the one reader of a results
-//!   directory, with the one metric function), `summary` (`summary.md`) and `report` (`report.html`); `stats`,
-//!   `thresholds`, `busy`, `baseline`, `screenshot` beside them.
-//! - `backend` (the `Backend` trait), its implementations `local` (processes), `docker` (containers) and
-//!   `swarm` (services on a Docker Swarm, with the local multi-engine swarm of `cargo xtask swarm up`), and
-//!   `pipeline`: the one step loop, with one status rule, that writes a results directory.
-//! - `testing`: the named steps of `cargo xtask test`, which subcommands contribute to; `wrk` (the reference
-//!   load generator's POST script, for `icount` and `calibrate`).
+//! - base: `paths`, `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`;
+//! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`;
+//! - plan: `scenario` (TOML → validated plan, in four jobs: file, set, validate, plan);
+//! - commands: `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
+//!   status rule), `artifacts` (arches, dist binaries, images, emulation), `containers` (what both container
+//!   backends share);
+//! - records: `provenance` (`provenance.json`, with the sections the backends fill in);
+//! - readers: `results` (the one reader, with the one metric function), `baseline`, `backend` (the trait);
+//! - backends: `local` (processes), `docker` (containers), `swarm` (services on a Docker Swarm);
+//! - run: `pipeline` (the one step loop, with one status rule, that writes a results directory);
+//! - tools: `perf` (icount, calibrate, max-rate).
 
 pub mod argv;
 pub mod artifacts;

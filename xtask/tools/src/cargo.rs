@@ -133,13 +133,6 @@ pub fn target_libdir(sh: &Shell, triple: &str) -> Option<PathBuf> {
         .map(|d| PathBuf::from(d.trim()))
 }
 
-pub const CROSS: Program = Program {
-    name: "cross",
-    version_args: &["--version"],
-    install: "cargo install cross --locked --version 0.2.5",
-    used_for: "cross builds in the builder images (--builder cross)",
-};
-
 /// `cross --version`'s first line, run with `path` as PATH (cross checks its toolchain even for --version).
 pub fn cross_version(sh: &Shell, path: &str) -> Option<String> {
     let out = cmd!(sh, "cross --version")
