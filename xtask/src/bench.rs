@@ -1,7 +1,7 @@
 //! `cargo xtask bench`: runs the criterion benchmarks (`cargo bench`, the release-like bench profile), saving
 //! or comparing against named baselines.
 
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -33,9 +33,11 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         cargo_args.extend(["--bench".to_owned(), b.clone()]);
     }
     let bench_args = criterion_args(&args);
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    cmd!(sh, "{cargo} bench {cargo_args...} -- {bench_args...}").run()?;
-    Ok(())
+    let mut all: Vec<&str> = vec!["bench"];
+    all.extend(cargo_args.iter().map(String::as_str));
+    all.push("--");
+    all.extend(bench_args.iter().map(String::as_str));
+    wsbench_tools::cargo::run(sh, &all)
 }
 
 /// What follows `--` for the bench binaries (criterion's command line).

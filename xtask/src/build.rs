@@ -9,10 +9,10 @@ mod workflows;
 use anyhow::Context as _;
 use xshell::Shell;
 
-use crate::harness::artifacts::{self, images, toolchain, Arch, BuilderSel};
+use wsbench_harness::artifacts::{self, images, toolchain, Arch, BuilderSel};
 
 /// The build's steps of `cargo xtask test`: the cargo path, then the cross path and emulated containers.
-pub(crate) fn test_steps() -> Vec<crate::harness::testing::Step> {
+pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
     let mut steps = test_steps::steps();
     steps.extend(cross_steps::steps());
     steps

@@ -3,7 +3,7 @@
 
 use xshell::Shell;
 
-use crate::harness::artifacts::{builders, Arch};
+use wsbench_harness::artifacts::{builders, Arch};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

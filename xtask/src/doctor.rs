@@ -2,11 +2,14 @@
 //! kernel/network tunables and limits that matter for connection-heavy scenarios — each with what to do.
 
 use anyhow::Result;
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
-use crate::harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
-use crate::harness::artifacts::{builders, emulation, Arch};
-use crate::harness::host;
+use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
+use wsbench_harness::artifacts::{builders, emulation, Arch};
+use wsbench_tools::{
+    cargo, cc, chromium, debootstrap, docker, git, host, ip, load, perf, qemu, rustup, taskset, tc,
+    valgrind, wrk, Program,
+};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -92,133 +95,95 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The first line a tool prints about its version (stdout or stderr), or None if it cannot be run.
-fn version(sh: &Shell, program: &str, flag: &str) -> Option<String> {
-    let out = cmd!(sh, "{program} {flag}")
-        .quiet()
-        .ignore_status()
-        .output()
-        .ok()?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(str::to_owned)
+/// A program behind its door: its version, or what installs it (`optional`: a warning, not missing).
+fn program(sh: &Shell, p: &Program, optional: bool) -> Check {
+    let item = format!("{} ({})", p.name, p.used_for);
+    match p.version(sh) {
+        Some(v) => Check::new(&item, Level::Ok, v, ""),
+        None if optional => Check::new(
+            &item,
+            Level::Warn,
+            format!("`{}` not found", p.name),
+            p.install,
+        ),
+        None => Check::new(
+            &item,
+            Level::Missing,
+            format!("`{}` not found", p.name),
+            p.install,
+        ),
+    }
 }
 
-fn tool(sh: &Shell, item: &str, program: &str, flag: &str, fix: &str) -> Check {
-    match version(sh, program, flag) {
-        Some(v) => Check::new(item, Level::Ok, v, ""),
-        None => Check::new(item, Level::Missing, format!("`{program}` not found"), fix),
-    }
+fn programs(sh: &Shell, ps: &[Program], optional: bool) -> Vec<Check> {
+    ps.iter().map(|p| program(sh, p, optional)).collect()
 }
 
 fn scenarios(sh: &Shell) -> Vec<Check> {
     let cpus = host::cpus_allowed().len();
-    vec![
-        tool(
-            sh,
-            "cargo",
-            "cargo",
-            "--version",
-            "install Rust with rustup",
+    let mut checks = programs(sh, &[cargo::CARGO, taskset::TASKSET], false);
+    checks.push(if cpus >= 2 {
+        Check::new(
+            "CPUs for pinning",
+            Level::Ok,
+            format!("{cpus} allowed: server and client get separate cores"),
+            "",
+        )
+    } else {
+        Check::new(
+            "CPUs for pinning",
+            Level::Warn,
+            format!("{cpus} allowed"),
+            "server and client will share a core; use a machine with ≥ 2",
+        )
+    });
+    checks.push(match load::tcp_readable() {
+        Ok(()) => Check::new(
+            "TIME_WAIT counts (/proc/net/tcp)",
+            Level::Ok,
+            "readable",
+            "",
         ),
-        tool(
-            sh,
-            "taskset (CPU pinning)",
-            "taskset",
-            "--version",
-            "apt-get install util-linux (runs unpinned without it)",
+        Err(e) => Check::new(
+            "TIME_WAIT counts (/proc/net/tcp)",
+            Level::Warn,
+            e,
+            "Linux only: TIME_WAIT is not reported here",
         ),
-        if cpus >= 2 {
-            Check::new(
-                "CPUs for pinning",
-                Level::Ok,
-                format!("{cpus} allowed: server and client get separate cores"),
-                "",
-            )
-        } else {
-            Check::new(
-                "CPUs for pinning",
-                Level::Warn,
-                format!("{cpus} allowed"),
-                "server and client will share a core; use a machine with ≥ 2",
-            )
-        },
-        match std::fs::read_to_string("/proc/net/tcp") {
-            Ok(_) => Check::new(
-                "/proc/net/tcp (TIME_WAIT counts)",
-                Level::Ok,
-                "readable",
-                "",
-            ),
-            Err(e) => Check::new(
-                "/proc/net/tcp (TIME_WAIT counts)",
-                Level::Warn,
-                e.to_string(),
-                "Linux only: TIME_WAIT is not reported here",
-            ),
-        },
-    ]
+    });
+    checks
 }
 
 fn ppc64le(sh: &Shell) -> Vec<Check> {
-    let installed = cmd!(sh, "rustup target list --installed")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .unwrap_or_default();
     let target = "powerpc64le-unknown-linux-gnu";
-    vec![
-        if installed.lines().any(|l| l.trim() == target) {
-            Check::new(
-                "rustup target",
-                Level::Ok,
-                format!("{target} installed"),
-                "",
-            )
-        } else {
-            Check::new(
-                "rustup target",
-                Level::Missing,
-                format!("{target} not installed"),
-                format!("rustup target add {target}"),
-            )
-        },
-        tool(
-            sh,
-            "cross linker",
-            "powerpc64le-linux-gnu-gcc",
-            "--version",
-            "apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross",
-        ),
-        if std::path::Path::new("/usr/powerpc64le-linux-gnu/lib").is_dir() {
-            Check::new(
-                "ppc64le libc",
-                Level::Ok,
-                "/usr/powerpc64le-linux-gnu/lib",
-                "",
-            )
-        } else {
-            Check::new(
-                "ppc64le libc",
-                Level::Missing,
-                "/usr/powerpc64le-linux-gnu/lib absent",
-                "apt-get install libc6-dev-ppc64el-cross",
-            )
-        },
-        tool(
-            sh,
-            "qemu-ppc64le (run ppc64le binaries)",
-            "qemu-ppc64le",
-            "--version",
-            "apt-get install qemu-user",
-        ),
-    ]
+    let mut checks = vec![if rustup::targets(sh).iter().any(|l| l == target) {
+        Check::new(
+            "rustup target",
+            Level::Ok,
+            format!("{target} installed"),
+            "",
+        )
+    } else {
+        Check::new(
+            "rustup target",
+            Level::Missing,
+            format!("{target} not installed"),
+            format!("rustup target add {target}"),
+        )
+    }];
+    checks.extend(programs(sh, &[cc::PPC64LE_GCC, qemu::QEMU_PPC64LE], false));
+    let libc = "/usr/powerpc64le-linux-gnu/lib";
+    checks.push(if host::exists(libc) {
+        Check::new("ppc64le libc", Level::Ok, libc, "")
+    } else {
+        Check::new(
+            "ppc64le libc",
+            Level::Missing,
+            format!("{libc} absent"),
+            "apt-get install libc6-dev-ppc64el-cross",
+        )
+    });
+    checks
 }
 
 /// `cross` with its images, and binfmt_misc for ppc64le containers: optional features, so warnings.
@@ -234,26 +199,22 @@ fn cross_and_emulation(sh: &Shell) -> Vec<Check> {
         ),
         None => Check::new("cross", Level::Warn, "`cross` not found", install),
     }];
-    let components = cmd!(sh, "rustup component list --installed")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .unwrap_or_default();
-    checks.push(if components.lines().any(|l| l.starts_with("rust-src")) {
-        Check::new(
-            "rust-src (cross mounts the host toolchain)",
-            Level::Ok,
-            "installed",
-            "",
-        )
-    } else {
-        Check::new(
-            "rust-src (cross mounts the host toolchain)",
-            Level::Warn,
-            "not installed",
-            "rustup component add rust-src",
-        )
-    });
+    let item = "rust-src (cross mounts the host toolchain)";
+    checks.push(
+        if rustup::components(sh)
+            .iter()
+            .any(|l| l.starts_with("rust-src"))
+        {
+            Check::new(item, Level::Ok, "installed", "")
+        } else {
+            Check::new(
+                item,
+                Level::Warn,
+                "not installed",
+                "rustup component add rust-src",
+            )
+        },
+    );
     for arch in Arch::ALL {
         let item = format!("cross image for {}", arch.name());
         let local = builders::tag(arch);
@@ -263,14 +224,7 @@ fn cross_and_emulation(sh: &Shell) -> Vec<Check> {
             Err(_) => Check::new(&item, Level::Warn, format!("no cross-rs image reachable and {local} not built"), "sudo -E cargo xtask cross-image (debootstrap, chroot apt-get, docker import; ~4 min)"),
         });
     }
-    tool_into(
-        &mut checks,
-        sh,
-        "debootstrap (builds the local cross images)",
-        "debootstrap",
-        "--version",
-        "apt-get install debootstrap",
-    );
+    checks.push(program(sh, &debootstrap::DEBOOTSTRAP, true));
     checks.push(match emulation::binfmt(Arch::Ppc64le) {
         Ok(interpreter) => Check::new(
             "binfmt_misc qemu-ppc64le (ppc64le containers)",
@@ -292,57 +246,32 @@ fn cross_and_emulation(sh: &Shell) -> Vec<Check> {
     checks
 }
 
-fn tool_into(
-    checks: &mut Vec<Check>,
-    sh: &Shell,
-    item: &str,
-    program: &str,
-    flag: &str,
-    fix: &str,
-) {
-    let mut c = tool(sh, item, program, flag, fix);
-    if c.level == Level::Missing {
-        c.level = Level::Warn;
-    }
-    checks.push(c);
-}
-
 fn containers(sh: &Shell) -> Vec<Check> {
-    let client = version(sh, "docker", "--version");
-    let format = "{{.Server.Version}}";
-    let server = cmd!(sh, "docker version --format {format}")
-        .quiet()
-        .ignore_stderr()
-        .read()
-        .ok();
-    vec![match (client, server) {
-        (Some(_), Some(v)) => Check::new("docker", Level::Ok, format!("daemon {v} reachable"), ""),
+    let d = docker::DOCKER;
+    let item = "docker";
+    let server = Some(docker::server_version(sh)).filter(|v| !v.is_empty());
+    let mut checks = vec![match (d.version(sh), server) {
+        (Some(_), Some(v)) => Check::new(item, Level::Ok, format!("daemon {v} reachable"), ""),
         (Some(c), None) => Check::new(
-            "docker",
+            item,
             Level::Missing,
             format!("{c}, but the daemon is not reachable"),
             "start dockerd (systemctl start docker) or check DOCKER_HOST and permissions",
         ),
-        (None, _) => Check::new(
-            "docker",
-            Level::Missing,
-            "`docker` not found",
-            "apt-get install docker.io",
-        ),
-    }]
+        (None, _) => Check::new(item, Level::Missing, "`docker` not found", d.install),
+    }];
+    checks.extend(programs(sh, &[tc::TC, tc::NSENTER, ip::IP], true));
+    checks
 }
 
 fn extras(sh: &Shell) -> Vec<Check> {
-    vec![
-        tool(sh, "wrk (calibration)", "wrk", "-v", "apt-get install wrk"),
-        tool(
-            sh,
-            "valgrind (instruction counts)",
-            "valgrind",
-            "--version",
-            "apt-get install valgrind",
-        ),
-    ]
+    let mut checks = programs(sh, &[wrk::WRK, valgrind::VALGRIND], false);
+    checks.extend(programs(
+        sh,
+        &[perf::PERF, chromium::CHROMIUM, git::GIT],
+        true,
+    ));
+    checks
 }
 
 fn tunables() -> Vec<Check> {

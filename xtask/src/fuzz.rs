@@ -10,10 +10,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, ensure, Context as _, Result};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
-use crate::harness::paths;
-use crate::harness::testing::Step;
+use crate::testing::Step;
+use wsbench_harness::paths;
+use wsbench_tools::{cargo, process};
 
 mod seeds;
 
@@ -110,7 +111,7 @@ fn fuzz(sh: &Shell, targets: &[&str], secs: u64) -> Result<Vec<Outcome>> {
     let root = paths::project_root();
     let fuzz_dir = root.join("fuzz");
     let work = root.join("target/fuzz");
-    let cargo_fuzz = locate_cargo_fuzz(sh)?;
+    let cargo_fuzz = cargo::cargo_fuzz(sh)?;
     let _cwd = sh.push_dir(&fuzz_dir);
     let _bootstrap = sh.push_env("RUSTC_BOOTSTRAP", "1");
     // Seeds from the real writers, fresh every run.
@@ -126,13 +127,23 @@ fn fuzz(sh: &Shell, targets: &[&str], secs: u64) -> Result<Vec<Outcome>> {
         let before = files(&artifacts);
         let max_time = format!("-max_total_time={secs}");
         println!("fuzz: {target} for {secs} s");
-        let out = cmd!(
-            sh,
-            "{cargo_fuzz} fuzz run --sanitizer none {target} {corpus} {seed_dir} -- {max_time} -print_final_stats=1 -max_len=65536"
-        )
-        .ignore_status()
-        .output()
-        .with_context(|| format!("running cargo fuzz on {target}"))?;
+        let argv: Vec<String> = [
+            process::arg(&cargo_fuzz),
+            "fuzz".into(),
+            "run".into(),
+            "--sanitizer".into(),
+            "none".into(),
+            target.into(),
+            process::arg(&corpus),
+            process::arg(&seed_dir),
+            "--".into(),
+            max_time,
+            "-print_final_stats=1".into(),
+            "-max_len=65536".into(),
+        ]
+        .to_vec();
+        let out = process::output_env(sh, &argv, &[])
+            .with_context(|| format!("running cargo fuzz on {target}"))?;
         let stderr = String::from_utf8_lossy(&out.stderr);
         let crashes: Vec<PathBuf> = files(&artifacts)
             .into_iter()
@@ -169,38 +180,6 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default()
-}
-
-/// `cargo-fuzz` on the PATH (or in cargo's bin directory), installed from crates.io when missing.
-fn locate_cargo_fuzz(sh: &Shell) -> Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    let candidates = |home: &Option<PathBuf>| {
-        let mut c = vec![PathBuf::from("cargo-fuzz")];
-        if let Some(h) = home {
-            c.push(h.join("bin/cargo-fuzz"));
-        }
-        c
-    };
-    let works = |p: &Path| {
-        cmd!(sh, "{p} fuzz --version")
-            .quiet()
-            .ignore_stderr()
-            .read()
-            .is_ok()
-    };
-    if let Some(found) = candidates(&home).into_iter().find(|p| works(p)) {
-        return Ok(found);
-    }
-    println!("fuzz: installing cargo-fuzz from crates.io (once)");
-    cmd!(sh, "{cargo} install cargo-fuzz --locked")
-        .run()
-        .context("cargo install cargo-fuzz")?;
-    candidates(&home).into_iter().find(|p| works(p)).context(
-        "cargo-fuzz was installed but cannot be run (is cargo's bin directory on the PATH?)",
-    )
 }
 
 #[cfg(test)]

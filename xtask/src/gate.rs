@@ -17,6 +17,7 @@ use anyhow::{bail, Context as _};
 use xshell::Shell;
 
 use self::build::{Target, Worktree, SELFCHECK_CFG};
+use self::criterion::BenchBin;
 use self::criterion::{Statistic, Timing};
 use self::decide::{parse_percent, render_table, Verdict};
 
@@ -105,8 +106,9 @@ impl Tiers {
 
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     let started = Instant::now();
-    let root = crate::harness::paths::project_root();
-    let gate_dir = root.join("target").join("gate");
+    let gate_dir = wsbench_harness::paths::project_root()
+        .join("target")
+        .join("gate");
     let tiers = if args.self_check {
         Tiers::Icount
     } else {
@@ -116,6 +118,49 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         callgrind::check_valgrind(sh).context("or pass --tier wall")?;
     }
     let load_at_start = loadavg();
+    let (worktree, base_bins, head_bins) = build_sides(sh, &args, tiers, &gate_dir)?;
+    let built = started.elapsed();
+    let measured = measure(sh, &args, tiers, &gate_dir, &base_bins, &head_bins)?;
+    drop(worktree);
+    let rows = &measured.rows;
+    println!();
+    print!("{}", render_table(rows));
+    print_advisories(rows);
+    println!(
+        "gate: thresholds wall {:.1}% ({:?}, CI wholly beyond, confirmed), instructions {:.1}%; {} wall benchmarks \
+         ({} re-measured), {} hot paths; build {}, wall {}, instructions {}, total {}; load average {} → {}",
+        args.threshold * 100.0,
+        args.statistic,
+        args.icount_threshold * 100.0,
+        rows.iter().filter(|r| r.tier == decide::Tier::Wall).count(),
+        measured.remeasured,
+        rows.iter().filter(|r| r.tier == decide::Tier::Instructions).count(),
+        secs(built),
+        secs(measured.wall_time),
+        secs(measured.icount_time),
+        secs(started.elapsed()),
+        load_at_start,
+        loadavg(),
+    );
+    conclude(&args, rows)
+}
+
+/// The bench binaries of both sides: (the base worktree, kept until the end; base; head).
+type Sides<'a> = (
+    Option<Worktree<'a>>,
+    BTreeMap<Target, BenchBin>,
+    BTreeMap<Target, BenchBin>,
+);
+
+/// Builds the base (in a worktree of `--base`) and the head (the working tree); with `--self-check` the head
+/// stands for both.
+fn build_sides<'a>(
+    sh: &'a Shell,
+    args: &Args,
+    tiers: Tiers,
+    gate_dir: &std::path::Path,
+) -> anyhow::Result<Sides<'a>> {
+    let root = wsbench_harness::paths::project_root();
     let cfgs: &[&str] = if args.inject_slowdown {
         &[SELFCHECK_CFG]
     } else {
@@ -129,35 +174,47 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     } else {
         "build-head"
     });
-
     let head_targets = select(build::bench_targets(sh, &root)?, tiers);
-    let (worktree, base_bins, head_bins);
     if args.self_check {
         eprintln!("gate: self-check: the working tree against itself, instruction counts only");
-        worktree = None;
-        head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
-        base_bins = head_bins.clone();
-    } else {
-        let rev = args.base.as_deref().context("--base is required")?;
-        let wt = Worktree::add(sh, rev, &gate_dir.join("base"), args.keep_worktree)?;
-        let base_targets = select(build::bench_targets(sh, &wt.path)?, tiers);
-        eprintln!("gate: building base ({rev}) in {}", wt.path.display());
-        let base_build = gate_dir.join("build-base");
-        let marker = base_build.join("gate-base-commit");
-        base_bins = wt.build_benches(&base_build, &base_targets, &marker)?;
-        eprintln!(
-            "gate: building head (working tree){}",
-            if args.inject_slowdown {
-                " with the injected slowdown"
-            } else {
-                ""
-            }
-        );
-        head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
-        worktree = Some(wt);
+        let head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
+        return Ok((None, head_bins.clone(), head_bins));
     }
-    let built = started.elapsed();
+    let rev = args.base.as_deref().context("--base is required")?;
+    let wt = Worktree::add(sh, rev, &gate_dir.join("base"), args.keep_worktree)?;
+    let base_targets = select(build::bench_targets(sh, &wt.path)?, tiers);
+    eprintln!("gate: building base ({rev}) in {}", wt.path.display());
+    let base_build = gate_dir.join("build-base");
+    let marker = base_build.join("gate-base-commit");
+    let base_bins = wt.build_benches(&base_build, &base_targets, &marker)?;
+    eprintln!(
+        "gate: building head (working tree){}",
+        if args.inject_slowdown {
+            " with the injected slowdown"
+        } else {
+            ""
+        }
+    );
+    let head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
+    Ok((Some(wt), base_bins, head_bins))
+}
 
+/// What the tiers measured, and how long each took.
+struct Measured {
+    rows: Vec<decide::Row>,
+    remeasured: usize,
+    wall_time: Duration,
+    icount_time: Duration,
+}
+
+fn measure(
+    sh: &Shell,
+    args: &Args,
+    tiers: Tiers,
+    gate_dir: &std::path::Path,
+    base_bins: &BTreeMap<Target, BenchBin>,
+    head_bins: &BTreeMap<Target, BenchBin>,
+) -> anyhow::Result<Measured> {
     let mut rows = Vec::new();
     let mut remeasured = 0;
     let wall_started = Instant::now();
@@ -167,33 +224,28 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             warm_up_s: args.warm_up,
             measurement_s: args.measurement,
         };
-        let (wall_rows, n) = wall::wall_tier(
-            sh,
-            &base_bins,
-            &head_bins,
-            &args,
-            timing,
-            &gate_dir.join("criterion"),
-        )?;
+        let criterion = gate_dir.join("criterion");
+        let (wall_rows, n) = wall::wall_tier(sh, base_bins, head_bins, args, timing, &criterion)?;
         rows.extend(wall_rows);
         remeasured = n;
     }
     let wall_time = wall_started.elapsed();
     let icount_started = Instant::now();
     if tiers.icount() {
+        let dir = gate_dir.join("callgrind");
         rows.extend(instructions::icount_tier(
-            sh,
-            &base_bins,
-            &head_bins,
-            &args,
-            &gate_dir.join("callgrind"),
+            sh, base_bins, head_bins, args, &dir,
         )?);
     }
-    let icount_time = icount_started.elapsed();
-    drop(worktree);
+    Ok(Measured {
+        rows,
+        remeasured,
+        wall_time,
+        icount_time: icount_started.elapsed(),
+    })
+}
 
-    println!();
-    print!("{}", render_table(&rows));
+fn print_advisories(rows: &[decide::Row]) {
     for r in rows
         .iter()
         .filter(|r| matches!(r.verdict, Verdict::Advisory | Verdict::Unconfirmed))
@@ -212,21 +264,11 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
             }
         );
     }
-    println!(
-        "gate: thresholds wall {:.1}% ({:?}, CI wholly beyond, confirmed), instructions {:.1}%; {} wall benchmarks \
-         ({remeasured} re-measured), {} hot paths; build {}, wall {}, instructions {}, total {}; load average {} → {}",
-        args.threshold * 100.0,
-        args.statistic,
-        args.icount_threshold * 100.0,
-        rows.iter().filter(|r| r.tier == decide::Tier::Wall).count(),
-        rows.iter().filter(|r| r.tier == decide::Tier::Instructions).count(),
-        secs(built),
-        secs(wall_time),
-        secs(icount_time),
-        secs(started.elapsed()),
-        load_at_start,
-        loadavg(),
-    );
+}
+
+/// The verdict: to GitHub's job summary and as JSON when asked; Err when something regressed or nothing
+/// was measured.
+fn conclude(args: &Args, rows: &[decide::Row]) -> anyhow::Result<()> {
     let failed: Vec<String> = rows
         .iter()
         .filter(|r| r.verdict.fails())
@@ -244,7 +286,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     };
     // On GitHub Actions the verdict and the table go to the job's summary page too.
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-        let text = format!("## wsbench gate: {verdict}\n\n{}\n", render_table(&rows));
+        let text = format!("## wsbench gate: {verdict}\n\n{}\n", render_table(rows));
         let written = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -255,13 +297,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
         }
     }
     if args.json {
+        let passed = failed.is_empty() && !rows.is_empty();
         println!(
             "{}",
-            serde_json::to_string_pretty(&to_json(
-                &rows,
-                &verdict,
-                failed.is_empty() && !rows.is_empty()
-            ))?
+            serde_json::to_string_pretty(&to_json(rows, &verdict, passed))?
         );
     }
     if !failed.is_empty() {
@@ -302,19 +341,16 @@ fn to_json(rows: &[decide::Row], verdict: &str, passed: bool) -> serde_json::Val
 /// The gate's step in `cargo xtask test` (its unit tests run with `cargo test`): the quick self-check, the
 /// instruction-count tier of the working tree against itself, which proves valgrind, the `icount` binary and the
 /// counting work here and are deterministic.
-pub(crate) fn test_steps() -> Vec<crate::harness::testing::Step> {
-    vec![crate::harness::testing::Step::new(
-        "gate:self-check",
-        |sh| {
-            #[derive(clap::Parser)]
-            struct Gate {
-                #[command(flatten)]
-                args: Args,
-            }
-            let gate = <Gate as clap::Parser>::try_parse_from(["gate", "--self-check"])?;
-            run(sh, gate.args)
-        },
-    )]
+pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
+    vec![crate::testing::Step::new("gate:self-check", |sh| {
+        #[derive(clap::Parser)]
+        struct Gate {
+            #[command(flatten)]
+            args: Args,
+        }
+        let gate = <Gate as clap::Parser>::try_parse_from(["gate", "--self-check"])?;
+        run(sh, gate.args)
+    })]
 }
 
 /// The gate's bench targets among those a tree has.
@@ -354,10 +390,7 @@ fn secs(d: Duration) -> String {
 
 /// The 1-minute load average, to tell how busy the machine was while the gate measured.
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
-        .unwrap_or_else(|| "?".to_owned())
+    wsbench_tools::load::average().map_or_else(|| "?".to_owned(), |l| format!("{:.2}", l.one))
 }
 
 #[cfg(test)]

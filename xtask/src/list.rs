@@ -4,7 +4,7 @@
 use anyhow::Result;
 use xshell::Shell;
 
-use crate::harness::scenario::{self, Scenario};
+use wsbench_harness::scenario::{self, Scenario};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -13,7 +13,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(_sh: &Shell, args: Args) -> Result<()> {
-    let root = crate::harness::paths::project_root();
+    let root = wsbench_harness::paths::project_root();
     if let Some(name) = args.scenario {
         return detail(&Scenario::load(&root, &name)?);
     }

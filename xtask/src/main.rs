@@ -6,9 +6,9 @@ mod calibrate;
 mod compare;
 mod cross_image;
 mod doctor;
+mod execute;
 mod fuzz;
 mod gate;
-mod harness;
 mod icount;
 mod list;
 mod max_rate;
@@ -16,6 +16,7 @@ mod report;
 mod run;
 mod swarm;
 mod test;
+mod testing;
 #[cfg(test)]
 mod tidy;
 
@@ -71,7 +72,7 @@ enum Cmd {
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     let sh = Shell::new()?;
-    sh.change_dir(harness::paths::project_root());
+    sh.change_dir(wsbench_harness::paths::project_root());
     match cli.cmd {
         Cmd::List(args) => list::run(&sh, args),
         Cmd::Run(args) => run::run(&sh, args),

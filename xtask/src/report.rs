@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use xshell::Shell;
 
-use crate::harness::{report, results};
+use wsbench_harness::results;
+use wsbench_report as report;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use xshell::Shell;
 
-use crate::harness::artifacts::Arch;
-use crate::harness::docker::DockerOptions;
-use crate::harness::numbers::num;
-use crate::harness::pipeline::{self, Engine, RunOptions};
-use crate::harness::rundoc::Status;
-use crate::harness::swarm::SwarmOptions;
-use crate::harness::{baseline, results};
+use wsbench_harness::artifacts::Arch;
+use wsbench_harness::docker::DockerOptions;
+use wsbench_harness::numbers::num;
+use wsbench_harness::pipeline::{Engine, RunOptions};
+use wsbench_harness::rundoc::Status;
+use wsbench_harness::swarm::SwarmOptions;
+use wsbench_harness::{baseline, results};
 
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {
@@ -119,7 +119,7 @@ impl Args {
 
 pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     let opts = args.options()?;
-    let outcome = pipeline::execute(sh, &opts)?;
+    let outcome = crate::execute::execute(sh, &opts)?;
     if let Some(name) = &args.save_baseline {
         let file = baseline::save(&sh.current_dir().join(&opts.out), name, &outcome.dir)?;
         println!("baseline `{name}` saved: {}", file.display());

@@ -3,14 +3,16 @@
 //! (`up --local N`, `down`); plus the two-node end-to-end step of `cargo xtask test`.
 
 use anyhow::{bail, ensure, Result};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
-use crate::harness::artifacts::Arch;
-use crate::harness::pipeline::Engine;
-use crate::harness::swarm::nodes::Role;
-use crate::harness::swarm::record::SwarmRecord;
-use crate::harness::swarm::{check, cli::EngineAddr, local, SwarmOptions};
-use crate::harness::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_scenario_with, Step};
+use wsbench_harness::artifacts::Arch;
+use wsbench_harness::pipeline::Engine;
+use wsbench_harness::provenance::swarm::SwarmRecord;
+use wsbench_harness::swarm::nodes::Role;
+use wsbench_harness::swarm::{check, local, SwarmOptions};
+use wsbench_tools::docker::{EngineAddr, DOCKER};
+use wsbench_tools::{host, ip};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -114,8 +116,8 @@ fn machine_state(sh: &Shell) -> Result<String> {
     };
     let swarm_made = ["wsb", "docker_gwbridge", "ingress"];
     Ok([
-        cmd!(sh, "ip netns list").quiet().read()?,
-        ours(cmd!(sh, "ip -brief link").quiet().read()?, &swarm_made),
+        ip::read(sh, &["netns", "list"])?,
+        ours(ip::read(sh, &["-brief", "link"])?, &swarm_made),
         ours(
             me.read(sh, &["network", "ls", "--format", "{{.Name}} {{.Driver}}"])?,
             &swarm_made,
@@ -134,8 +136,7 @@ fn machine_state(sh: &Shell) -> Result<String> {
         me.read(sh, &["info", "--format", "{{.Swarm.LocalNodeState}}"])?,
         format!(
             "{:?}",
-            ["/run/wsbench-swarm", "/var/lib/wsbench-swarm"]
-                .map(|d| std::path::Path::new(d).exists())
+            ["/run/wsbench-swarm", "/var/lib/wsbench-swarm"].map(host::exists)
         ),
     ]
     .join("\n"))
@@ -144,12 +145,7 @@ fn machine_state(sh: &Shell) -> Result<String> {
 /// A quick scenario across two local nodes, the server on one and the clients on the other, the machine left
 /// as it was found.
 fn two_nodes(sh: &Shell) -> Result<()> {
-    if cmd!(sh, "which docker")
-        .quiet()
-        .ignore_stdout()
-        .run()
-        .is_err()
-    {
+    if DOCKER.path().is_none() {
         println!("SKIPPED swarm:two-nodes: Docker is not installed here (`docker` not on PATH)");
         return Ok(());
     }

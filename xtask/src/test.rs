@@ -6,10 +6,10 @@
 use std::time::Instant;
 
 use anyhow::{ensure, Result};
-use xshell::{cmd, Shell};
+use xshell::Shell;
 
-use crate::harness::testing::{quick_scenario, Step};
-use crate::harness::{interrupt, paths, scenario};
+use crate::testing::{quick_scenario, Step};
+use wsbench_harness::{interrupt, paths, scenario};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -119,7 +119,5 @@ fn first_line(s: &str) -> &str {
 }
 
 fn cargo(sh: &Shell, args: &[&str]) -> Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    cmd!(sh, "{cargo} {args...}").run()?;
-    Ok(())
+    wsbench_tools::cargo::run(sh, args)
 }

@@ -1,13 +1,23 @@
 //! Tidy tests: the architecture invariants of ARCHITECTURE.md, checked over the workspace's sources and manifests.
 
+mod functions;
 mod imports;
+mod layers;
 
 use std::path::{Path, PathBuf};
 
 use imports::{Graph, Source};
 
+/// The source directories of xtask and its crates (the xtask family, `layers::CRATES`).
+fn family_sources() -> Vec<PathBuf> {
+    layers::CRATES
+        .iter()
+        .map(|(dir, _)| root().join(dir).join("src"))
+        .collect()
+}
+
 fn root() -> PathBuf {
-    crate::harness::paths::project_root()
+    wsbench_harness::paths::project_root()
 }
 
 /// Every `.rs` file under `dir`, recursively.
@@ -71,6 +81,7 @@ fn test_only_modules(files: &[PathBuf]) -> Vec<PathBuf> {
             let name = pair[1]
                 .strip_prefix("mod ")
                 .or_else(|| pair[1].strip_prefix("pub(crate) mod "))
+                .or_else(|| pair[1].strip_prefix("pub mod "))
                 .and_then(|rest| rest.strip_suffix(';'));
             if let (true, Some(name)) = (pair[0] == "#[cfg(test)]", name) {
                 let (dir, stem) = (file.parent().unwrap(), file.file_stem().unwrap());
@@ -132,8 +143,10 @@ fn only_bench_client_writes_results_documents() {
         "results::merge",
     ];
     let serialise = ["serde_json::to_", "to_writer", "to_string_pretty("];
-    for krate in ["bench-server", "xtask"] {
-        let all = rust_files(&root().join(krate).join("src"));
+    let dirs = [vec![root().join("bench-server/src")], family_sources()].concat();
+    for dir in dirs {
+        let krate = dir.display().to_string();
+        let all = rust_files(&dir);
         let tests = test_only_modules(&all);
         let files: Vec<PathBuf> = all
             .into_iter()
@@ -207,35 +220,44 @@ fn bench_proto_does_no_io() {
 /// The checks above must be able to fail: they find what they look for.
 #[test]
 fn the_checks_find_what_they_look_for() {
-    let hits = find(&[root().join("xtask/src/harness/scenario.rs")], &["toml::"]);
+    let hits = find(&[root().join("xtask/harness/src/scenario.rs")], &["toml::"]);
     assert!(!hits.is_empty());
     let main = root().join("xtask/src/main.rs");
     assert!(test_only_modules(&[main]).contains(&root().join("xtask/src/tidy.rs")));
-    let summary = [root().join("xtask/src/harness/summary.rs")];
+    let summary = [root().join("xtask/report/src/summary.rs")];
     assert!(
         find_in(&summary, &["fn fixture()"], true).is_empty()
             && !find(&summary, &["fn fixture()"]).is_empty()
     );
     // The writer check's two halves: results.rs handles documents but does not serialise; pipeline.rs the reverse.
-    let results = [root().join("xtask/src/harness/results.rs")];
+    let results = [root().join("xtask/harness/src/results.rs")];
     assert!(!find_in(&results, &["ResultsDoc"], true).is_empty());
     assert!(find_in(&results, &["serde_json::to_"], true).is_empty());
     assert!(!find_in(
-        &[root().join("xtask/src/harness/pipeline.rs")],
+        &[root().join("xtask/harness/src/pipeline.rs")],
         &["serde_json::to_"],
         true
     )
     .is_empty());
-    assert!(dependencies("xtask", &["dependencies"])
+    assert!(dependencies("xtask/harness", &["dependencies"])
         .iter()
         .any(|d| d == "toml"));
 }
 
 /// The crates whose module graphs must be free of cycles.
-const LAYERED_CRATES: [&str; 4] = ["bench-proto", "bench-server", "bench-client", "xtask"];
+const LAYERED_CRATES: [&str; 7] = [
+    "bench-proto",
+    "bench-server",
+    "bench-client",
+    "xtask",
+    "xtask/tools",
+    "xtask/harness",
+    "xtask/report",
+];
 
-/// xtask's top-level modules that subcommands build on; every other top-level module is a subcommand.
-const XTASK_SHARED: [&str; 2] = ["harness", "tidy"];
+/// xtask's top-level modules that subcommands build on (the composition of a run above the harness and the
+/// report crate, the test command's steps, the tidy tests); every other top-level module is a subcommand.
+const XTASK_SHARED: [&str; 3] = ["execute", "testing", "tidy"];
 
 /// Layers point one way: no module imports (directly or through others) a module that imports it.
 #[test]
@@ -261,7 +283,10 @@ fn subcommands_import_only_the_harness() {
     let harness_up: Vec<String> = graph
         .edges
         .iter()
-        .filter(|(from, _)| from.first().is_some_and(|f| f == "harness"))
+        .filter(|(from, _)| {
+            from.first()
+                .is_some_and(|f| XTASK_SHARED.contains(&f.as_str()))
+        })
         .flat_map(|(from, to)| to.iter().map(move |(t, site)| (from, t, site)))
         .filter(|(_, to, _)| imports::subcommand(to, &XTASK_SHARED).is_some() || to.is_empty())
         .map(|(from, to, site)| {
@@ -274,7 +299,7 @@ fn subcommands_import_only_the_harness() {
         .collect();
     assert!(
         harness_up.is_empty(),
-        "the harness imports a subcommand:\n{}",
+        "a shared module imports a subcommand:\n{}",
         harness_up.join("\n")
     );
 }
@@ -341,8 +366,8 @@ fn planted_cycles_in_the_real_tree_fail_the_checks() {
     let mut sources = imports::read_crate(&imports::src_dir(&root(), "xtask"));
     let harness_file = sources
         .iter_mut()
-        .find(|s| s.module == ["harness", "rundoc"])
-        .expect("harness/rundoc.rs exists");
+        .find(|s| s.module == ["execute"])
+        .expect("execute.rs exists");
     harness_file
         .text
         .push_str("\nfn planted() { let _ = crate::run::run; }\n");
@@ -350,7 +375,7 @@ fn planted_cycles_in_the_real_tree_fail_the_checks() {
     assert!(
         g.cycles()
             .iter()
-            .any(|c| c.contains("crate::harness::rundoc → crate::run")),
+            .any(|c| c.contains("crate::execute → crate::run")),
         "{:#?}",
         g.cycles()
     );
@@ -367,4 +392,203 @@ fn planted_cycles_in_the_real_tree_fail_the_checks() {
             .any(|b| b.starts_with("crate::list imports crate::report")),
         "{bad:#?}"
     );
+}
+
+/// The crates of the xtask family point down: tools ← harness ← report ← xtask, each depending only on the
+/// crates below it (its manifest's dependencies and dev-dependencies).
+#[test]
+fn crates_depend_only_on_lower_crates() {
+    let deps: Vec<Vec<String>> = layers::CRATES
+        .iter()
+        .map(|(dir, _)| dependencies(dir, &["dependencies", "dev-dependencies"]))
+        .collect();
+    let bad = layers::upward_dependencies(&layers::CRATES, &deps);
+    assert!(
+        bad.is_empty(),
+        "crates depending upward:\n{}",
+        bad.join("\n")
+    );
+    // The check fails on a planted upward dependency: the tools crate on the report crate.
+    let mut planted = deps.clone();
+    planted[0].push("wsbench-report".to_owned());
+    let found = layers::upward_dependencies(&layers::CRATES, &planted);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.starts_with("xtask/tools depends on wsbench-report")),
+        "{found:?}"
+    );
+}
+
+/// Each harness module has a layer (`layers::HARNESS`) and imports only modules of lower layers.
+#[test]
+fn harness_modules_import_only_lower_layers() {
+    let graph = Graph::build(&imports::read_crate(&imports::src_dir(
+        &root(),
+        "xtask/harness",
+    )));
+    let bad = layers::upward_imports(&graph, &layers::HARNESS);
+    assert!(
+        bad.is_empty(),
+        "imports against the harness's layers:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The layer check fails on one import planted upward (a record importing the step loop), and on a peer
+/// import within a layer (one backend importing another).
+#[test]
+fn planted_upward_imports_fail_the_layer_check() {
+    let plant = |module: &str, text: &str| {
+        let mut sources = imports::read_crate(&imports::src_dir(&root(), "xtask/harness"));
+        let file = sources
+            .iter_mut()
+            .find(|s| s.module == [module])
+            .expect("the module exists");
+        file.text.push_str(text);
+        layers::upward_imports(&Graph::build(&sources), &layers::HARNESS)
+    };
+    let up = plant(
+        "provenance",
+        "\nfn planted() { let _ = crate::pipeline::execute; }\n",
+    );
+    assert!(
+        up.iter()
+            .any(|b| b.starts_with("crate::provenance (records) imports crate::pipeline (run)")),
+        "{up:#?}"
+    );
+    let peer = plant(
+        "local",
+        "\nfn planted() { let _ = crate::docker::binaries; }\n",
+    );
+    assert!(
+        peer.iter()
+            .any(|b| b.starts_with("crate::local (backends) imports crate::docker (backends)")),
+        "{peer:#?}"
+    );
+}
+
+/// Production code of the xtask family that still runs a program or reads /proc itself, with the reason.
+const RUNS_PROGRAMS: [(&str, &str); 0] = [];
+
+/// Only the tools crate runs external programs or reads /proc and /sys: every program has its door there.
+#[test]
+fn only_the_tools_crate_runs_programs_or_reads_proc() {
+    let needles = ["cmd!(", "Command::new", "\"/proc", "\"/sys/", "procfs::"];
+    let mut hits = Vec::new();
+    for dir in family_sources()
+        .iter()
+        .filter(|d| !d.starts_with(root().join("xtask/tools")))
+    {
+        let all = rust_files(dir);
+        let tests = test_only_modules(&all);
+        let files: Vec<PathBuf> = all
+            .into_iter()
+            .filter(|f| !tests.iter().any(|t| f.starts_with(t)))
+            .collect();
+        hits.extend(find_in(&files, &needles, true));
+    }
+    hits.retain(|h| !RUNS_PROGRAMS.iter().any(|(file, _)| h.starts_with(file)));
+    assert!(
+        hits.is_empty(),
+        "programs run or /proc read outside wsbench-tools:\n{}",
+        hits.join("\n")
+    );
+    // The check finds what it looks for: the tools crate does run programs.
+    let tools = rust_files(&root().join("xtask/tools/src"));
+    assert!(!find_in(&tools, &needles, true).is_empty());
+}
+
+/// Production functions of the workspace allowed past 100 lines, each with its reason.
+const LONG_FUNCTIONS: [(&str, &str, &str); 8] = [
+    (
+        "bench-client/src/report/human.rs",
+        "render",
+        "being reworked in another branch (client)",
+    ),
+    (
+        "bench-client/src/engine/conn.rs",
+        "calls",
+        "being reworked in another branch (client)",
+    ),
+    (
+        "bench-client/src/chat/user.rs",
+        "converse",
+        "being reworked in another branch (client)",
+    ),
+    (
+        "bench-client/src/chat/driver.rs",
+        "run_once",
+        "being reworked in another branch (client)",
+    ),
+    (
+        "bench-client/src/engine/worker.rs",
+        "main",
+        "being reworked in another branch (client)",
+    ),
+    (
+        "bench-client/src/measure.rs",
+        "drive",
+        "being reworked in another branch (client)",
+    ),
+    (
+        "bench-server/src/http/metrics.rs",
+        "render",
+        "being reworked in another branch (server)",
+    ),
+    (
+        "bench-server/src/http/soap.rs",
+        "dispatch",
+        "being reworked in another branch (server)",
+    ),
+];
+
+/// No production function of the workspace (xtask, its crates, bench-proto, bench-server, bench-client) runs
+/// past 100 lines but the listed exceptions.
+#[test]
+fn no_production_function_runs_past_100_lines() {
+    let mut dirs = family_sources();
+    dirs.extend(
+        ["bench-proto", "bench-server", "bench-client"].map(|c| root().join(c).join("src")),
+    );
+    let mut long = Vec::new();
+    for dir in dirs {
+        let all = rust_files(&dir);
+        let tests = test_only_modules(&all);
+        for file in all
+            .iter()
+            .filter(|f| !tests.iter().any(|t| f.starts_with(t)))
+        {
+            let rel = file.strip_prefix(root()).unwrap_or(file);
+            if functions::test_path(rel) {
+                continue;
+            }
+            let text = std::fs::read_to_string(file).unwrap();
+            long.extend(functions::long_functions(
+                &rel.display().to_string(),
+                &text,
+                100,
+            ));
+        }
+    }
+    long.retain(|(_, at)| {
+        !LONG_FUNCTIONS
+            .iter()
+            .any(|(file, name, _)| at.starts_with(file) && at.ends_with(&format!(" {name}")))
+    });
+    let shown: Vec<String> = long
+        .iter()
+        .map(|(n, at)| format!("{n} lines: {at}"))
+        .collect();
+    assert!(
+        shown.is_empty(),
+        "functions past 100 lines:\n{}",
+        shown.join("\n")
+    );
+    // The check finds a planted long function, and skips test code.
+    let body = "    let _ = 1;\n".repeat(100);
+    let planted =
+        format!("pub(crate) fn planted() {{\n{body}}}\n#[cfg(test)]\nfn t() {{\n{body}}}\n");
+    let found = functions::long_functions("p.rs", &planted, 100);
+    assert_eq!(found, [(102, "p.rs:1 planted".to_owned())]);
 }

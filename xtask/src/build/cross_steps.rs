@@ -4,12 +4,13 @@
 //! arches is opt-in (`--only cross:build-all`): cold, it takes ~8 min per arch on 2 cores.
 
 use anyhow::{bail, ensure, Context as _};
-use xshell::{cmd, Shell};
+use wsbench_tools::{cargo, process, rustup};
+use xshell::Shell;
 
-use crate::harness::artifacts::{self, builders, elf, emulation, toolchain, Arch, BuilderSel};
-use crate::harness::docker::DockerOptions;
-use crate::harness::pipeline::Engine;
-use crate::harness::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_scenario_with, Step};
+use wsbench_harness::artifacts::{self, builders, elf, emulation, toolchain, Arch, BuilderSel};
+use wsbench_harness::docker::DockerOptions;
+use wsbench_harness::pipeline::Engine;
 
 pub(crate) fn steps() -> Vec<Step> {
     vec![
@@ -27,11 +28,10 @@ fn require_cross(sh: &Shell) -> anyhow::Result<()> {
         "cross {v} is needed (found {version:?}): `cargo install cross --locked --version {v}`",
         v = toolchain::CROSS_VERSION
     );
-    let components = cmd!(sh, "rustup component list --installed")
-        .quiet()
-        .read()?;
     ensure!(
-        components.lines().any(|l| l.starts_with("rust-src")),
+        rustup::components(sh)
+            .iter()
+            .any(|l| l.starts_with("rust-src")),
         "`rustup component add rust-src` (cross mounts the host toolchain)"
     );
     ensure!(
@@ -82,20 +82,21 @@ fn cross_smoke(sh: &Shell) -> anyhow::Result<()> {
         let triple = arch.triple();
         let t = triple.to_uppercase().replace('-', "_");
         let start = std::time::Instant::now();
-        let mut c = cmd!(sh, "cross build --release --target {triple}")
-            .env("PATH", toolchain::cross_path()?)
-            .env(toolchain::image_var(arch), image.tag())
-            .env(
+        let mut env = vec![
+            ("PATH".to_owned(), toolchain::cross_path()?),
+            (toolchain::image_var(arch), image.tag().to_owned()),
+            (
                 format!("CARGO_TARGET_{t}_RUSTFLAGS"),
-                "-C target-feature=+crt-static",
-            );
+                "-C target-feature=+crt-static".to_owned(),
+            ),
+        ];
         if Arch::host() != Some(arch) {
-            c = c.env(
+            env.push((
                 format!("CARGO_TARGET_{t}_LINKER"),
                 format!("{}-gcc", arch.gnu_prefix()),
-            );
+            ));
         }
-        c.run()
+        cargo::cross_build(sh, triple, &env)
             .with_context(|| format!("cross build for {triple} in {}", image.tag()))?;
         let exe = dir
             .join("target")
@@ -197,11 +198,13 @@ fn run_arch(
     exe: &std::path::Path,
     args: &[&str],
 ) -> anyhow::Result<String> {
-    let out = if Arch::host() == Some(arch) {
-        cmd!(sh, "{exe} {args...}").quiet().read()
+    let mut argv = if Arch::host() == Some(arch) {
+        vec![]
     } else {
-        let q = emulation::qemu(arch);
-        cmd!(sh, "{q} {exe} {args...}").quiet().read()
+        vec![emulation::qemu(arch)]
     };
+    argv.push(process::arg(exe));
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    let out = process::read(sh, &argv);
     out.with_context(|| format!("running {}", exe.display()))
 }

@@ -5,11 +5,12 @@
 use std::collections::BTreeSet;
 
 use anyhow::{bail, ensure, Context as _};
-use xshell::{cmd, Shell};
+use wsbench_tools::{apt, cargo, cc, docker, host, qemu, rustup};
+use xshell::Shell;
 
-use crate::harness::artifacts::{self, elf, images, toolchain, Arch};
-use crate::harness::pipeline::Engine;
-use crate::harness::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_scenario_with, Step};
+use wsbench_harness::artifacts::{self, elf, images, toolchain, Arch};
+use wsbench_harness::pipeline::Engine;
 
 pub(crate) fn steps() -> Vec<Step> {
     vec![
@@ -29,41 +30,25 @@ struct Need {
     present: fn(&Shell) -> bool,
 }
 
-fn runs(sh: &Shell, program: &str, arg: &str) -> bool {
-    cmd!(sh, "{program} {arg}")
-        .quiet()
-        .ignore_stdout()
-        .ignore_stderr()
-        .run()
-        .is_ok()
-}
-
 const PPC64LE_GCC: Need = Need {
     what: "powerpc64le-linux-gnu-gcc",
     package: "gcc-powerpc64le-linux-gnu",
-    present: |sh| runs(sh, "powerpc64le-linux-gnu-gcc", "--version"),
+    present: |sh| cc::version(sh, "powerpc64le-linux-gnu-gcc").is_some(),
 };
 const PPC64LE_LIBC: Need = Need {
     what: "ppc64le static glibc (libc.a)",
     package: "libc6-dev-ppc64el-cross",
-    present: |_| std::path::Path::new("/usr/powerpc64le-linux-gnu/lib/libc.a").exists(),
+    present: |_| host::exists("/usr/powerpc64le-linux-gnu/lib/libc.a"),
 };
 const HOST_LIBC: Need = Need {
     what: "static glibc (libc.a)",
     package: "libc6-dev",
-    present: |sh| {
-        let found = cmd!(sh, "cc -print-file-name=libc.a")
-            .quiet()
-            .ignore_stderr()
-            .read()
-            .unwrap_or_default();
-        std::path::Path::new(found.trim()).is_absolute()
-    },
+    present: |sh| cc::static_libc(sh, "cc").is_some(),
 };
 const QEMU_PPC64LE: Need = Need {
     what: "qemu-ppc64le",
     package: "qemu-user",
-    present: |sh| runs(sh, "qemu-ppc64le", "--version"),
+    present: |sh| qemu::QEMU_PPC64LE.version(sh).is_some(),
 };
 
 /// Installs what is missing when root in CI (`CI` set), else fails naming the packages.
@@ -74,25 +59,11 @@ fn require(sh: &Shell, needs: &[Need]) -> anyhow::Result<()> {
     }
     let packages: BTreeSet<&str> = missing.iter().map(|n| n.package).collect();
     let what: Vec<&str> = missing.iter().map(|n| n.what).collect();
-    let root = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .map(|u| u.split_whitespace().nth(1) == Some("0"))
-        })
-        .unwrap_or(false);
-    if !(root && std::env::var_os("CI").is_some()) {
+    if !(host::is_root() && std::env::var_os("CI").is_some()) {
         let list = packages.iter().copied().collect::<Vec<_>>().join(" ");
         bail!("missing {}: `sudo apt-get install {list}` (installed automatically only as root with CI set)", what.join(", "));
     }
-    let _frontend = sh.push_env("DEBIAN_FRONTEND", "noninteractive");
-    cmd!(sh, "apt-get update -qq").run()?;
-    cmd!(
-        sh,
-        "apt-get install -y -qq --no-install-recommends {packages...}"
-    )
-    .run()?;
+    apt::install(sh, &packages.iter().copied().collect::<Vec<_>>())?;
     let still: Vec<&str> = missing
         .iter()
         .filter(|n| !(n.present)(sh))
@@ -108,16 +79,12 @@ fn require(sh: &Shell, needs: &[Need]) -> anyhow::Result<()> {
 
 fn rustup_target(sh: &Shell, arch: Arch) -> anyhow::Result<()> {
     let triple = arch.triple();
-    let installed = cmd!(sh, "rustup target list --installed")
-        .quiet()
-        .read()
-        .unwrap_or_default();
-    if !installed.lines().any(|l| l.trim() == triple) {
+    if !rustup::targets(sh).iter().any(|l| l == triple) {
         ensure!(
             std::env::var_os("CI").is_some(),
             "`rustup target add {triple}` first"
         );
-        cmd!(sh, "rustup target add {triple}").run()?;
+        rustup::add_target(sh, triple)?;
     }
     Ok(())
 }
@@ -189,15 +156,21 @@ fn ppc64le_client(sh: &Shell) -> anyhow::Result<()> {
 fn ppc64le_unit_tests(sh: &Shell) -> anyhow::Result<()> {
     require(sh, &[PPC64LE_GCC, PPC64LE_LIBC, QEMU_PPC64LE])?;
     rustup_target(sh, Arch::Ppc64le)?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let triple = Arch::Ppc64le.triple();
     let _ld = sh.push_env("QEMU_LD_PREFIX", "/usr/powerpc64le-linux-gnu");
-    cmd!(
-        sh,
-        "{cargo} test --target {triple} -p bench-proto -p bench-server -p bench-client --lib"
-    )
-    .run()?;
-    Ok(())
+    let args = [
+        "test",
+        "--target",
+        triple,
+        "-p",
+        "bench-proto",
+        "-p",
+        "bench-server",
+        "-p",
+        "bench-client",
+        "--lib",
+    ];
+    cargo::run(sh, &args)
 }
 
 /// What Docker holds, to prove a container run leaves nothing but its images behind.
@@ -209,12 +182,11 @@ struct DockerState {
 }
 
 fn docker_state(sh: &Shell) -> anyhow::Result<DockerState> {
-    let set = |s: String| s.lines().map(str::to_owned).collect::<BTreeSet<_>>();
-    let fmt = "{{.Repository}}:{{.Tag}} {{.ID}}";
+    let [containers, networks, images] = docker::inventory(sh)?;
     Ok(DockerState {
-        containers: set(cmd!(sh, "docker ps -aq --no-trunc").quiet().read()?),
-        networks: set(cmd!(sh, "docker network ls -q --no-trunc").quiet().read()?),
-        images: set(cmd!(sh, "docker image ls --format {fmt}").quiet().read()?),
+        containers: containers.into_iter().collect(),
+        networks: networks.into_iter().collect(),
+        images: images.into_iter().collect(),
     })
 }
 

@@ -4,10 +4,10 @@
 
 use serde_yaml_ng::Value;
 
-use crate::harness::artifacts::toolchain::CROSS_VERSION;
+use wsbench_harness::artifacts::toolchain::CROSS_VERSION;
 
 fn load(name: &str) -> Value {
-    let path = crate::harness::paths::project_root()
+    let path = wsbench_harness::paths::project_root()
         .join(".github/workflows")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -190,9 +190,9 @@ fn bench_gates_pull_requests_against_their_base_with_full_history() {
 #[test]
 fn cross_toml_pins_the_images_of_the_pinned_cross() {
     let text =
-        std::fs::read_to_string(crate::harness::paths::project_root().join("Cross.toml")).unwrap();
+        std::fs::read_to_string(wsbench_harness::paths::project_root().join("Cross.toml")).unwrap();
     let config: toml::Table = toml::from_str(&text).unwrap();
-    for arch in crate::harness::artifacts::Arch::ALL {
+    for arch in wsbench_harness::artifacts::Arch::ALL {
         let image = config["target"][arch.triple()]["image"]
             .as_str()
             .unwrap_or_else(|| panic!("no image for {arch:?}"));

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
 use serde::Deserialize;
-use xshell::{cmd, Shell};
+use wsbench_tools::{cargo, git};
+use xshell::Shell;
 
 use super::criterion::BenchBin;
 
@@ -32,17 +33,13 @@ impl<'a> Worktree<'a> {
         keep: bool,
     ) -> anyhow::Result<Worktree<'a>> {
         let spec = format!("{rev}^{{commit}}");
-        let commit = cmd!(sh, "git rev-parse --verify --quiet {spec}")
-            .quiet()
-            .read()
+        let commit = git::commit_of(sh, &spec)
             .with_context(|| format!("`{rev}` is not a git revision here"))?;
         remove(sh, path);
         if let Some(parent) = path.parent() {
             sh.create_dir(parent)?;
         }
-        cmd!(sh, "git worktree add --detach --quiet {path} {commit}")
-            .quiet()
-            .run()
+        git::worktree_add(sh, path, &commit)
             .with_context(|| format!("checking out {rev} into {}", path.display()))?;
         Ok(Worktree {
             sh,
@@ -64,13 +61,7 @@ impl<'a> Worktree<'a> {
     ) -> anyhow::Result<BTreeMap<Target, BenchBin>> {
         let built = std::fs::read_to_string(marker).unwrap_or_default();
         if built.trim() == self.commit {
-            let sh = self.sh;
-            let commit = &self.commit;
-            let secs: u64 = cmd!(sh, "git show -s --format=%ct {commit}")
-                .quiet()
-                .read()?
-                .trim()
-                .parse()?;
+            let secs = git::commit_time(self.sh, &self.commit)?;
             let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
             set_mtimes(&self.path, time)?;
         }
@@ -113,17 +104,10 @@ impl Drop for Worktree<'_> {
 }
 
 fn remove(sh: &Shell, path: &Path) {
-    if path.exists() {
-        let removed = cmd!(sh, "git worktree remove --force {path}")
-            .quiet()
-            .ignore_stderr()
-            .run()
-            .is_ok();
-        if !removed {
-            let _ = sh.remove_path(path);
-        }
+    if path.exists() && !git::worktree_remove(sh, path) {
+        let _ = sh.remove_path(path);
     }
-    let _ = cmd!(sh, "git worktree prune").quiet().run();
+    git::worktree_prune(sh);
 }
 
 /// A bench target of a workspace package.
@@ -153,14 +137,20 @@ struct MetaTarget {
 
 /// The bench targets the workspace at `tree` has, with each package's directory.
 pub(crate) fn bench_targets(sh: &Shell, tree: &Path) -> anyhow::Result<BTreeMap<Target, PathBuf>> {
-    let cargo = cargo();
     let manifest = tree.join("Cargo.toml");
-    let json = cmd!(
+    let manifest = manifest.display().to_string();
+    let json = cargo::read(
         sh,
-        "{cargo} metadata --no-deps --format-version 1 --manifest-path {manifest}"
+        &[
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--manifest-path",
+            &manifest,
+        ],
+        &[],
     )
-    .quiet()
-    .read()
     .with_context(|| format!("cargo metadata in {}", tree.display()))?;
     let meta: Metadata = serde_json::from_str(&json).context("parsing cargo metadata")?;
     let mut out = BTreeMap::new();
@@ -210,7 +200,6 @@ pub(crate) fn build_benches(
     if targets.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let cargo = cargo();
     let manifest = tree.join("Cargo.toml");
     let mut args = Vec::new();
     for t in targets.keys() {
@@ -225,10 +214,21 @@ pub(crate) fn build_benches(
     for cfg in cfgs {
         rustflags.push_str(&format!(" --cfg {cfg}"));
     }
-    let json = cmd!(sh, "{cargo} bench --no-run --message-format=json-render-diagnostics --manifest-path {manifest} {args...}")
-        .env("CARGO_TARGET_DIR", target_dir)
-        .env("RUSTFLAGS", rustflags.trim())
-        .read()
+    let manifest = manifest.display().to_string();
+    let mut cargo_args = vec![
+        "bench",
+        "--no-run",
+        "--message-format=json-render-diagnostics",
+        "--manifest-path",
+        &manifest,
+    ];
+    cargo_args.extend(args.iter().map(String::as_str));
+    let target_dir = target_dir.display().to_string();
+    let env = [
+        ("CARGO_TARGET_DIR", target_dir.as_str()),
+        ("RUSTFLAGS", rustflags.trim()),
+    ];
+    let json = cargo::read(sh, &cargo_args, &env)
         .with_context(|| format!("building benches in {}", tree.display()))?;
     let mut out = BTreeMap::new();
     for line in json.lines().filter(|l| l.starts_with('{')) {
@@ -257,9 +257,4 @@ pub(crate) fn build_benches(
         );
     }
     Ok(out)
-}
-
-/// The cargo that runs xtask (so the toolchain matches), else `cargo`.
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }

@@ -5,10 +5,12 @@
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
-use xshell::{cmd, Shell};
+use wsbench_tools::process;
+use xshell::Shell;
 
 use super::criterion::BenchBin;
-pub(crate) use crate::harness::callgrind::{check_valgrind, parse_totals};
+use wsbench_tools::valgrind;
+pub(crate) use wsbench_tools::valgrind::{check_valgrind, parse_totals};
 
 /// The function the `icount` binary runs each hot path inside (`#[inline(never)]`); callgrind counts only there.
 pub(crate) const MEASURED_FN: &str = "wsbench_icount_measured";
@@ -24,9 +26,7 @@ pub(crate) struct HotPath {
 pub(crate) fn list(sh: &Shell, bin: &BenchBin) -> anyhow::Result<Vec<HotPath>> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
-    let out = cmd!(sh, "{exe} list")
-        .quiet()
-        .read()
+    let out = process::read(sh, &[process::arg(exe), "list".to_owned()])
         .with_context(|| format!("listing {}", exe.display()))?;
     parse_list(&out)
 }
@@ -64,11 +64,17 @@ pub(crate) fn measure(
     let (name, iters) = (&path.name, path.iters.to_string());
     let out_arg = format!("--callgrind-out-file={}", out_file.display());
     let toggle = format!("--toggle-collect=*{MEASURED_FN}*");
-    let out = cmd!(sh, "valgrind --tool=callgrind --collect-atstart=no {toggle} {out_arg} {exe} run {name} {iters}")
-        .quiet()
-        .ignore_status()
-        .output()
-        .with_context(|| format!("running valgrind on {name}"))?;
+    let args = [
+        "--tool=callgrind".to_owned(),
+        "--collect-atstart=no".to_owned(),
+        toggle,
+        out_arg,
+        process::arg(exe),
+        "run".to_owned(),
+        name.clone(),
+        iters,
+    ];
+    let out = valgrind::output(sh, &args).with_context(|| format!("running valgrind on {name}"))?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         bail!("callgrind run of {name} failed ({}):\n{stderr}", out.status);

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
-use xshell::{cmd, Shell};
+use wsbench_tools::process;
+use xshell::Shell;
 
 use super::decide::Change;
 
@@ -41,10 +42,8 @@ pub(crate) struct Timing {
 pub(crate) fn list(sh: &Shell, bin: &BenchBin) -> anyhow::Result<Vec<String>> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
-    let out = cmd!(sh, "{exe} --bench --list")
-        .quiet()
-        .read()
-        .with_context(|| format!("listing {}", exe.display()))?;
+    let argv = [process::arg(exe), "--bench".to_owned(), "--list".to_owned()];
+    let out = process::read(sh, &argv).with_context(|| format!("listing {}", exe.display()))?;
     Ok(parse_list(&out))
 }
 
@@ -72,32 +71,48 @@ pub(crate) fn measure(
         timing.measurement_s.to_string(),
     );
     // The per-round analysis is never read (the pooled comparison is), so keep its bootstrap small.
-    let c = cmd!(
-        sh,
-        "{exe} --bench --exact {id} --save-baseline {baseline} --warm-up-time {w} --measurement-time {m} --nresamples 1000 --noplot"
-    );
-    run_quiet(
-        c.env("CRITERION_HOME", home),
-        &format!("measuring {id} ({baseline})"),
-    )
+    let argv = [
+        &exe.display().to_string(),
+        "--bench",
+        "--exact",
+        id,
+        "--save-baseline",
+        baseline,
+        "--warm-up-time",
+        &w,
+        "--measurement-time",
+        &m,
+        "--nresamples",
+        "1000",
+        "--noplot",
+    ];
+    run_quiet(sh, &argv, home, &format!("measuring {id} ({baseline})"))
 }
 
 /// Has criterion compare the saved head baseline with the saved base baseline: writes `change/estimates.json`.
 pub(crate) fn compare(sh: &Shell, bin: &BenchBin, id: &str, home: &Path) -> anyhow::Result<()> {
     let _cwd = sh.push_dir(&bin.cwd);
     let exe = &bin.exe;
-    let c = cmd!(
-        sh,
-        "{exe} --bench --exact {id} --load-baseline {HEAD} --baseline {BASE} --nresamples 20000 --noplot"
-    );
-    run_quiet(c.env("CRITERION_HOME", home), &format!("comparing {id}"))
+    let argv = [
+        &exe.display().to_string(),
+        "--bench",
+        "--exact",
+        id,
+        "--load-baseline",
+        HEAD,
+        "--baseline",
+        BASE,
+        "--nresamples",
+        "20000",
+        "--noplot",
+    ];
+    run_quiet(sh, &argv, home, &format!("comparing {id}"))
 }
 
-fn run_quiet(c: xshell::Cmd<'_>, what: &str) -> anyhow::Result<()> {
-    let out = c
-        .quiet()
-        .ignore_status()
-        .output()
+/// Runs a criterion bench executable with `CRITERION_HOME` set to `home`; its stderr's tail when it fails.
+fn run_quiet(sh: &Shell, argv: &[&str], home: &Path, what: &str) -> anyhow::Result<()> {
+    let argv: Vec<String> = argv.iter().map(|a| (*a).to_owned()).collect();
+    let out = process::output_env(sh, &argv, &[("CRITERION_HOME", home)])
         .with_context(|| what.to_owned())?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -1,0 +1,231 @@
+//! The command lines of bench-server and bench-client, built in one place for every backend (processes,
+//! containers): what provenance.json records is exactly what ran (contract: docs/contracts.md).
+
+use std::path::Path;
+
+use super::scenario::{ClientStep, Length, ServerSpec};
+
+/// Where bench-server listens: `--http ADDR|off`, and `--chat ADDR` when chat is served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listen {
+    pub http: Option<String>,
+    pub chat: Option<String>,
+}
+
+impl Listen {
+    /// The spec's listeners on one address, with the given ports (0: any free port).
+    pub fn on(spec: &ServerSpec, ip: &str, http_port: u16, chat_port: u16) -> Listen {
+        Listen {
+            http: spec.http().then(|| format!("{ip}:{http_port}")),
+            chat: spec.chat().then(|| format!("{ip}:{chat_port}")),
+        }
+    }
+}
+
+/// bench-server's arguments, after the binary.
+pub fn server(spec: &ServerSpec, workers: Option<u32>, listen: &Listen) -> Vec<String> {
+    let mut a = vec![
+        "--http".to_owned(),
+        listen.http.clone().unwrap_or_else(|| "off".to_owned()),
+    ];
+    if let Some(chat) = &listen.chat {
+        a.extend(["--chat".to_owned(), chat.clone()]);
+    }
+    if let Some(w) = workers {
+        a.extend(["--workers".to_owned(), w.to_string()]);
+    }
+    a.extend(server_options(spec));
+    a
+}
+
+/// bench-server flags other than the listeners and workers.
+fn server_options(spec: &ServerSpec) -> Vec<String> {
+    let mut a = Vec::new();
+    if let Some(s) = &spec.max_body {
+        a.extend(["--max-body".to_owned(), s.bytes.to_string()]);
+    }
+    if let Some(n) = spec.store_cap {
+        a.extend(["--store-cap".to_owned(), n.to_string()]);
+    }
+    if let Some(d) = spec.header_timeout {
+        a.extend(["--header-timeout".to_owned(), d.to_string()]);
+    }
+    if let Some(d) = spec.idle_timeout {
+        a.extend(["--idle-timeout".to_owned(), d.to_string()]);
+    }
+    if let Some(n) = spec.max_connections {
+        a.extend(["--max-connections".to_owned(), n.to_string()]);
+    }
+    a
+}
+
+/// bench-client's arguments for one step, after the binary: `target` is the URL (or chat address) to load,
+/// `json` where it writes the results document, `monitor_pid` the server process it samples.
+pub fn client(
+    step: &ClientStep,
+    target: &str,
+    json: &Path,
+    monitor_pid: u32,
+    label: &str,
+) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    let mut flag = |name: &str, value: String| {
+        a.push(format!("--{name}"));
+        a.push(value);
+    };
+    if let Some(chat) = &step.chat {
+        flag("addr", target.to_owned());
+        flag("rooms", chat.rooms.to_string());
+        flag("users", chat.users.to_string());
+        flag("count", chat.count.to_string());
+        if let Some(p) = chat.pause {
+            flag("pause", p.to_string());
+        }
+        if let Some(r) = chat.runs {
+            flag("runs", r.to_string());
+        }
+        flag("json", json.display().to_string());
+        flag("monitor-pid", monitor_pid.to_string());
+        a.insert(0, "chat".to_owned());
+        return a;
+    }
+    flag("url", target.to_owned());
+    flag("operation", step.operation.name().to_owned());
+    if let Some(c) = step.clients {
+        flag("clients", c.to_string());
+    }
+    if let Some(t) = step.threads {
+        flag("threads", t.to_string());
+    }
+    if let Some(r) = step.rate {
+        flag("rate", r.to_string());
+    }
+    match step.length {
+        Some(Length::Duration(d)) => flag("duration", d.to_string()),
+        Some(Length::Requests(n)) => flag("requests", n.to_string()),
+        None => {}
+    }
+    let durations = [
+        ("warmup", step.warmup),
+        ("think-time", step.think_time),
+        ("timeout", step.timeout),
+        ("connect-timeout", step.connect_timeout),
+    ];
+    for (name, d) in durations {
+        if let Some(d) = d {
+            flag(name, d.to_string());
+        }
+    }
+    if let Some(p) = step.packet_size {
+        flag("packet-size", p.to_string());
+    }
+    if let Some(m) = &step.message_size {
+        flag("message-size", m.text.clone());
+    }
+    if let Some(n) = step.validate_first {
+        flag("validate-first", n.to_string());
+    }
+    if let Some(n) = step.validate_every {
+        flag("validate-every", n.to_string());
+    }
+    flag("json", json.display().to_string());
+    flag("monitor-pid", monitor_pid.to_string());
+    flag("label", label.to_owned());
+    if !step.keepalive {
+        a.push("--no-keepalive".to_owned());
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    const BASE: &str = r#"
+        description = "d"
+        reproduces = "r"
+        seed = "000_x.txt"
+        [defaults]
+        operation = "echoComplexTypeDoc"
+        clients = 4
+        duration = "10s"
+        warmup = "1s"
+        [[step]]
+        [[step]]
+        name = "small"
+        operation = "echo"
+        message_size = "1K"
+        [quick]
+        duration = "2s"
+        clients = [1, 2]
+    "#;
+
+    #[test]
+    fn client_args_follow_the_contract() {
+        let plan = Scenario::from_text(BASE)
+            .plan(false, &["keepalive=false".into(), "rate=100".into()])
+            .unwrap();
+        let step = plan.steps().nth(1).unwrap();
+        let args = client(
+            &step.client,
+            "http://127.0.0.1:1",
+            Path::new("steps/02.json"),
+            42,
+            &step.label,
+        );
+        assert_eq!(
+            args.join(" "),
+            "--url http://127.0.0.1:1 --operation echo --clients 4 --rate 100 --duration 10s --warmup 1s \
+             --message-size 1K --json steps/02.json --monitor-pid 42 --label small clients=4 --no-keepalive"
+        );
+    }
+
+    #[test]
+    fn chat_steps() {
+        let text = r#"
+            description = "d"
+            reproduces = "r"
+            seed = "002_x.txt"
+            server = { chat = true, http = false }
+            matrix = { workers = [1, 2] }
+            [[step]]
+            operation = "chat"
+            rooms = 10
+            users = 20
+            count = 100
+            runs = 4
+        "#;
+        let plan = Scenario::from_text(text).plan(false, &[]).unwrap();
+        let step = &plan.instances[1].steps[0];
+        assert_eq!(step.id, "02-workers-2");
+        let args = client(
+            &step.client,
+            "127.0.0.1:9",
+            Path::new("s.json"),
+            7,
+            &step.label,
+        )
+        .join(" ");
+        assert_eq!(args, "chat --addr 127.0.0.1:9 --rooms 10 --users 20 --count 100 --runs 4 --json s.json --monitor-pid 7");
+        assert!(
+            Scenario::from_text(&text.replace("chat = true", "chat = false"))
+                .plan(false, &[])
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn servers_listen_where_they_are_told() {
+        let spec: ServerSpec = toml::from_str("chat = true\nmax_connections = 10").unwrap();
+        assert_eq!(
+            server(&spec, Some(2), &Listen::on(&spec, "0.0.0.0", 8080, 8081)).join(" "),
+            "--http 0.0.0.0:8080 --chat 0.0.0.0:8081 --workers 2 --max-connections 10"
+        );
+        let chat_only: ServerSpec = toml::from_str("http = false\nchat = true").unwrap();
+        assert_eq!(
+            server(&chat_only, None, &Listen::on(&chat_only, "127.0.0.1", 0, 0)).join(" "),
+            "--http off --chat 127.0.0.1:0"
+        );
+    }
+}

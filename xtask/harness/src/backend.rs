@@ -1,0 +1,97 @@
+//! The `Backend` trait: where a run's servers and clients execute — processes on this machine, containers on
+//! one Docker engine, … The one step loop (`pipeline`) drives every backend the same way: start an instance's
+//! servers, run each step's clients, stop, and at the end collect what the backend adds to the record.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::provenance::Provenance;
+use super::rundoc::RunDoc;
+use super::scenario::{Instance, Plan, Step};
+
+/// One server that printed READY, as the clients reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `http://host:port` when HTTP is served.
+    pub http: Option<String>,
+    /// `host:port` when chat is served.
+    pub chat: Option<String>,
+    /// Its READY line.
+    pub ready: String,
+}
+
+/// The servers of one instance, READY.
+#[derive(Debug, Clone)]
+pub struct Servers {
+    pub endpoints: Vec<Endpoint>,
+    /// Worker threads in force, from the READY line.
+    pub workers: Option<u32>,
+    /// Each server's command line, as started.
+    pub commands: Vec<Vec<String>>,
+}
+
+impl Servers {
+    /// Whether every server serves what `step` needs (chat or HTTP).
+    pub fn serve(&self, step: &Step) -> bool {
+        !self.endpoints.is_empty()
+            && self.endpoints.iter().all(|e| {
+                if step.client.operation.is_chat() {
+                    e.chat.is_some()
+                } else {
+                    e.http.is_some()
+                }
+            })
+    }
+}
+
+/// What the clients of one step did.
+#[derive(Debug, Clone, Default)]
+pub struct ClientRun {
+    /// The step's exit code: the first non-zero of its clients', `None` when one was killed by a signal.
+    pub exit: Option<i32>,
+    /// Each client's command line, as run.
+    pub commands: Vec<Vec<String>>,
+}
+
+impl ClientRun {
+    /// The exit code the step is judged by, from every client's (None: killed by a signal).
+    pub fn worst_exit(codes: &[Option<i32>]) -> Option<i32> {
+        if codes.iter().any(Option::is_none) {
+            return None;
+        }
+        Some(
+            codes
+                .iter()
+                .flatten()
+                .copied()
+                .find(|&c| c != 0)
+                .unwrap_or(0),
+        )
+    }
+}
+
+/// Where the servers and clients of a run execute.
+pub trait Backend {
+    /// What it is, for the console (`processes on this machine`, `containers on docker`).
+    fn describe(&self) -> String;
+
+    /// Starts `instance`'s servers and waits until every one printed READY.
+    fn start(&mut self, plan: &Plan, instance: &Instance) -> Result<Servers>;
+
+    /// Why the servers are no longer there (one exited since `start`), if they are not.
+    fn servers_gone(&mut self) -> Option<String>;
+
+    /// Runs `step`'s clients against `servers`; their results document is left at `json` (merged exactly
+    /// when several clients ran). Err when nothing was run or no document can be had.
+    fn run_step(&mut self, step: &Step, servers: &Servers, json: &Path) -> Result<ClientRun>;
+
+    /// Sockets in TIME_WAIT where the clients run, when this backend can count them.
+    fn time_wait(&self) -> Option<u64>;
+
+    /// Stops the running servers (SIGTERM), appends their logs to `log`; Err when one did not exit cleanly.
+    fn stop(&mut self, log: &Path) -> Result<()>;
+
+    /// Once at the end: what this backend adds to run.json (notes) and provenance.json (its own record).
+    fn collect(&mut self, run: &mut RunDoc, prov: &mut Provenance);
+}

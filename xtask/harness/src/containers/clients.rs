@@ -1,0 +1,138 @@
+//! Splitting one step's load across client containers: clients, open-loop rate and request count are divided so
+//! the shares add up to the step exactly (the merged results then describe the step as asked); and the server
+//! address each share talks to.
+
+use anyhow::{bail, ensure, Context as _};
+
+use crate::scenario::{ClientStep, Length};
+
+/// The address one client share talks to: the server's chat listener for a chat share, its HTTP URL otherwise.
+pub fn target(
+    share: &ClientStep,
+    http_url: &Option<String>,
+    chat_addr: &Option<String>,
+    step_id: &str,
+) -> anyhow::Result<String> {
+    let addr = if share.chat.is_some() {
+        chat_addr
+    } else {
+        http_url
+    };
+    addr.clone()
+        .with_context(|| format!("step {step_id} needs a listener the server does not serve"))
+}
+
+/// The step's load as `k` client containers run it, in container order.
+pub fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
+    ensure!(k >= 1, "at least one client container is needed");
+    if k == 1 {
+        return Ok(vec![step.clone()]);
+    }
+    if step.chat.is_some() {
+        bail!("a chat step runs in one client container (its rooms fan out inside one client): use --clients-containers 1");
+    }
+    let Some(clients) = step.clients else {
+        bail!("the step has no client count to split")
+    };
+    let k32 = u32::try_from(k)?;
+    ensure!(
+        clients >= k32,
+        "the step has {clients} clients, fewer than the {k} client containers"
+    );
+    let shares: Vec<u32> = (0..k32)
+        .map(|i| clients / k32 + u32::from(i < clients % k32))
+        .collect();
+    let requests = match step.length {
+        Some(Length::Requests(n)) => Some(proportional(n, &shares, clients)),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(k);
+    for (i, &n) in shares.iter().enumerate() {
+        let mut s = step.clone();
+        s.clients = Some(n);
+        s.rate = step.rate.map(|r| r * f64::from(n) / f64::from(clients));
+        if let Some(requests) = &requests {
+            ensure!(
+                requests[i] > 0,
+                "too few requests to give each of the {k} client containers one"
+            );
+            s.length = Some(Length::Requests(requests[i]));
+        }
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// `total` split in proportion to `shares`, the remainder handed out one by one so the parts add up to `total`.
+fn proportional(total: u64, shares: &[u32], sum: u32) -> Vec<u64> {
+    let mut parts: Vec<u64> = shares
+        .iter()
+        .map(|&s| total * u64::from(s) / u64::from(sum))
+        .collect();
+    let mut left = total - parts.iter().sum::<u64>();
+    for p in parts.iter_mut() {
+        if left == 0 {
+            break;
+        }
+        *p += 1;
+        left -= 1;
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn step(extra: &str) -> ClientStep {
+        let text = format!(
+            "description = \"d\"\nreproduces = \"r\"\nseed = \"s\"\n[[step]]\noperation = \"echo\"\nmessage_size = \"1K\"\n{extra}"
+        );
+        let scenario = Scenario {
+            name: "t".into(),
+            path: "t.toml".into(),
+            sha256: String::new(),
+            file: toml::from_str(&text).unwrap(),
+        };
+        scenario
+            .plan(false, &[])
+            .unwrap()
+            .steps()
+            .next()
+            .unwrap()
+            .client
+            .clone()
+    }
+
+    #[test]
+    fn clients_rate_and_requests_add_up() {
+        let s = step("clients = 10\nrate = 1000.0\nrequests = 1001");
+        let parts = split(&s, 3).unwrap();
+        let clients: Vec<_> = parts.iter().map(|p| p.clients.unwrap()).collect();
+        assert_eq!(clients, [4, 3, 3]);
+        let rate: f64 = parts.iter().map(|p| p.rate.unwrap()).sum();
+        assert!((rate - 1000.0).abs() < 1e-9);
+        let requests: u64 = parts
+            .iter()
+            .map(|p| match p.length {
+                Some(Length::Requests(n)) => n,
+                _ => panic!("requests expected"),
+            })
+            .sum();
+        assert_eq!(requests, 1001);
+    }
+
+    #[test]
+    fn one_container_is_the_step_itself_and_durations_stay() {
+        let s = step("clients = 5\nduration = \"3s\"");
+        assert_eq!(split(&s, 1).unwrap(), vec![s.clone()]);
+        assert!(split(&s, 2).unwrap().iter().all(|p| p.length == s.length));
+    }
+
+    #[test]
+    fn refuses_more_containers_than_clients() {
+        let s = step("clients = 2\nduration = \"3s\"");
+        assert!(split(&s, 3).unwrap_err().to_string().contains("fewer than"));
+    }
+}

@@ -1,0 +1,160 @@
+//! The Docker backend (`cargo xtask run … --containers`): server and client containers `FROM scratch` on a
+//! private network, standing in for separate hosts; everything created is removed again, also on failure or
+//! Ctrl-C.
+
+mod session;
+pub mod shaping;
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use xshell::Shell;
+
+use super::artifacts::{self, Arch, Binaries};
+use super::backend::{Backend, ClientRun, Endpoint, Servers};
+use super::containers::tuning;
+use super::provenance::Provenance;
+use super::ready;
+use super::rundoc::RunDoc;
+use super::scenario::{Instance, Plan, Step};
+use session::Session;
+
+/// How a container run is laid out.
+#[derive(Debug, Clone)]
+pub struct DockerOptions {
+    /// Client containers per step: the step's clients, rate and request count are split across them and their
+    /// results merged exactly.
+    pub clients_containers: usize,
+    /// Shape the server's link in both directions (`100mbit`), with tc in its network namespace.
+    pub link: Option<String>,
+    /// The arch of the server image (None: this machine's); another arch runs under emulation (binfmt_misc).
+    pub server_arch: Option<Arch>,
+    /// The arch of the client image, likewise.
+    pub client_arch: Option<Arch>,
+}
+
+impl Default for DockerOptions {
+    fn default() -> Self {
+        DockerOptions {
+            clients_containers: 1,
+            link: None,
+            server_arch: None,
+            client_arch: None,
+        }
+    }
+}
+
+/// The static binaries the images are built from (also what provenance names as the build).
+pub fn binaries(sh: &Shell) -> anyhow::Result<Binaries> {
+    let arch = Arch::host().context("container runs need an x86_64 or ppc64le Linux host")?;
+    let dist = artifacts::ensure(sh, arch)?;
+    Ok(Binaries {
+        server: dist.server(),
+        client: dist.client(),
+        client_runner: Vec::new(),
+    })
+}
+
+/// Containers on this machine's Docker engine.
+#[derive(Debug)]
+pub struct Docker {
+    session: Session,
+    opts: DockerOptions,
+}
+
+impl Docker {
+    /// Builds the images and creates the private network.
+    pub fn start(sh: &Shell, opts: &DockerOptions) -> anyhow::Result<Docker> {
+        Ok(Docker {
+            session: Session::start(sh, opts)?,
+            opts: opts.clone(),
+        })
+    }
+}
+
+impl Backend for Docker {
+    fn describe(&self) -> String {
+        format!(
+            "containers on this machine's Docker engine, {} client container(s) per step",
+            self.opts.clients_containers.max(1)
+        )
+    }
+
+    fn start(&mut self, plan: &Plan, instance: &Instance) -> anyhow::Result<Servers> {
+        let servers = self.session.start_servers(
+            &plan.server,
+            instance.workers,
+            instance.servers as usize,
+        )?;
+        let workers = servers
+            .first()
+            .and_then(|s| ready::parse_ready(&s.ready).ok())
+            .and_then(|r| r.workers);
+        Ok(Servers {
+            endpoints: servers
+                .iter()
+                .map(|s| Endpoint {
+                    http: s.http_url.clone(),
+                    chat: s.chat_addr.clone(),
+                    ready: format!("{} in {}", s.ready, s.name),
+                })
+                .collect(),
+            workers,
+            commands: servers.iter().map(|s| s.command.clone()).collect(),
+        })
+    }
+
+    fn servers_gone(&mut self) -> Option<String> {
+        self.session.gone()
+    }
+
+    fn run_step(
+        &mut self,
+        step: &Step,
+        _servers: &Servers,
+        json: &Path,
+    ) -> anyhow::Result<ClientRun> {
+        let run = self.session.run_step(step, json)?;
+        Ok(ClientRun {
+            exit: ClientRun::worst_exit(&run.exit_codes),
+            commands: run.commands,
+        })
+    }
+
+    fn time_wait(&self) -> Option<u64> {
+        None
+    }
+
+    fn stop(&mut self, log: &Path) -> anyhow::Result<()> {
+        self.session.stop_servers(log)
+    }
+
+    fn collect(&mut self, run: &mut RunDoc, prov: &mut Provenance) {
+        run.containers = true;
+        let info = self.session.build_info();
+        prov.build.builder = info.builder.clone();
+        prov.build.target = Some(info.target.clone());
+        if let Some(p) = self.session.pinning() {
+            prov.pinning = p;
+        }
+        prov.containers = Some(self.session.record());
+        run.notes.push(format!(
+            "Ran in containers FROM scratch on a private Docker network: {} client container(s) per step, server \
+             RLIMIT_NOFILE {} and sysctls {} (as the OSS/J seed tuned its hosts); the host tunables below are not \
+             the containers'.",
+            self.opts.clients_containers.max(1),
+            tuning::SERVER_NOFILE,
+            tuning::SERVER_SYSCTLS
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+        if let Some(link) = &self.opts.link {
+            run.notes.push(format!(
+                "The server's link was shaped to {link} each way with tc (tbf)."
+            ));
+        }
+        self.session.record_arches(run, prov);
+    }
+}

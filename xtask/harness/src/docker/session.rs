@@ -1,0 +1,497 @@
+//! One container run: images, a private network, server containers (pinned, tuned, waited for until READY),
+//! client containers per step with their results merged exactly. Dropping the session removes every container
+//! and network it created, also when the run failed or was interrupted.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, ensure, Context as _};
+use xshell::Shell;
+
+use super::{shaping, DockerOptions};
+use crate::argv::{self, Listen};
+use crate::artifacts::emulation::ClientArch;
+use crate::artifacts::images::{self, Image};
+use crate::artifacts::{self, emulation, Arch, Dist};
+use crate::containers::{self, append, clients, session_id, tuning};
+use crate::interrupt;
+use crate::pinning::{self, CpuSets};
+use crate::provenance::containers::{
+    ClientRunRecord, ContainersRecord, History, Limits, Network, ServerEndpoint,
+};
+use crate::provenance::Provenance;
+use crate::ready::{self, NotReady};
+use crate::rundoc::RunDoc;
+use crate::scenario::{ServerSpec, Step};
+use wsbench_tools::{docker, process};
+
+const HTTP_PORT: u16 = 8080;
+const CHAT_PORT: u16 = 8081;
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Where client containers write their results (a host directory is mounted there).
+const OUT: &str = "/out";
+
+/// Everything created for one `cargo xtask run … --containers`; Drop removes it.
+#[derive(Debug)]
+pub struct Session {
+    sh: Shell,
+    id: String,
+    network: String,
+    out_dir: PathBuf,
+    /// This machine's binaries (`bench-client merge` runs natively).
+    dist: Dist,
+    server: Side,
+    client: Side,
+    ncpu: usize,
+    clients_containers: usize,
+    link: Option<shaping::Rate>,
+    pinning: Option<CpuSets>,
+    servers: Vec<ServerEndpoint>,
+    started: usize,
+    history: Vec<History>,
+}
+
+impl Session {
+    /// Builds the static binaries and images, creates the private network.
+    pub fn start(sh: &Shell, args: &DockerOptions) -> anyhow::Result<Session> {
+        interrupt::install()?;
+        ensure!(
+            args.clients_containers >= 1,
+            "--clients-containers must be ≥ 1"
+        );
+        if !artifacts::toolchain::docker_answers(sh) {
+            bail!(
+                "--containers needs a running Docker daemon and `docker info` failed: install Docker \
+                 (`apt-get install docker.io`) and start it"
+            );
+        }
+        let link = args.link.as_deref().map(shaping::parse_rate).transpose()?;
+        if link.is_some() {
+            shaping::preflight(sh)?;
+        }
+        let arch =
+            Arch::host().context("container runs need an x86_64 or ppc64le Linux Docker host")?;
+        let dist = artifacts::ensure(sh, arch)?;
+        let server = Side::prepare(sh, args.server_arch.unwrap_or(arch), images::SERVER)?;
+        let client = Side::prepare(sh, args.client_arch.unwrap_or(arch), images::CLIENT)?;
+        interrupt::check()?;
+        let id = session_id();
+        let out_dir = std::env::temp_dir().join(format!("wsbench-{id}"));
+        let session = Session {
+            sh: Shell::new()?,
+            network: format!("wsbench-{id}"),
+            id,
+            out_dir,
+            dist,
+            server,
+            client,
+            ncpu: docker::ncpu(sh)?,
+            clients_containers: args.clients_containers,
+            link,
+            pinning: None,
+            servers: Vec::new(),
+            started: 0,
+            history: Vec::new(),
+        };
+        create_out_dir(&session.out_dir)?;
+        docker::create_network(sh, &session.network, &containers::label(&session.id))?;
+        Ok(session)
+    }
+
+    /// Starts `instances` server containers and waits for each one's READY line.
+    pub fn start_servers(
+        &mut self,
+        spec: &ServerSpec,
+        workers: Option<u32>,
+        instances: usize,
+    ) -> anyhow::Result<&[ServerEndpoint]> {
+        ensure!(
+            self.servers.is_empty(),
+            "servers are already running: stop them first"
+        );
+        ensure!(instances >= 1, "at least one server instance is needed");
+        let pinning = pinning::for_containers(self.ncpu, instances);
+        for cpuset in pinning.servers.clone() {
+            interrupt::check()?;
+            self.started += 1;
+            let name = format!("wsbench-{}-server-{}", self.id, self.started);
+            let command = argv::server(
+                spec,
+                workers,
+                &Listen::on(spec, "0.0.0.0", HTTP_PORT, CHAT_PORT),
+            );
+            let mut args = vec![
+                "--name".to_owned(),
+                name.clone(),
+                "--label".into(),
+                containers::label(&self.id),
+            ];
+            args.extend(["--network".into(), self.network.clone()]);
+            if let Some(cpus) = &cpuset {
+                args.extend(["--cpuset-cpus".into(), cpus.clone()]);
+            }
+            args.extend([
+                "--ulimit".into(),
+                format!("nofile={}", tuning::SERVER_NOFILE),
+            ]);
+            for (k, v) in tuning::SERVER_SYSCTLS {
+                args.extend(["--sysctl".into(), format!("{k}={v}")]);
+            }
+            args.push(self.server.image.tag.clone());
+            args.extend(command.iter().cloned());
+            docker::run_detached(&self.sh, &args)?;
+            let ready = wait_ready(&self.sh, &name)?;
+            let ip = docker::ip(&self.sh, &name, &self.network)?;
+            let host_pid = docker::pid(&self.sh, &name)?;
+            let shaped = match &self.link {
+                Some(rate) => Some(shaping::apply(&self.sh, host_pid, rate)?),
+                None => None,
+            };
+            eprintln!("server container {name} at {ip}");
+            self.servers.push(ServerEndpoint {
+                http_url: spec.http().then(|| format!("http://{ip}:{HTTP_PORT}")),
+                chat_addr: spec.chat().then(|| format!("{ip}:{CHAT_PORT}")),
+                name,
+                ip,
+                host_pid,
+                ready,
+                cpuset,
+                command: std::iter::once("docker run -d".to_owned())
+                    .chain(args)
+                    .collect(),
+                shaped,
+            });
+        }
+        self.pinning = Some(pinning);
+        Ok(&self.servers)
+    }
+
+    /// Runs one step in client containers (at least one per server, spreading the load across them), writes
+    /// the step's results document to `json_out` (merged exactly when there are several).
+    pub fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<ClientRunRecord> {
+        ensure!(!self.servers.is_empty(), "no server container is running");
+        let k = self.clients_containers.max(self.servers.len());
+        let shares =
+            clients::split(&step.client, k).with_context(|| format!("step {}", step.id))?;
+        let client_cpus = self.pinning.as_ref().and_then(|p| p.clients.clone());
+        let mut children = Vec::new();
+        let mut commands = Vec::new();
+        let mut files = Vec::new();
+        for (i, share) in shares.iter().enumerate() {
+            interrupt::check()?;
+            let server = &self.servers[i % self.servers.len()];
+            let target = clients::target(share, &server.http_url, &server.chat_addr, &step.id)?;
+            let file = format!("{}.{}.json", step.id, i + 1);
+            let name = format!("wsbench-{}-{}-client-{}", self.id, step.id, i + 1);
+            let mut args = vec![
+                "--name".to_owned(),
+                name,
+                "--label".into(),
+                containers::label(&self.id),
+            ];
+            args.extend(["--network".into(), self.network.clone()]);
+            if let Some(cpus) = &client_cpus {
+                args.extend(["--cpuset-cpus".into(), cpus.clone()]);
+            }
+            for (k, v) in tuning::CLIENT_SYSCTLS {
+                args.extend(["--sysctl".into(), format!("{k}={v}")]);
+            }
+            // Joining the server's PID namespace makes the server PID 1 for --monitor-pid (RSS sampling).
+            args.extend(["--pid".into(), format!("container:{}", server.name)]);
+            args.extend([
+                "--volume".into(),
+                format!("{}:{OUT}", self.out_dir.display()),
+            ]);
+            args.push(self.client.image.tag.clone());
+            args.extend(argv::client(
+                share,
+                &target,
+                &Path::new(OUT).join(&file),
+                1,
+                &step.label,
+            ));
+            let child = docker::run_attached(&args)?;
+            children.push(child);
+            commands.push(
+                std::iter::once("docker run".to_owned())
+                    .chain(args)
+                    .collect(),
+            );
+            files.push(self.out_dir.join(file));
+        }
+        let mut exit_codes = Vec::new();
+        for mut child in children {
+            let status = child.wait().context("waiting for a client container")?;
+            exit_codes.push(status.code());
+        }
+        // Interrupted clients still write what they measured (marked partial): keep it, the caller stops after.
+        self.remove_containers_matching(&format!("{}-client-", step.id));
+        let missing: Vec<_> = files.iter().filter(|f| !f.exists()).collect();
+        if !missing.is_empty() {
+            bail!(
+                "step {}: client containers exited {exit_codes:?} without writing {missing:?}",
+                step.id
+            );
+        }
+        if let Some(dir) = json_out.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if files.len() == 1 {
+            std::fs::copy(&files[0], json_out)
+                .with_context(|| format!("copying results to {}", json_out.display()))?;
+        } else {
+            let (client, parts) = (self.dist.client(), &files);
+            let mut argv = vec![process::arg(&client), "merge".to_owned()];
+            argv.extend(parts.iter().map(|p| process::arg(p)));
+            argv.extend(["--json".to_owned(), process::arg(json_out)]);
+            process::run(&self.sh, &argv)
+                .with_context(|| format!("merging the results of step {}", step.id))?;
+        }
+        for f in &files {
+            let _ = std::fs::remove_file(f);
+        }
+        let run = ClientRunRecord {
+            containers: files.len(),
+            exit_codes,
+            commands,
+        };
+        self.history.push(History::Step {
+            step: step.id.clone(),
+            clients: run.clone(),
+        });
+        Ok(run)
+    }
+
+    /// Stops the servers gracefully (SIGTERM), appends their stderr (and shaping statistics) to `log`, removes
+    /// them; fails if one did not exit cleanly.
+    pub fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
+        let mut text = String::new();
+        let mut failures = Vec::new();
+        for server in std::mem::take(&mut self.servers) {
+            if let Some(shaped) = &server.shaped {
+                text.push_str(&format!("== {}: link shaping ==\n", server.name));
+                text.push_str(&shaping::stats(&self.sh, server.host_pid, shaped));
+            }
+            let stopped = docker::stop(&self.sh, &server.name, 10);
+            let code = docker::exit_code(&self.sh, &server.name);
+            let (_, stderr) = docker::logs(&server.name).unwrap_or_default();
+            text.push_str(&format!(
+                "== {} ({}) ==\n{stderr}",
+                server.name, server.ready
+            ));
+            match (stopped, code) {
+                (Ok(()), Ok(0)) => {}
+                (Err(e), _) => failures.push(format!("{}: {e:#}", server.name)),
+                (_, Ok(c)) => failures.push(format!(
+                    "{} exited with status {c}, not a clean shutdown",
+                    server.name
+                )),
+                (_, Err(e)) => failures.push(format!("{}: {e:#}", server.name)),
+            }
+            let _ = docker::remove(&self.sh, std::slice::from_ref(&server.name));
+            self.history.push(History::Server { server });
+        }
+        append(log, &text)?;
+        if !failures.is_empty() {
+            bail!("server containers: {}", failures.join("; "));
+        }
+        Ok(())
+    }
+
+    /// How the binaries in the images were built.
+    pub fn build_info(&self) -> &artifacts::BuildInfo {
+        &self.dist.info
+    }
+
+    /// The last placement of servers and clients on CPUs, in provenance's terms.
+    pub fn pinning(&self) -> Option<pinning::Pinning> {
+        self.pinning.as_ref().map(|p| p.as_pinning(self.ncpu))
+    }
+
+    /// Why a server container is no longer running, if one is not.
+    pub fn gone(&self) -> Option<String> {
+        self.servers
+            .iter()
+            .find(|s| !docker::running(&self.sh, &s.name))
+            .map(|s| format!("server container {} stopped", s.name))
+    }
+
+    /// How the containers were built, placed and tuned, for provenance.json.
+    pub fn record(&self) -> ContainersRecord {
+        ContainersRecord {
+            engine: "docker".to_owned(),
+            engine_version: docker::server_version(&self.sh),
+            network: Network {
+                name: self.network.clone(),
+                driver: "bridge".to_owned(),
+                internal: true,
+            },
+            images: vec![self.server.image.clone(), self.client.image.clone()],
+            build: self.dist.info.clone(),
+            host_cpus: self.ncpu,
+            pinning: self.pinning.clone(),
+            server: Limits {
+                containers_per_step: None,
+                ulimit_nofile: tuning::SERVER_NOFILE.to_owned(),
+                sysctls: tuning::SERVER_SYSCTLS
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
+            },
+            client: Limits {
+                containers_per_step: Some(self.clients_containers),
+                ulimit_nofile: "the Docker daemon's default".to_owned(),
+                sysctls: tuning::CLIENT_SYSCTLS
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
+            },
+            link: self.link.clone(),
+            history: self.history.clone(),
+        }
+    }
+
+    /// Labels a run with an emulated side as emulated, in run.json, its notes and provenance.json.
+    pub fn record_arches(&self, run: &mut RunDoc, prov: &mut Provenance) {
+        let sides = [("server", &self.server), ("client", &self.client)];
+        let emulated: Vec<String> = sides
+            .iter()
+            .filter_map(|(name, side)| {
+                let interpreter = side.interpreter.as_ref()?;
+                Some(format!(
+                    "the {name} containers ran {} binaries under {interpreter} (qemu-user through binfmt_misc)",
+                    side.arch.name()
+                ))
+            })
+            .collect();
+        if emulated.is_empty() {
+            return;
+        }
+        run.emulated = true;
+        run.client_arch = Some(self.client.arch.name().to_owned());
+        run.server_arch = Some(self.server.arch.name().to_owned());
+        prov.client_arch = Some(self.client.record(&self.sh));
+        prov.server_arch = Some(self.server.record(&self.sh));
+        run.notes.push(format!(
+            "EMULATED: {}; the figures measure the emulator, are labelled emulated in run.json and \
+             provenance.json, and are never compared with native or published figures.",
+            emulated.join("; ")
+        ));
+    }
+
+    fn remove_containers_matching(&self, part: &str) {
+        let filter = format!("name=wsbench-{}-{part}", self.id);
+        let _ = docker::remove(&self.sh, &docker::containers(&self.sh, &filter));
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let failures = docker::remove_labelled(&self.sh, &containers::label(&self.id));
+        let _ = std::fs::remove_dir_all(&self.out_dir);
+        if !failures.is_empty() {
+            eprintln!(
+                "could not remove {}; by hand: docker rm -f $(docker ps -aq --filter label={}) && \
+                 docker network rm {}",
+                failures.join(", "),
+                containers::label(&self.id),
+                self.network
+            );
+        }
+    }
+}
+
+/// The image one side (servers or clients) runs, and the emulation it needs.
+#[derive(Debug)]
+struct Side {
+    arch: Arch,
+    image: Image,
+    build: artifacts::BuildInfo,
+    /// The binfmt_misc interpreter, when `arch` is not this machine's.
+    interpreter: Option<String>,
+}
+
+impl Side {
+    /// Checks the emulation a foreign arch needs, then builds its binaries and `image` for it.
+    fn prepare(sh: &Shell, arch: Arch, image: &str) -> anyhow::Result<Side> {
+        let interpreter = if Arch::host() == Some(arch) {
+            None
+        } else {
+            Some(emulation::binfmt(arch)?)
+        };
+        let dist = artifacts::ensure(sh, arch)?;
+        Ok(Side {
+            arch,
+            image: images::build_image(sh, &dist, image)?,
+            build: dist.info,
+            interpreter,
+        })
+    }
+
+    fn record(&self, sh: &Shell) -> ClientArch {
+        ClientArch {
+            arch: self.arch.name().to_owned(),
+            emulated: self.interpreter.is_some(),
+            runner: self
+                .interpreter
+                .iter()
+                .map(|i| format!("binfmt_misc: {i}"))
+                .collect(),
+            runner_version: self
+                .interpreter
+                .as_ref()
+                .and_then(|_| emulation::static_qemu_version(sh, self.arch)),
+            build: self.build.clone(),
+        }
+    }
+}
+
+/// Follows the container's stdout until its READY line (contract: exactly one line, flushed).
+fn wait_ready(sh: &Shell, name: &str) -> anyhow::Result<String> {
+    let (logs, stdout) = docker::Follow::container(name)?;
+    let outcome = match ready::wait(&ready::lines(stdout), READY_TIMEOUT) {
+        Ok(ready) => Ok(ready.line()),
+        Err(NotReady::Ended) => {
+            let code =
+                docker::exit_code(sh, name).map_or_else(|e| e.to_string(), |c| c.to_string());
+            let (_, stderr) = docker::logs(name).unwrap_or_default();
+            Err(anyhow::anyhow!(
+                "{name} exited (status {code}) before READY:\n{}",
+                tail(&stderr, 20)
+            ))
+        }
+        Err(why) => Err(anyhow::anyhow!("{name} {why}")),
+    };
+    drop(logs);
+    if outcome.is_ok() && !docker::running(sh, name) {
+        bail!("{name} stopped right after READY");
+    }
+    outcome
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// The mounted results directory: client containers run as a non-root user of their own, so anyone may write.
+fn create_out_dir(dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_docker_name_safe() {
+        let id = session_id();
+        assert!(
+            !id.is_empty() && id.chars().all(|c| c.is_ascii_hexdigit()),
+            "{id}"
+        );
+    }
+}

@@ -1,0 +1,41 @@
+//! wsbench's harness: scenario → plan → backends → the one step loop → a results directory, and the one
+//! reader of a results directory. Above the tools crate (every program and /proc read behind its door),
+//! below the report crate (summary.md, report.html) and xtask. Its modules by layer, bottom first (the table
+//! the tidy test holds them to is `xtask/src/tidy/layers.rs`'s `HARNESS`):
+//!
+//! - base: `paths`, `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`;
+//! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`;
+//! - plan: `scenario` (TOML → validated plan, in four jobs: file, set, validate, plan);
+//! - commands: `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
+//!   status rule), `artifacts` (arches, dist binaries, images, emulation), `containers` (what both container
+//!   backends share);
+//! - records: `provenance` (`provenance.json`, with the sections the backends fill in);
+//! - readers: `results` (the one reader, with the one metric function), `baseline`, `backend` (the trait);
+//! - backends: `local` (processes), `docker` (containers), `swarm` (services on a Docker Swarm);
+//! - run: `pipeline` (the one step loop, with one status rule, that writes a results directory);
+//! - tools: `perf` (icount, calibrate, max-rate).
+
+pub mod argv;
+pub mod artifacts;
+pub mod backend;
+pub mod baseline;
+pub mod busy;
+pub mod clock;
+pub mod containers;
+pub mod docker;
+pub mod interrupt;
+pub mod local;
+pub mod numbers;
+pub mod paths;
+pub mod perf;
+pub mod pinning;
+pub mod pipeline;
+pub mod provenance;
+pub mod ready;
+pub mod results;
+pub mod rundoc;
+pub mod scenario;
+pub mod screenshot;
+pub mod stats;
+pub mod swarm;
+pub mod thresholds;

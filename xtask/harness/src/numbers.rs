@@ -1,0 +1,68 @@
+//! Numbers for people, the same in summary.md, report.html and the console: thousands separated, about four
+//! significant digits.
+
+/// A number for people: thousands separated, about four significant digits.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let a = v.abs();
+    let decimals = if a >= 1000.0 {
+        0
+    } else if a >= 100.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else if a >= 0.01 {
+        3
+    } else {
+        return if a == 0.0 {
+            "0".into()
+        } else {
+            format!("{v:.2e}")
+        };
+    };
+    let s = format!("{a:.decimals$}");
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if v < 0.0 { "-" } else { "" };
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+/// A count for people: thousands separated.
+pub fn int(n: u64) -> String {
+    num(n as f64)
+        .split('.')
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(num(34853.86), "34,854");
+        assert_eq!(num(1_003_791_036.0), "1,003,791,036");
+        assert_eq!(num(348.53), "348.5");
+        assert_eq!(num(2.869), "2.87");
+        assert_eq!(num(0.5), "0.500");
+        assert_eq!(num(-1234.0), "-1,234");
+        assert_eq!(num(0.0), "0");
+        assert_eq!(int(76), "76");
+        assert_eq!(int(1_234_567), "1,234,567");
+    }
+}

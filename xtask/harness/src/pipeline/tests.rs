@@ -1,0 +1,307 @@
+//! The one step loop through a fake backend: statuses, problems and the record, for every shape of failure.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+use bench_proto::results::{ChatResults, ResultsDoc};
+
+use super::*;
+use crate::backend::{Backend, ClientRun, Endpoint, Servers};
+use crate::scenario::{Instance, Step};
+
+#[test]
+fn run_dirs_are_utc_stamps_and_never_reused() {
+    let base = std::env::temp_dir().join(format!("wsbench-rundir-{}", std::process::id()));
+    let a = create_run_dir(&base, "2026-11-29T19:30:00Z").unwrap();
+    let b = create_run_dir(&base, "2026-11-29T19:30:00Z").unwrap();
+    assert_eq!(a.file_name().unwrap(), "20261129T193000Z");
+    assert_eq!(b.file_name().unwrap(), "20261129T193000Z-2");
+    assert!(a.join("steps").is_dir());
+    fs::remove_dir_all(base).unwrap();
+}
+
+/// What the fake does for one step.
+#[derive(Debug, Clone)]
+enum Script {
+    /// Exit with this code after writing this document.
+    Writes(Option<i32>, Box<ResultsDoc>),
+    /// Exit with this code and write nothing.
+    Exits(Option<i32>),
+}
+
+/// A backend that starts nothing: it writes the documents it is told to, and records what it was asked.
+#[derive(Debug, Default)]
+struct Fake {
+    /// Instances (by their workers) whose servers fail to start.
+    failing_starts: Vec<Option<u32>>,
+    /// Step id → what its clients do; unscripted steps write a clean document.
+    scripts: BTreeMap<String, Script>,
+    /// The server dies after this many steps.
+    dies_after: Option<usize>,
+    calls: Vec<String>,
+    steps_run: usize,
+}
+
+fn fixture(path: &str) -> PathBuf {
+    paths::project_root()
+        .join("xtask/tests/fixtures")
+        .join(path)
+}
+
+fn fixture_doc(path: &str) -> ResultsDoc {
+    serde_json::from_str(&fs::read_to_string(fixture(path)).unwrap()).unwrap()
+}
+
+/// A clean document for `step`, its figures made distinct per step (`seed`) so a mix-up would show.
+fn clean_doc(step: &Step, seed: usize) -> ResultsDoc {
+    let f = 1.0 + seed as f64 / 8.0;
+    if step.client.operation.is_chat() {
+        let mut d = fixture_doc("results/volano-chat/20260304T100000Z/steps/03-rooms-10.json");
+        if let Some(c) = d.chat.as_mut() {
+            c.score_msg_per_s *= f;
+        }
+        return d;
+    }
+    let mut d = fixture_doc("summary/steps/01-clients-16.json");
+    d.params.operation = step.client.operation.name().to_owned();
+    d.params.clients = step.client.clients.map_or(1, u64::from);
+    d.throughput.total_per_s *= f;
+    d.throughput.per_client_per_s *= f;
+    d.throughput.sent_mb_per_s *= f;
+    d.throughput.received_mb_per_s *= f;
+    d.chat = None::<ChatResults>;
+    d
+}
+
+impl Backend for Fake {
+    fn describe(&self) -> String {
+        "a fake".to_owned()
+    }
+
+    fn start(&mut self, _plan: &Plan, instance: &Instance) -> Result<Servers> {
+        self.calls
+            .push(format!("start workers={:?}", instance.workers));
+        if self.failing_starts.contains(&instance.workers) {
+            bail!("bench-server `fake` did not start: it was told not to");
+        }
+        self.steps_run = 0;
+        Ok(Servers {
+            endpoints: vec![Endpoint {
+                http: Some("http://127.0.0.1:9".into()),
+                chat: Some("127.0.0.1:10".into()),
+                ready: "READY http=127.0.0.1:9 chat=127.0.0.1:10 workers=3 pid=1".into(),
+            }],
+            workers: Some(3),
+            commands: vec![vec!["fake-server".into()]],
+        })
+    }
+
+    fn servers_gone(&mut self) -> Option<String> {
+        match self.dies_after {
+            Some(n) if self.steps_run >= n => Some("bench-server exited (signal 9)".into()),
+            _ => None,
+        }
+    }
+
+    fn run_step(&mut self, step: &Step, _servers: &Servers, json: &Path) -> Result<ClientRun> {
+        self.calls.push(format!("step {}", step.id));
+        self.steps_run += 1;
+        let seed = self.calls.len();
+        let script = self
+            .scripts
+            .get(&step.id)
+            .cloned()
+            .unwrap_or_else(|| Script::Writes(Some(0), Box::new(clean_doc(step, seed))));
+        let exit = match script {
+            Script::Writes(exit, doc) => {
+                fs::write(json, serde_json::to_string(&doc)?)?;
+                exit
+            }
+            Script::Exits(exit) => exit,
+        };
+        Ok(ClientRun {
+            exit,
+            commands: vec![vec!["fake-client".into(), step.id.clone()]],
+        })
+    }
+
+    fn time_wait(&self) -> Option<u64> {
+        Some(7)
+    }
+
+    fn stop(&mut self, _log: &Path) -> Result<()> {
+        self.calls.push("stop".into());
+        Ok(())
+    }
+
+    fn collect(&mut self, run: &mut RunDoc, _prov: &mut Provenance) {
+        self.calls.push("collect".into());
+        run.notes.push("collected by the fake".into());
+    }
+}
+
+/// A real run's provenance.json, its commands cleared (the loop records its own).
+fn provenance() -> Provenance {
+    let text = fs::read_to_string(fixture("summary/provenance.json")).unwrap();
+    let mut p: Provenance = serde_json::from_str(&text).unwrap();
+    p.commands = Default::default();
+    p.finished_at = None;
+    p
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wsbench-pipeline-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("steps")).unwrap();
+    dir
+}
+
+const MATRIX: &str = r#"
+    description = "d"
+    reproduces = "r"
+    seed = "000_x.txt"
+    matrix = { workers = [1, 2, 4] }
+    [defaults]
+    operation = "echoComplexTypeDoc"
+    clients = 4
+    duration = "1s"
+    [[step]]
+    name = "a"
+    [[step]]
+    name = "b"
+    [[published]]
+    metric = "total_per_s"
+    value = 1000
+    unit = "calls/s"
+    label = "ref"
+    conditions = "c"
+    source = "s"
+    workers = 2
+    step = "a"
+"#;
+
+#[test]
+fn one_loop_judges_every_step_and_keeps_going() {
+    let plan = Scenario::from_text(MATRIX).plan(false, &[]).unwrap();
+    let ids: Vec<String> = plan.steps().map(|s| s.id.clone()).collect();
+    assert_eq!(
+        ids,
+        [
+            "01-a-workers-1-clients-4",
+            "02-b-workers-1-clients-4",
+            "03-a-workers-2-clients-4",
+            "04-b-workers-2-clients-4",
+            "05-a-workers-4-clients-4",
+            "06-b-workers-4-clients-4"
+        ]
+    );
+    let step3 = plan.steps().nth(2).unwrap().clone();
+    let step4 = plan.steps().nth(3).unwrap().clone();
+    let mut errors = clean_doc(&step4, 1);
+    errors.counts.errors_total = 2;
+    errors.counts.errors.timeout = 2;
+    let mut fake = Fake {
+        failing_starts: vec![Some(1)],
+        dies_after: None,
+        ..Fake::default()
+    };
+    fake.scripts.insert(
+        step3.id.clone(),
+        Script::Writes(Some(0), Box::new(clean_doc(&step3, 5))),
+    );
+    fake.scripts
+        .insert(step4.id.clone(), Script::Writes(Some(1), Box::new(errors)));
+    fake.scripts
+        .insert("06-b-workers-4-clients-4".into(), Script::Exits(Some(2)));
+    let dir = temp_dir("loop");
+    let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    let outcome = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
+    let statuses: Vec<Status> = outcome.run.steps.iter().map(|s| s.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            Status::Failed,
+            Status::Failed,
+            Status::Ok,
+            Status::Errors,
+            Status::Ok,
+            Status::Failed
+        ]
+    );
+    assert_eq!(outcome.run.status, Status::Failed);
+    assert_eq!(
+        fake.calls,
+        [
+            "start workers=Some(1)",
+            "stop",
+            "start workers=Some(2)",
+            "step 03-a-workers-2-clients-4",
+            "step 04-b-workers-2-clients-4",
+            "stop",
+            "start workers=Some(4)",
+            "step 05-a-workers-4-clients-4",
+            "step 06-b-workers-4-clients-4",
+            "stop",
+            "collect",
+        ]
+    );
+    let problems = outcome.run.problems.join("\n");
+    assert!(
+        problems.contains("did not start: it was told not to"),
+        "{problems}"
+    );
+    assert!(
+        problems.contains(
+            "step 06-b-workers-4-clients-4: bench-client exited (status 2) without results"
+        ),
+        "{problems}"
+    );
+    // The record: run.json and provenance.json as written, read back by the one reader.
+    let loaded = results::Run::load(&dir).unwrap();
+    assert_eq!(loaded.manifest.steps[3].client_exit, Some(1));
+    assert_eq!(
+        loaded.manifest.steps[2].workers,
+        Some(3),
+        "workers from READY"
+    );
+    assert_eq!(loaded.manifest.steps[2].time_wait_before, Some(7));
+    assert!(loaded
+        .manifest
+        .notes
+        .iter()
+        .any(|n| n == "collected by the fake"));
+    let prov = loaded.provenance.as_ref().unwrap();
+    assert_eq!(prov.commands.server.len(), 2, "two servers started");
+    assert_eq!(
+        prov.commands.client["04-b-workers-2-clients-4"],
+        ["fake-client", "04-b-workers-2-clients-4"]
+    );
+    assert!(prov.finished_at.is_some());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_server_that_dies_fails_the_rest_of_its_instance() {
+    let plan = Scenario::from_text(MATRIX)
+        .plan(false, &["workers=1,2".into()])
+        .unwrap();
+    let mut fake = Fake {
+        dies_after: Some(1),
+        ..Fake::default()
+    };
+    let dir = temp_dir("dies");
+    let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    let outcome = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
+    let statuses: Vec<Status> = outcome.run.steps.iter().map(|s| s.status).collect();
+    assert_eq!(
+        statuses,
+        [Status::Ok, Status::Failed, Status::Ok, Status::Failed]
+    );
+    assert!(outcome
+        .run
+        .problems
+        .iter()
+        .any(|p| p == "bench-server exited (signal 9) before step 02-b-workers-1-clients-4"));
+    fs::remove_dir_all(&dir).unwrap();
+}

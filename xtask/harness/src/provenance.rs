@@ -1,0 +1,208 @@
+//! `provenance.json`: everything needed to tell whether two runs are comparable and to repeat one —
+//! git state, toolchain, build profile, machine, tunables, limits, pinning, exact command lines.
+
+pub mod containers;
+pub mod swarm;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use xshell::Shell;
+
+use super::artifacts::emulation::ClientArch;
+use super::artifacts::Binaries;
+use super::pinning::Pinning;
+use super::scenario::Plan;
+use containers::ContainersRecord;
+use swarm::SwarmRecord;
+use wsbench_tools::{cargo, git, host, load};
+
+pub const SCHEMA: &str = "wsbench.provenance/v1";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Provenance {
+    pub schema: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// The xtask command line, as typed (after `cargo xtask`).
+    pub invocation: Vec<String>,
+    pub scenario: ScenarioRef,
+    pub git: Option<Git>,
+    pub build: Build,
+    pub host: Host,
+    /// sysctl name → value (None: not readable here).
+    pub tunables: BTreeMap<String, Option<String>>,
+    pub rlimit_nofile: RlimitNofile,
+    pub pinning: Pinning,
+    pub commands: Commands,
+    /// `--containers`: images, network, pinning, limits, sysctls, link shaping, per-step containers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containers: Option<ContainersRecord>,
+    /// `--client-arch`: the client's architecture, build (build.json) and emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_arch: Option<ClientArch>,
+    /// `--swarm`: every node (hostname, arch, CPUs, kernel, role), the images on each, every task and its node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swarm: Option<SwarmRecord>,
+    /// `--server-arch` (containers): the server image's architecture, build and emulator.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_arch: Option<ClientArch>,
+}
+
+impl Provenance {
+    /// The record of a run about to start: everything known before its first step.
+    pub fn begin(
+        sh: &Shell,
+        root: &std::path::Path,
+        plan: &Plan,
+        started_at: &str,
+        bins: &Binaries,
+        pinning: Pinning,
+        rlimit_nofile: RlimitNofile,
+    ) -> Provenance {
+        let (rustc, target) = cargo::rustc(sh);
+        Provenance {
+            schema: SCHEMA.to_owned(),
+            started_at: started_at.to_owned(),
+            finished_at: None,
+            invocation: std::env::args().skip(1).collect(),
+            scenario: ScenarioRef {
+                name: plan.scenario.name.clone(),
+                file: plan
+                    .scenario
+                    .path
+                    .strip_prefix(root)
+                    .unwrap_or(&plan.scenario.path)
+                    .display()
+                    .to_string(),
+                sha256: plan.scenario.sha256.clone(),
+                quick: plan.quick,
+                sets: plan.sets.clone(),
+            },
+            git: git(sh),
+            build: Build {
+                builder: "cargo".to_owned(),
+                profile: "release".to_owned(),
+                profile_settings: profile_settings(root, "release"),
+                target,
+                rustc,
+                cargo: cargo::version(sh),
+                server_binary: bins.server.display().to_string(),
+                client_binary: bins.client.display().to_string(),
+            },
+            host: Host::read(),
+            tunables: host::tunables(),
+            rlimit_nofile,
+            pinning,
+            commands: Commands::default(),
+            containers: None,
+            client_arch: None,
+            swarm: None,
+            server_arch: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScenarioRef {
+    pub name: String,
+    pub file: String,
+    pub sha256: String,
+    pub quick: bool,
+    pub sets: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Git {
+    pub commit: String,
+    /// Uncommitted changes to tracked or untracked (not ignored) files.
+    pub dirty: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Build {
+    /// `cargo` (bare processes); other builders (cross, containers) name themselves.
+    pub builder: String,
+    pub profile: String,
+    /// `[profile.<profile>]` of the workspace manifest.
+    pub profile_settings: BTreeMap<String, String>,
+    pub target: Option<String>,
+    pub rustc: Option<String>,
+    pub cargo: Option<String>,
+    pub server_binary: String,
+    pub client_binary: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: Option<String>,
+    pub cpu_model: Option<String>,
+    pub cpus_online: usize,
+    pub cpus_allowed: Vec<usize>,
+    pub kernel: Option<String>,
+    pub memory_total_kb: Option<u64>,
+    /// /proc/loadavg when the run started: other work on the machine skews every figure.
+    pub load_average: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RlimitNofile {
+    /// Before xtask raised the soft limit to the hard one.
+    pub before: host::NoFile,
+    /// In force for the server and client (inherited from xtask).
+    pub in_force: host::NoFile,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Commands {
+    /// One argv per server instance started, in order.
+    pub server: Vec<Vec<String>>,
+    /// Step id → the bench-client argv.
+    pub client: BTreeMap<String, Vec<String>>,
+}
+
+impl Host {
+    pub fn read() -> Host {
+        Host {
+            hostname: host::hostname(),
+            cpu_model: host::cpu_model(),
+            cpus_online: host::cpus_online(),
+            cpus_allowed: host::cpus_allowed(),
+            kernel: host::kernel(),
+            memory_total_kb: host::memory_total_kb(),
+            load_average: load::average().map(|l| l.to_string()),
+        }
+    }
+}
+
+/// The commit and dirty flag, or None outside a git checkout.
+pub fn git(sh: &Shell) -> Option<Git> {
+    git::head(sh).map(|(commit, dirty)| Git { commit, dirty })
+}
+
+/// `[profile.<name>]` of the workspace `Cargo.toml`, values as TOML text.
+pub fn profile_settings(root: &std::path::Path, name: &str) -> BTreeMap<String, String> {
+    let Ok(text) = std::fs::read_to_string(root.join("Cargo.toml")) else {
+        return BTreeMap::new();
+    };
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return BTreeMap::new();
+    };
+    manifest
+        .get("profile")
+        .and_then(|p| p.get(name))
+        .and_then(|p| p.as_table())
+        .map(|t| t.iter().map(|(k, v)| (k.clone(), v.to_string())).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_release_profile() {
+        let s = profile_settings(&crate::paths::project_root(), "release");
+        assert_eq!(s.get("codegen-units").map(String::as_str), Some("1"));
+    }
+}

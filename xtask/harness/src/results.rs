@@ -1,0 +1,497 @@
+//! The one reader of a results directory (`run.json`, `provenance.json`, `steps/*.json`), which the
+//! summary, the report and `compare` all use; with the one function that gives a step's value of a published
+//! figure's metric, and the one list of which steps each published figure is compared with.
+//!
+//! Reading is tolerant (defaults for absent fields): a report must still render, with the gaps stated, for
+//! an interrupted run or one written by an older wsbench.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use bench_proto::results::{LatencySummary, Mode, ResultsDoc, SystemSample, SCHEMA};
+use hdrhistogram::Histogram;
+
+use super::provenance::Provenance;
+use super::rundoc::{RunDoc, StepEntry};
+use super::scenario::{Metric, Published};
+use super::stats::Estimate;
+use super::thresholds::{Figures, Threshold};
+
+/// A step's results document as read back, or why there is none.
+pub type StepDoc = Result<ResultsDoc, String>;
+
+/// A step's `(corrected, uncorrected)` latency histograms.
+pub type HistogramPair = (Option<Histogram<u64>>, Option<Histogram<u64>>);
+
+/// A results directory, loaded.
+#[derive(Debug)]
+pub struct Run {
+    pub dir: PathBuf,
+    /// `run.json`.
+    pub manifest: RunDoc,
+    /// `provenance.json`, typed (None when absent or not of this version's shape)…
+    pub provenance: Option<Provenance>,
+    /// …and as written, for showing and comparing every field.
+    pub provenance_json: Option<serde_json::Value>,
+    pub steps: Vec<Step>,
+}
+
+/// One step: what `run.json` asked for and what bench-client measured (if it wrote a document).
+#[derive(Debug)]
+pub struct Step {
+    pub meta: StepEntry,
+    pub doc: StepDoc,
+}
+
+/// A published figure and the steps it is compared with, each with its measured value (None: the step
+/// has no measurement of that metric).
+#[derive(Debug, Clone)]
+pub struct Comparison<'a> {
+    pub published: &'a Published,
+    pub rows: Vec<(usize, Option<f64>)>,
+}
+
+/// What the sweep varies, in order of preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    Clients,
+    Rate,
+    Workers,
+    /// Nothing numeric varies: steps are plotted by position.
+    Step,
+}
+
+impl Axis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::Clients => "clients",
+            Axis::Rate => "req/s offered",
+            Axis::Workers => "server workers",
+            Axis::Step => "step",
+        }
+    }
+
+    /// The step's x, or `None` when the step lacks it.
+    pub fn value(self, index: usize, meta: &StepEntry) -> Option<f64> {
+        match self {
+            Axis::Clients => meta.clients.map(f64::from),
+            Axis::Rate => meta.rate,
+            Axis::Workers => meta.workers.map(f64::from),
+            Axis::Step => Some(index as f64 + 1.0),
+        }
+    }
+
+    /// The published figure's x on this axis, if it has one.
+    pub fn published_value(self, p: &Published) -> Option<f64> {
+        match self {
+            Axis::Clients => p.clients.map(f64::from),
+            Axis::Rate => None,
+            Axis::Workers => p.workers.map(f64::from),
+            Axis::Step => None,
+        }
+    }
+}
+
+/// A threshold judged on one step (the median of its rounds).
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub threshold: String,
+    /// The step's id without its round.
+    pub step: String,
+    /// None: the step did not measure the figure (which fails the threshold).
+    pub value: Option<f64>,
+    pub unit: &'static str,
+    pub pass: bool,
+}
+
+impl Run {
+    /// Steps grouped by id without the round (the rounds of a repeated step), in order of first appearance.
+    pub fn groups(&self) -> Vec<(String, Vec<usize>)> {
+        let mut out: Vec<(String, Vec<usize>)> = vec![];
+        for (i, s) in self.steps.iter().enumerate() {
+            let g = s.meta.group();
+            match out.iter_mut().find(|(name, _)| name == g) {
+                Some((_, idx)) => idx.push(i),
+                None => out.push((g.to_owned(), vec![i])),
+            }
+        }
+        out
+    }
+
+    /// The indices of the rounds of step `i` (itself alone when not repeated).
+    pub fn rounds_of(&self, i: usize) -> Vec<usize> {
+        let g = self.steps[i].meta.group();
+        (0..self.steps.len())
+            .filter(|&j| self.steps[j].meta.group() == g)
+            .collect()
+    }
+
+    /// The median and 95 % interval of `f` over the steps `group`; None when none measured it.
+    pub fn estimate(&self, group: &[usize], f: impl Fn(&Step) -> Option<f64>) -> Option<Estimate> {
+        let xs: Vec<f64> = group
+            .iter()
+            .filter_map(|&i| f(self.steps.get(i)?))
+            .collect();
+        Estimate::of(&xs)
+    }
+
+    /// Every threshold of the run judged on every step that has a results document or should have one.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        let thresholds: Vec<Threshold> = self
+            .manifest
+            .thresholds
+            .iter()
+            .filter_map(|t| Threshold::parse(t).ok())
+            .collect();
+        let mut out = vec![];
+        for (group, idx) in self.groups() {
+            for t in &thresholds {
+                let value = self
+                    .estimate(&idx, |s| t.value(&s.figures()?))
+                    .map(|e| e.median);
+                out.push(Verdict {
+                    threshold: t.text.clone(),
+                    step: group.clone(),
+                    value,
+                    unit: t.unit(),
+                    pass: value.is_some_and(|v| t.holds(v)),
+                });
+            }
+        }
+        out
+    }
+
+    /// Loads `dir`; a missing or unreadable step document is recorded on the step, not an error.
+    pub fn load(dir: &Path) -> anyhow::Result<Run> {
+        let manifest_path = dir.join("run.json");
+        let manifest: RunDoc = read_json(&manifest_path)?;
+        let provenance_json = match dir.join("provenance.json") {
+            p if p.exists() => Some(read_json::<serde_json::Value>(&p)?),
+            _ => None,
+        };
+        let provenance = provenance_json
+            .as_ref()
+            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        let steps = manifest
+            .steps
+            .iter()
+            .map(|meta| Step {
+                meta: meta.clone(),
+                doc: read_doc(&dir.join(&meta.result)),
+            })
+            .collect();
+        Ok(Run {
+            dir: dir.to_path_buf(),
+            manifest,
+            provenance,
+            provenance_json,
+            steps,
+        })
+    }
+
+    /// Every published figure with the steps it is compared with (every selector it gives must match the
+    /// step) and their measured values; a figure no step matches has no rows. Emulated runs compare nothing.
+    pub fn comparisons(&self) -> Vec<Comparison<'_>> {
+        self.manifest
+            .published
+            .iter()
+            .map(|p| Comparison {
+                published: p,
+                rows: if self.manifest.emulated {
+                    Vec::new()
+                } else {
+                    self.steps
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| p.matches(&s.meta))
+                        .map(|(i, _)| (i, self.measured(i, p.metric)))
+                        .collect()
+                },
+            })
+            .collect()
+    }
+
+    /// Step `i`'s value of `metric`, in the unit the published figures use.
+    pub fn measured(&self, i: usize, metric: Metric) -> Option<f64> {
+        let step = self.steps.get(i)?;
+        match metric {
+            Metric::ScalingEfficiency => self.scaling_efficiency(i),
+            m => metric_of(step.doc.as_ref().ok()?, m),
+        }
+    }
+
+    /// `total(n) / (n × total(1))` for step `i` of a scale-out run: the throughput of n server instances over
+    /// n times that of one instance under the same step (same name, operation, clients and workers); 1.0 is
+    /// perfect scale-out. None when it is not a scale-out step or the one-server baseline is missing.
+    fn scaling_efficiency(&self, i: usize) -> Option<f64> {
+        let entry = &self.steps.get(i)?.meta;
+        let n = entry.servers?;
+        let total = |s: &Step| s.doc.as_ref().ok().map(|d| d.throughput.total_per_s);
+        let baseline = self.steps.iter().find(|s| {
+            let b = &s.meta;
+            b.servers == Some(1)
+                && b.name == entry.name
+                && b.operation == entry.operation
+                && b.clients == entry.clients
+                && b.workers == entry.workers
+        })?;
+        let (one, many) = (total(baseline)?, total(&self.steps[i])?);
+        (one > 0.0).then(|| many / (f64::from(n) * one))
+    }
+
+    /// The run's name for people: `<scenario> <timestamp dir>`.
+    pub fn title(&self) -> String {
+        let stamp = self
+            .dir
+            .file_name()
+            .map(|s| s.to_string_lossy())
+            .unwrap_or_default();
+        format!("{} {stamp}", self.manifest.scenario)
+    }
+
+    /// The first of clients, rate, workers that takes more than one value across steps.
+    pub fn axis(&self) -> Axis {
+        let varies = |axis: Axis| {
+            let mut xs: Vec<f64> = self
+                .steps
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| axis.value(i, &s.meta))
+                .collect();
+            xs.sort_by(f64::total_cmp);
+            xs.dedup();
+            xs.len() > 1
+        };
+        [Axis::Clients, Axis::Rate, Axis::Workers]
+            .into_iter()
+            .find(|&a| varies(a))
+            .unwrap_or(Axis::Step)
+    }
+
+    /// Steps grouped into series (one per operation when operations differ), in step order.
+    pub fn series(&self) -> Vec<(String, Vec<usize>)> {
+        let mut out: Vec<(String, Vec<usize>)> = Vec::new();
+        for (i, s) in self.steps.iter().enumerate() {
+            let op = s.operation().unwrap_or_default();
+            match out.iter_mut().find(|(name, _)| *name == op) {
+                Some((_, idx)) => idx.push(i),
+                None => out.push((op, vec![i])),
+            }
+        }
+        if out.len() == 1 {
+            out[0].0 = "measured".to_string();
+        }
+        out
+    }
+
+    /// Whether any step is a chat run (its throughput is the chat score).
+    pub fn is_chat(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.doc.as_ref().is_ok_and(|d| d.mode == Mode::Chat))
+    }
+}
+
+impl Step {
+    /// The figures a threshold judges; None without a results document.
+    pub fn figures(&self) -> Option<Figures> {
+        let d = self.doc.as_ref().ok()?;
+        let l = &d.latency_us.corrected;
+        let ms = |us: u64| us as f64 / 1000.0;
+        Some(Figures {
+            percentiles_ms: if l.count > 0 {
+                vec![
+                    (50.0, ms(l.p50)),
+                    (90.0, ms(l.p90)),
+                    (99.0, ms(l.p99)),
+                    (99.9, ms(l.p99_9)),
+                    (100.0, ms(l.max)),
+                ]
+            } else {
+                vec![]
+            },
+            mean_ms: (l.count > 0).then(|| l.mean / 1000.0),
+            ok: d.counts.ok,
+            errors: d.counts.errors_total,
+            throughput: self.throughput(),
+        })
+    }
+
+    pub fn operation(&self) -> Option<String> {
+        Some(self.meta.operation.clone())
+            .filter(|o| !o.is_empty())
+            .or_else(|| self.doc.as_ref().ok().map(|d| d.params.operation.clone()))
+    }
+
+    /// Total throughput: the chat score in chat mode, successful calls per second otherwise.
+    pub fn throughput(&self) -> Option<f64> {
+        let d = self.doc.as_ref().ok()?;
+        match &d.chat {
+            Some(chat) if d.mode == Mode::Chat => Some(chat.score_msg_per_s),
+            _ => Some(d.throughput.total_per_s),
+        }
+    }
+
+    pub fn per_client(&self) -> Option<f64> {
+        self.doc
+            .as_ref()
+            .ok()
+            .map(|d| d.throughput.per_client_per_s)
+    }
+
+    /// Corrected latency summary (µs); `None` when nothing was measured.
+    pub fn latency(&self) -> Option<&LatencySummary> {
+        Some(&self.doc.as_ref().ok()?.latency_us.corrected).filter(|l| l.count > 0)
+    }
+
+    pub fn uncorrected(&self) -> Option<&LatencySummary> {
+        self.doc
+            .as_ref()
+            .ok()?
+            .latency_us
+            .uncorrected
+            .as_ref()
+            .filter(|l| l.count > 0)
+    }
+
+    /// Decoded histograms `(corrected, uncorrected)`; a document without them yields `None`s.
+    pub fn histograms(&self) -> anyhow::Result<HistogramPair> {
+        let Ok(d) = &self.doc else {
+            return Ok((None, None));
+        };
+        let dec = |s: Option<&str>| {
+            s.filter(|s| !s.trim().is_empty())
+                .map(bench_proto::results::decode_histogram)
+                .transpose()
+                .with_context(|| format!("step {}: histogram", self.meta.id))
+        };
+        Ok((
+            dec(Some(&d.histograms.corrected))?,
+            dec(d.histograms.uncorrected.as_deref())?,
+        ))
+    }
+
+    pub fn samples(&self) -> &[SystemSample] {
+        let system = self.doc.as_ref().ok().and_then(|d| d.system.as_ref());
+        system.map_or(&[], |s| s.samples.as_slice())
+    }
+
+    /// The scored chat runs' rates (VolanoMark drops the first run), for uncertainty.
+    pub fn chat_run_scores(&self) -> Vec<f64> {
+        let Some(chat) = self.doc.as_ref().ok().and_then(|d| d.chat.as_ref()) else {
+            return vec![];
+        };
+        chat.runs
+            .iter()
+            .filter(|r| chat.scored_runs.contains(&r.run))
+            .map(|r| r.msg_per_s)
+            .collect()
+    }
+}
+
+/// Result directories named by `path`: itself if it holds `run.json`, else its subdirectories that do.
+pub fn run_dirs(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if path.join("run.json").is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut dirs: Vec<PathBuf> = fs::read_dir(path)
+        .with_context(|| format!("reading {}", path.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("run.json").is_file())
+        .collect();
+    dirs.sort();
+    anyhow::ensure!(
+        !dirs.is_empty(),
+        "{} is not a results directory (no run.json in it or its subdirectories)",
+        path.display()
+    );
+    Ok(dirs)
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// Reads bench-client's results document for one step, or says why there is none.
+pub fn read_doc(path: &Path) -> StepDoc {
+    if !path.exists() {
+        return Err(format!("no results document ({} missing)", path.display()));
+    }
+    let doc: ResultsDoc = read_json(path).map_err(|e| format!("{e:#}"))?;
+    if doc.schema != SCHEMA {
+        return Err(format!(
+            "{}: unknown schema {:?}",
+            path.display(),
+            doc.schema
+        ));
+    }
+    Ok(doc)
+}
+
+/// The value of `metric` in a results document, in the units the published figures use; None for a
+/// metric the document cannot give (no latency measured, no chat score, no system samples).
+pub fn metric_of(doc: &ResultsDoc, metric: Metric) -> Option<f64> {
+    let lat = &doc.latency_us.corrected;
+    let system = doc.system.as_ref().map(|s| &s.mean);
+    match metric {
+        Metric::TotalPerS => Some(doc.throughput.total_per_s),
+        Metric::PerClientPerS => Some(doc.throughput.per_client_per_s),
+        Metric::MeanLatencyMs => (lat.count > 0).then(|| lat.mean / 1000.0),
+        Metric::P99LatencyMs => (lat.count > 0).then(|| lat.p99 as f64 / 1000.0),
+        Metric::ReceivedMbPerS => Some(doc.throughput.received_mb_per_s),
+        Metric::SentMbPerS => Some(doc.throughput.sent_mb_per_s),
+        Metric::XmlMbPerS => Some(doc.throughput.sent_mb_per_s + doc.throughput.received_mb_per_s),
+        Metric::BusierMbPerS => Some(
+            doc.throughput
+                .sent_mb_per_s
+                .max(doc.throughput.received_mb_per_s),
+        ),
+        Metric::ChatScoreMsgPerS => doc.chat.as_ref().map(|c| c.score_msg_per_s),
+        Metric::ScalingEfficiency => None,
+        Metric::CpuUserPct => system.and_then(|m| m.user_pct),
+        Metric::CpuSysPct => system.and_then(|m| m.sys_pct),
+        Metric::CpuIdlePct => system.and_then(|m| m.idle_pct),
+    }
+}
+
+/// Flattens JSON into `a.b[0].c = value` rows; arrays of scalars become one row, one item per line.
+pub fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    let key = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                flatten(&key(k), v, out);
+            }
+        }
+        Value::Array(items) if items.iter().all(|i| !i.is_object() && !i.is_array()) => {
+            out.push((
+                prefix.to_string(),
+                items.iter().map(scalar).collect::<Vec<_>>().join("\n"),
+            ));
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), item, out);
+            }
+        }
+        other => out.push((prefix.to_string(), scalar(other))),
+    }
+}
+
+/// A JSON scalar as text: strings bare, null as a dash.
+pub fn scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "—".into(),
+        other => other.to_string(),
+    }
+}

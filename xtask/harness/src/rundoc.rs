@@ -1,0 +1,303 @@
+//! `run.json`: what one `cargo xtask run` asked for, step by step, and the published figures it is compared
+//! with (contract: "Results directory"). Written by xtask; step results are bench-client's `steps/*.json`.
+
+use bench_proto::results::ResultsDoc;
+use serde::{Deserialize, Serialize};
+
+use super::scenario::{Length, Plan, Published, Step};
+
+pub const SCHEMA: &str = "wsbench.run/v1";
+
+/// Readers are tolerant (defaults for absent fields): a report must still render, with the gaps stated, for
+/// an interrupted run or one written by an older wsbench.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunDoc {
+    pub schema: String,
+    pub scenario: String,
+    pub description: String,
+    pub reproduces: String,
+    /// The seed document the published figures come from.
+    pub seed: String,
+    pub scenario_sha256: String,
+    pub quick: bool,
+    pub sets: Vec<String>,
+    pub notes: Vec<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: Status,
+    /// What went wrong outside the measurements (server crash, client that wrote nothing…).
+    pub problems: Vec<String>,
+    pub steps: Vec<StepEntry>,
+    pub published: Vec<Published>,
+    /// Server and clients ran as containers on a private network (`--containers`).
+    #[serde(default)]
+    pub containers: bool,
+    /// `--client-arch`: the architecture bench-client was built for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_arch: Option<String>,
+    /// `--server-arch` (containers): the architecture of the server image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_arch: Option<String>,
+    /// The client (or, in containers, either side) ran under an emulator (qemu-user): its figures are never compared with native or published ones.
+    #[serde(default)]
+    pub emulated: bool,
+    /// Rounds of every step (`repeat`); 1 or absent: once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    /// Pass/fail conditions the run is judged by (`[thresholds]`, `--threshold`), as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<String>,
+    /// Signs of a busy machine when the run started (load, other processes using CPU).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub busy: Vec<String>,
+}
+
+/// How a run or a step ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Measured, without errors.
+    Ok,
+    /// Measured, and some calls failed (counted in the results, never as throughput).
+    Errors,
+    /// Could not be measured (no results document, server gone).
+    Failed,
+    /// Not run (an earlier failure stopped the run).
+    #[default]
+    NotRun,
+}
+
+impl Status {
+    /// The one rule for a step, whatever ran it: bench-client's exit code (None: killed by a signal) and the
+    /// results document it left. Ok needs exit 0, a complete document and no failed call; exit 1 with a
+    /// document is a measurement with errors; anything else — no document, a usage error, a crash, a
+    /// document of a step in which no call completed — could not be measured.
+    pub fn of_step(exit: Option<i32>, doc: &Result<ResultsDoc, String>) -> Status {
+        let Ok(d) = doc else {
+            return Status::Failed;
+        };
+        let measured = d.counts.ok > 0 || d.chat.as_ref().is_some_and(|c| c.messages_received > 0);
+        match exit {
+            _ if !measured => Status::Failed,
+            Some(0) if d.counts.errors_total == 0 && !d.partial => Status::Ok,
+            Some(0 | 1) => Status::Errors,
+            _ => Status::Failed,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StepEntry {
+    pub id: String,
+    pub label: String,
+    pub name: Option<String>,
+    pub operation: String,
+    pub clients: Option<u32>,
+    pub rate: Option<f64>,
+    /// Server worker threads in force (from the READY line, else as asked).
+    pub workers: Option<u32>,
+    /// Server instances the load was spread across (scale-out scenarios only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servers: Option<u32>,
+    /// The round of a repeated step (ids end `-r<round>`); None when steps run once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    pub keepalive: bool,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub message_size: Option<String>,
+    /// `steps/<id>.json`, relative to the run directory.
+    pub result: String,
+    pub status: Status,
+    /// bench-client's exit code (0 ok, 1 errors or failure to start, 2 usage).
+    pub client_exit: Option<i32>,
+    /// TCP sockets in TIME_WAIT on the host before and after the step (/proc/net/tcp{,6}).
+    pub time_wait_before: Option<u64>,
+    pub time_wait_after: Option<u64>,
+}
+
+impl StepEntry {
+    /// The step's id without its round: the same for every round of a repeated step.
+    pub fn group(&self) -> &str {
+        match self.round {
+            Some(r) => self.id.strip_suffix(&format!("-r{r}")).unwrap_or(&self.id),
+            None => &self.id,
+        }
+    }
+
+    pub fn planned(step: &Step) -> StepEntry {
+        let c = &step.client;
+        StepEntry {
+            id: step.id.clone(),
+            label: step.label.clone(),
+            name: step.name.clone(),
+            operation: c.operation.name().to_owned(),
+            clients: c.clients,
+            rate: c.rate,
+            workers: step.workers,
+            servers: step.servers,
+            round: step.round,
+            keepalive: c.keepalive,
+            duration_s: match c.length {
+                Some(Length::Duration(d)) => Some(d.0.as_secs_f64()),
+                _ => None,
+            },
+            requests: match c.length {
+                Some(Length::Requests(n)) => Some(n),
+                _ => None,
+            },
+            message_size: c.message_size.as_ref().map(|m| m.text.clone()),
+            result: format!("steps/{}.json", step.id),
+            status: Status::NotRun,
+            client_exit: None,
+            time_wait_before: None,
+            time_wait_after: None,
+        }
+    }
+}
+
+impl RunDoc {
+    pub fn planned(plan: &Plan, started_at: String) -> RunDoc {
+        let f = &plan.scenario.file;
+        RunDoc {
+            schema: SCHEMA.to_owned(),
+            scenario: plan.scenario.name.clone(),
+            description: f.description.clone(),
+            reproduces: f.reproduces.clone(),
+            seed: f.seed.clone(),
+            scenario_sha256: plan.scenario.sha256.clone(),
+            quick: plan.quick,
+            sets: plan.sets.clone(),
+            notes: f.notes.clone(),
+            started_at,
+            finished_at: None,
+            status: Status::NotRun,
+            problems: Vec::new(),
+            steps: plan.steps().map(StepEntry::planned).collect(),
+            published: f.published.clone(),
+            containers: false,
+            client_arch: None,
+            server_arch: None,
+            emulated: false,
+            repeat: (plan.repeat > 1).then_some(plan.repeat),
+            thresholds: plan.thresholds.iter().map(|t| t.text.clone()).collect(),
+            busy: Vec::new(),
+        }
+    }
+
+    /// The run's status: the worst of its steps', failed when something outside them went wrong.
+    pub fn settle(&mut self) {
+        let worst = |a: Status, b: Status| {
+            let rank = |s| match s {
+                Status::Ok => 0,
+                Status::Errors => 1,
+                Status::NotRun => 2,
+                Status::Failed => 3,
+            };
+            if rank(b) > rank(a) {
+                b
+            } else {
+                a
+            }
+        };
+        let mut status = self.steps.iter().map(|s| s.status).fold(Status::Ok, worst);
+        if !self.problems.is_empty() {
+            status = worst(status, Status::Failed);
+        }
+        self.status = status;
+    }
+}
+
+impl Published {
+    /// Whether the figure is compared with this step: every selector it gives must match.
+    pub fn matches(&self, step: &StepEntry) -> bool {
+        self.clients.map_or(true, |c| step.clients == Some(c))
+            && self.operation.map_or(true, |o| step.operation == o.name())
+            && self.workers.map_or(true, |w| step.workers == Some(w))
+            && self
+                .step
+                .as_deref()
+                .map_or(true, |n| step.name.as_deref() == Some(n))
+            && self
+                .instances
+                .map_or(true, |i| step.servers.unwrap_or(1) == i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paths::project_root;
+    use crate::scenario::{self, Scenario};
+
+    /// Every published figure of every scenario is compared with some step of the full run (a figure for
+    /// several server instances needs a scale-out run, which the scenario may leave to `--set servers=…`).
+    #[test]
+    fn every_published_figure_matches_a_step() {
+        let root = project_root();
+        for name in scenario::names(&root).unwrap() {
+            let plan = Scenario::load(&root, &name)
+                .unwrap()
+                .plan(false, &[])
+                .unwrap();
+            for p in &plan.scenario.file.published {
+                let matched = plan.steps().any(|st| p.matches(&StepEntry::planned(st)));
+                assert!(
+                    matched || p.instances.is_some_and(|i| i > 1),
+                    "{name}: `{}` matches no step",
+                    p.label
+                );
+            }
+        }
+    }
+
+    fn doc(ok: u64, errors: u64, partial: bool) -> Result<ResultsDoc, String> {
+        let text = std::fs::read_to_string(
+            project_root().join("xtask/tests/fixtures/summary/steps/01-clients-16.json"),
+        )
+        .unwrap();
+        let mut d: ResultsDoc = serde_json::from_str(&text).unwrap();
+        d.counts.ok = ok;
+        d.counts.errors_total = errors;
+        d.partial = partial;
+        Ok(d)
+    }
+
+    /// The one status rule: what every backend's steps are judged by.
+    #[test]
+    fn a_step_is_judged_by_its_exit_code_and_its_document() {
+        assert_eq!(Status::of_step(Some(0), &doc(10, 0, false)), Status::Ok);
+        assert_eq!(Status::of_step(Some(1), &doc(10, 3, false)), Status::Errors);
+        assert_eq!(
+            Status::of_step(Some(0), &doc(10, 0, true)),
+            Status::Errors,
+            "partial"
+        );
+        assert_eq!(
+            Status::of_step(Some(1), &doc(0, 10, false)),
+            Status::Failed,
+            "nothing measured"
+        );
+        assert_eq!(
+            Status::of_step(Some(0), &doc(0, 0, false)),
+            Status::Failed,
+            "nothing measured"
+        );
+        assert_eq!(
+            Status::of_step(Some(2), &doc(10, 0, false)),
+            Status::Failed,
+            "usage error"
+        );
+        assert_eq!(
+            Status::of_step(None, &doc(10, 0, false)),
+            Status::Failed,
+            "killed by a signal"
+        );
+        assert_eq!(
+            Status::of_step(Some(0), &Err("missing".into())),
+            Status::Failed
+        );
+    }
+}

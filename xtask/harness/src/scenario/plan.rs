@@ -1,0 +1,223 @@
+//! Plan expansion: the overridden draft becomes the server instances (one per scale-out count and matrix
+//! worker count) and, in each, the client steps (one per step spec and swept client count, every round of a
+//! repeated run interleaved), each step's id and label built once here.
+
+use anyhow::{ensure, Context as _, Result};
+
+use super::file::{Operation, ServerSpec, StepSpec};
+use super::set::Draft;
+use super::validate::{self, ClientStep};
+use super::Scenario;
+use crate::thresholds::{self, Threshold};
+
+/// Expands `draft` (the scenario with its overrides applied) into the plan of a run.
+pub(super) fn expand(
+    draft: Draft,
+    scenario: &Scenario,
+    quick: bool,
+    sets: &[String],
+) -> Result<Plan> {
+    validate::counts(
+        draft.matrix.as_deref(),
+        draft.sweep.as_deref(),
+        draft.swept,
+        draft.servers.as_deref(),
+    )?;
+    let workers: Vec<Option<u32>> = match &draft.matrix {
+        Some(w) => w.iter().map(|&n| Some(n)).collect(),
+        None => vec![draft.server.workers],
+    };
+    let servers: Vec<Option<u32>> = match &draft.servers {
+        Some(s) => s.iter().map(|&n| Some(n)).collect(),
+        None => vec![None],
+    };
+    let mut instances = Vec::new();
+    let mut n = 0;
+    for (s, w) in servers
+        .iter()
+        .flat_map(|&s| workers.iter().map(move |&w| (s, w)))
+    {
+        let mut steps = instance_steps(&draft, s, w, &mut n)?;
+        // Rounds outermost, so slow drift of the machine spreads over every step alike.
+        if draft.repeat > 1 {
+            steps = rounds(&steps, draft.repeat);
+        }
+        instances.push(Instance {
+            workers: w,
+            servers: s.unwrap_or(1),
+            steps,
+        });
+    }
+    if instances
+        .iter()
+        .flat_map(|i| &i.steps)
+        .any(|s| !s.client.operation.is_chat())
+    {
+        ensure!(draft.server.http(), "HTTP steps need [server] http = true");
+    }
+    let thresholds = thresholds::collect(&scenario.file.thresholds, &[])?;
+    Ok(Plan {
+        scenario: scenario.clone(),
+        quick,
+        sets: sets.to_vec(),
+        server: draft.server,
+        instances,
+        repeat: draft.repeat,
+        thresholds,
+    })
+}
+
+/// The steps of one instance (`s` servers, `w` workers): every step spec once per swept client count, numbered
+/// on from `n`.
+fn instance_steps(
+    draft: &Draft,
+    s: Option<u32>,
+    w: Option<u32>,
+    n: &mut usize,
+) -> Result<Vec<Step>> {
+    let mut steps = Vec::new();
+    for spec in &draft.steps {
+        let client_counts: Vec<Option<u32>> = match (&draft.sweep, spec.operation) {
+            (_, Some(Operation::Chat)) => vec![None],
+            (Some(c), _) => c.iter().map(|&n| Some(n)).collect(),
+            (None, _) => vec![spec.clients],
+        };
+        for clients in client_counts {
+            *n += 1;
+            let mut spec = spec.clone();
+            spec.clients = clients.or(spec.clients);
+            steps.push(step(
+                &spec,
+                &draft.server,
+                *n,
+                s,
+                w.filter(|_| draft.matrix.is_some()),
+                w,
+            )?);
+        }
+    }
+    Ok(steps)
+}
+
+/// Step number `n` of `spec`: validated, with its id (`03-small-workers-2-clients-4`) and label.
+fn step(
+    spec: &StepSpec,
+    server: &ServerSpec,
+    n: usize,
+    s: Option<u32>,
+    matrix_workers: Option<u32>,
+    workers: Option<u32>,
+) -> Result<Step> {
+    let client = ClientStep::validate(spec, server)
+        .with_context(|| format!("step {} ({})", n, spec.name.as_deref().unwrap_or("unnamed")))?;
+    let mut parts: Vec<String> = spec.name.iter().cloned().collect();
+    let mut label = parts.clone();
+    if let Some(s) = s {
+        parts.push(format!("servers-{s}"));
+        label.push(format!("servers={s}"));
+    }
+    if let Some(w) = matrix_workers {
+        parts.push(format!("workers-{w}"));
+        label.push(format!("workers={w}"));
+    }
+    if let Some(c) = client.clients {
+        parts.push(format!("clients-{c}"));
+        label.push(format!("clients={c}"));
+    }
+    if parts.is_empty() {
+        parts.push(client.operation.name().to_owned());
+        label.push(client.operation.name().to_owned());
+    }
+    Ok(Step {
+        id: format!("{n:02}-{}", slug(&parts.join("-"))),
+        label: label.join(" "),
+        name: spec.name.clone(),
+        workers,
+        servers: s,
+        round: None,
+        client,
+    })
+}
+
+/// Every step `repeat` times, rounds outermost (`…-r1`, `…-r2`).
+fn rounds(steps: &[Step], repeat: u32) -> Vec<Step> {
+    (1..=repeat)
+        .flat_map(|r| {
+            steps.iter().map(move |st| Step {
+                id: format!("{}-r{r}", st.id),
+                round: Some(r),
+                ..st.clone()
+            })
+        })
+        .collect()
+}
+
+/// One step of a run: a bench-client invocation against one server instance.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// `01-clients-1`: the results file is `steps/<id>.json`.
+    pub id: String,
+    /// `clients=1`, passed to bench-client as `--label`.
+    pub label: String,
+    pub name: Option<String>,
+    pub workers: Option<u32>,
+    /// Server instances the step's load is spread across (`[scale_out]`), None without one.
+    pub servers: Option<u32>,
+    /// The round (1 …) of a repeated step (`repeat`), None when steps run once.
+    pub round: Option<u32>,
+    pub client: ClientStep,
+}
+
+/// One bench-server process and the steps run against it.
+#[derive(Debug, Clone)]
+pub struct Instance {
+    /// `--workers`; None = the default (the cores the server is pinned to).
+    pub workers: Option<u32>,
+    /// How many bench-server instances (containers) serve the steps.
+    pub servers: u32,
+    pub steps: Vec<Step>,
+}
+
+/// A validated scenario with its overrides applied: what `run` executes.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub scenario: Scenario,
+    pub quick: bool,
+    pub sets: Vec<String>,
+    pub server: ServerSpec,
+    pub instances: Vec<Instance>,
+    /// Rounds of every step.
+    pub repeat: u32,
+    /// The scenario's `[thresholds]`; `run --threshold` adds to them.
+    pub thresholds: Vec<Threshold>,
+}
+
+impl Plan {
+    pub fn steps(&self) -> impl Iterator<Item = &Step> {
+        self.instances.iter().flat_map(|i| &i.steps)
+    }
+
+    /// Several server instances: only container runs provide them.
+    pub fn needs_containers(&self) -> bool {
+        self.instances.iter().any(|i| i.servers > 1)
+    }
+
+    /// Seconds of load the plan asks for, counting only steps whose length is known in advance.
+    pub fn planned_seconds(&self) -> f64 {
+        self.steps()
+            .filter_map(|s| s.client.planned_seconds())
+            .fold(0.0, |a, b| a + b)
+    }
+}
+
+fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,733 @@
+//! `summary.md`: measured beside published, per step, with units and the difference stated plainly —
+//! never adjusted. Rendering is pure (a results directory as `results` read it, in; Markdown out).
+
+use bench_proto::results::{Counts, ErrorKind};
+use wsbench_harness::numbers::{int, num};
+use wsbench_harness::pinning::format_cpu_list;
+use wsbench_harness::provenance::Provenance;
+use wsbench_harness::results::{self, StepDoc};
+use wsbench_harness::rundoc::{RunDoc, Status};
+use wsbench_harness::scenario::Published;
+use wsbench_harness::stats::{self, Estimate};
+
+/// Markdown being written. Writing into a String cannot fail, so lines are pushed, not `writeln!`-ed.
+#[derive(Debug, Default)]
+pub struct Md(String);
+
+impl Md {
+    /// Appends `text` and a newline.
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        self.0.push_str(text.as_ref());
+        self.0.push('\n');
+    }
+
+    /// The text written.
+    pub fn text(self) -> String {
+        self.0
+    }
+}
+
+/// `N failed calls (kind n, …)`, the kinds in `ErrorKind::ALL`'s order; None when no call failed. The one
+/// place this text is built, for summary.md and report.html.
+pub fn failed_calls(counts: &Counts) -> Option<String> {
+    if counts.errors_total == 0 {
+        return None;
+    }
+    let kinds: Vec<String> = ErrorKind::ALL
+        .iter()
+        .map(|&k| (k, counts.errors.get(k)))
+        .filter(|&(_, n)| n > 0)
+        .map(|(k, n)| format!("{} {}", k.as_str(), int(n)))
+        .collect();
+    Some(format!(
+        "{} failed calls ({})",
+        int(counts.errors_total),
+        kinds.join(", ")
+    ))
+}
+
+/// How `measured` compares with a published figure or range, in words and numbers.
+pub fn difference(measured: f64, p: &Published) -> String {
+    let ratio = |x: f64| {
+        if x == 0.0 {
+            String::new()
+        } else {
+            format!(" ({}×)", num(measured / x))
+        }
+    };
+    match p.max {
+        Some(max) if measured >= p.value && measured <= max => {
+            "within the published range".to_owned()
+        }
+        Some(max) if measured > max => {
+            format!(
+                "{} % above the range's top{}",
+                signed_pct(measured, max).trim_start_matches('+'),
+                ratio(max)
+            )
+        }
+        Some(_) => format!(
+            "{} % below the range's bottom{}",
+            signed_pct(measured, p.value).trim_start_matches('−'),
+            ratio(p.value)
+        ),
+        None => format!("{}{}", signed_pct(measured, p.value) + " %", ratio(p.value)),
+    }
+}
+
+fn signed_pct(measured: f64, reference: f64) -> String {
+    if reference == 0.0 {
+        return "n/a".to_owned();
+    }
+    let pct = (measured / reference - 1.0) * 100.0;
+    if pct < 0.0 {
+        format!("−{}", num(-pct))
+    } else {
+        format!("+{}", num(pct))
+    }
+}
+
+/// A published figure or range with its unit (`~1,100 tx/s`).
+pub fn published_value(p: &Published) -> String {
+    let approx = if p.approx { "~" } else { "" };
+    match p.max {
+        Some(max) => format!("{approx}{}–{} {}", num(p.value), num(max), p.unit),
+        None => format!("{approx}{} {}", num(p.value), p.unit),
+    }
+}
+
+fn ms(us: f64) -> String {
+    num(us / 1000.0)
+}
+
+/// The whole `summary.md`; `knee` holds the report's sweep sentences.
+pub fn render(loaded: &results::Run, knee: &[String]) -> String {
+    let run = &loaded.manifest;
+    let docs: Vec<&StepDoc> = loaded.steps.iter().map(|s| &s.doc).collect();
+    let docs = docs.as_slice();
+    let mut out = Md::default();
+    let o = &mut out;
+    o.line(format!("# {}: {}\n", run.scenario, run.description));
+    o.line(format!(
+        "Reproduces: {}. Published figures from `{}`.\n",
+        run.reproduces, run.seed
+    ));
+    let length = if run.quick {
+        "`--quick` (shortened: a smoke run, not a reproduction of the published durations)"
+    } else {
+        "full length as configured"
+    };
+    o.line(format!(
+        "- Run: {} → {}, {length}.",
+        run.started_at,
+        run.finished_at.as_deref().unwrap_or("(unfinished)")
+    ));
+    if !run.sets.is_empty() {
+        o.line(format!(
+            "- Overrides: `--set {}`.",
+            run.sets.join("` `--set ")
+        ));
+    }
+    o.line(format!("- Status: **{}**.", status_words(run)));
+    for p in &run.problems {
+        o.line(format!("- Problem: {p}"));
+    }
+    for b in &run.busy {
+        o.line(format!(
+            "- ⚠ Busy machine: {b} — figures measured beside other work are low and noisy."
+        ));
+    }
+    if let Some(n) = run.repeat {
+        o.line(format!("- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians with 95 % intervals."));
+    }
+
+    headline(o, loaded);
+    thresholds(o, loaded);
+    steps_table(o, run, docs);
+    details(o, run, docs, loaded.provenance.as_ref());
+    if !knee.is_empty() {
+        o.line("\n## Where throughput stops rising (knee)\n");
+        for line in knee {
+            o.line(format!("- {line}"));
+        }
+    }
+    sources(o, run);
+    conditions(o, run, loaded.provenance.as_ref());
+    out.text()
+}
+
+fn status_words(run: &RunDoc) -> String {
+    let count = |s: Status| run.steps.iter().filter(|e| e.status == s).count();
+    let n = run.steps.len();
+    match run.status {
+        Status::Ok => format!("ok: {n} of {n} steps measured without errors"),
+        _ => format!(
+            "NOT OK: {} ok, {} with errors, {} failed, {} not run (of {n} steps)",
+            count(Status::Ok),
+            count(Status::Errors),
+            count(Status::Failed),
+            count(Status::NotRun)
+        ),
+    }
+}
+
+fn headline(o: &mut Md, loaded: &results::Run) {
+    let run = &loaded.manifest;
+    o.line("\n## Measured here vs published\n");
+    if run.emulated {
+        let arch = run.client_arch.as_deref().unwrap_or("?");
+        o.line(match run.server_arch.as_deref() {
+            // Containers: either side may be the emulated one (run.json's notes say which).
+            Some(server) => format!("EMULATED: bench-client ran as {arch}, bench-server as {server}, at least one of them under qemu; the figures measure the emulator and are not compared with published or native ones."),
+            None => format!("EMULATED: bench-client ran as {arch} under qemu; its figures measure the emulator and are not compared with published or native ones."),
+        });
+        return;
+    }
+    if run.published.is_empty() {
+        o.line("This scenario lists no published figures.");
+        return;
+    }
+    o.line("| published figure | published | measured here | step | difference |");
+    o.line("|---|---|---|---|---|");
+    let mut unmatched = Vec::new();
+    for c in loaded.comparisons() {
+        let p = c.published;
+        let what = format!("{}: {}", p.metric.name(), p.label);
+        if c.rows.is_empty() {
+            unmatched.push(p);
+            continue;
+        }
+        // The rounds of a repeated step make one row: their median and 95 % interval.
+        let mut groups: Vec<(String, Rows)> = vec![];
+        for (i, value) in c.rows {
+            let g = loaded.steps[i].meta.group().to_owned();
+            match groups.iter_mut().find(|x| x.0 == g) {
+                Some(x) => x.1.push((i, value)),
+                None => groups.push((g, vec![(i, value)])),
+            }
+        }
+        for (group, rows) in groups {
+            let values: Vec<f64> = rows.iter().filter_map(|r| r.1).collect();
+            let docs: Vec<_> = rows
+                .iter()
+                .filter_map(|r| loaded.steps[r.0].doc.as_ref().ok())
+                .collect();
+            match Estimate::of(&values) {
+                Some(e) => {
+                    let errors: u64 = docs.iter().map(|d| d.counts.errors_total).sum();
+                    let mut flag = if errors > 0 {
+                        format!(" ⚠ {} errors", int(errors))
+                    } else {
+                        String::new()
+                    };
+                    if docs.iter().any(|d| d.partial) {
+                        flag.push_str(
+                            " ⚠ partial: interrupted (Ctrl-C), measured over a shortened step",
+                        );
+                    }
+                    o.line(format!(
+                        "| {what} | {} | {} {}{}{flag} | {group} | {} |",
+                        published_value(p),
+                        num(e.median),
+                        p.unit,
+                        e.interval(num),
+                        difference(e.median, p)
+                    ));
+                }
+                None => {
+                    let why = match &loaded.steps[rows[0].0].doc {
+                        Err(e) => format!("no measurement: {e}"),
+                        Ok(_) => "not in this step's results".to_owned(),
+                    };
+                    o.line(format!(
+                        "| {what} | {} | {why} | {group} | |",
+                        published_value(p)
+                    ));
+                }
+            }
+        }
+    }
+    if !unmatched.is_empty() {
+        o.line("\nNot compared, because no step of this run has their conditions:");
+        for p in unmatched {
+            o.line(format!(
+                "- {}: {} ({})",
+                p.label,
+                published_value(p),
+                selectors(p)
+            ));
+        }
+    }
+    if run.repeat.is_some() {
+        o.line(format!("\n{}", stats::METHOD_NOTE));
+    }
+    o.line("\nThe published figures come from other hardware, software and years (conditions below): the difference \
+         says how this machine and build compare under this scenario, it is not adjusted and says nothing about \
+         which system is better in general.");
+}
+
+/// A published figure's matching steps: `(step index, measured value)`.
+type Rows = Vec<(usize, Option<f64>)>;
+
+/// The run's pass/fail conditions, judged on every step (the median of its rounds).
+fn thresholds(o: &mut Md, loaded: &results::Run) {
+    let verdicts = loaded.verdicts();
+    if verdicts.is_empty() {
+        return;
+    }
+    let failed = verdicts.iter().filter(|v| !v.pass).count();
+    o.line("\n## Thresholds\n");
+    o.line(format!(
+        "{}\n",
+        if failed == 0 {
+            format!("All {} checks passed.", verdicts.len())
+        } else {
+            format!(
+                "**{failed} of {} checks FAILED** (the run exits non-zero).",
+                verdicts.len()
+            )
+        }
+    ));
+    o.line("| threshold | step | measured | verdict |\n|---|---|---|---|");
+    for v in verdicts {
+        let got = v.value.map_or("not measured".to_owned(), |x| {
+            format!("{} {}", num(x), v.unit)
+        });
+        let verdict = if v.pass { "pass" } else { "**FAIL**" };
+        o.line(format!(
+            "| `{}` | {} | {got} | {verdict} |",
+            v.threshold, v.step
+        ));
+    }
+}
+
+/// The conditions a published figure is compared under, in words.
+fn selectors(p: &Published) -> String {
+    let mut parts = Vec::new();
+    if let Some(c) = p.clients {
+        parts.push(format!("clients = {c}"));
+    }
+    if let Some(op) = p.operation {
+        parts.push(format!("operation {}", op.name()));
+    }
+    if let Some(w) = p.workers {
+        parts.push(format!("workers = {w}"));
+    }
+    if let Some(s) = &p.step {
+        parts.push(format!("step `{s}`"));
+    }
+    if let Some(i) = p.instances {
+        parts.push(format!("{i} server instances"));
+    }
+    if parts.is_empty() {
+        "no step was measured".to_owned()
+    } else {
+        format!("needs {}", parts.join(", "))
+    }
+}
+
+fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
+    o.line("\n## Steps\n");
+    o.line("| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MB |");
+    o.line("|---|---|---|---|---|---|---|---|---|---|");
+    for (e, doc) in run.steps.iter().zip(docs) {
+        let status = match e.status {
+            Status::Ok => "ok",
+            Status::Errors => "ERRORS",
+            Status::Failed => "FAILED",
+            Status::NotRun => "not run",
+        };
+        let Ok(d) = doc else {
+            o.line(format!("| {} | {status} | | | | | | | | |", e.id));
+            continue;
+        };
+        let l = &d.latency_us.corrected;
+        let latency = if l.count > 0 {
+            format!(
+                "{} / {} / {} / {}",
+                ms(l.mean),
+                ms(l.p50 as f64),
+                ms(l.p99 as f64),
+                ms(l.p99_9 as f64)
+            )
+        } else {
+            "–".to_owned()
+        };
+        // A system block with nothing sampled (a step shorter than the kernel's clock tick): nothing to show.
+        let split = d.system.as_ref().and_then(|s| Some((s, s.mean.cpu()?)));
+        let (cpu, rss) = match split {
+            Some((s, (user, sys, idle))) => (
+                format!("{user:.1} / {sys:.1} / {idle:.1}"),
+                s.mean
+                    .server_rss_kb_max
+                    .map_or("–".to_owned(), |kb| num(kb as f64 / 1024.0)),
+            ),
+            None => ("–".to_owned(), "–".to_owned()),
+        };
+        let (total, per_client) = match &d.chat {
+            Some(c) => (format!("{} msg", num(c.score_msg_per_s)), "–".to_owned()),
+            None => (
+                num(d.throughput.total_per_s),
+                num(d.throughput.per_client_per_s),
+            ),
+        };
+        o.line(format!("| {} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
+            e.id,
+            int(d.counts.ok),
+            int(d.counts.errors_total),
+            num(d.throughput.sent_mb_per_s),
+            num(d.throughput.received_mb_per_s)));
+    }
+    o.line("\nLatency: closed loop measures each call from its send; open loop (a rate) from its intended send time, \
+         correcting coordinated omission. MB = 10⁶ bytes of HTTP body (the XML). System CPU (all cores) and \
+         server RSS are sampled once a second by bench-client.");
+}
+
+fn details(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance>) {
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for (e, doc) in run.steps.iter().zip(docs) {
+        match doc {
+            Err(why) if e.status != Status::NotRun => {
+                errors.push(format!("{}: no results document: {why}", e.id))
+            }
+            Err(_) => {}
+            Ok(d) => {
+                if let Some(text) = failed_calls(&d.counts) {
+                    errors.push(format!("{}: {text}", e.id));
+                }
+                if d.partial {
+                    errors.push(format!(
+                        "{}: partial results (the client was interrupted)",
+                        e.id
+                    ));
+                }
+                if let Some(chat) = &d.chat {
+                    let runs: Vec<String> = chat
+                        .runs
+                        .iter()
+                        .map(|r| format!("run {}: {} msg/s", r.run, num(r.msg_per_s)))
+                        .collect();
+                    let scored: Vec<String> =
+                        chat.scored_runs.iter().map(ToString::to_string).collect();
+                    warnings.push(format!(
+                        "{}: chat score {} msg/s = mean of runs {}; {}",
+                        e.id,
+                        num(chat.score_msg_per_s),
+                        scored.join(", "),
+                        runs.join("; ")
+                    ));
+                }
+                warnings.extend(d.warnings.iter().map(|w| format!("{}: {w}", e.id)));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        o.line("\n## Errors\n");
+        for e in errors {
+            o.line(format!("- {e}"));
+        }
+    }
+    if !warnings.is_empty() {
+        o.line("\n## Notes from bench-client\n");
+        for w in warnings {
+            o.line(format!("- {w}"));
+        }
+    }
+    connections(o, run, docs, prov);
+}
+
+/// Runs without keep-alive: connections opened, TIME_WAIT before and after, and the limits that bound them.
+fn connections(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance>) {
+    if run.steps.iter().any(|e| !e.keepalive) {
+        o.line("\n## Connections (no keep-alive: one TCP connection per call)\n");
+        o.line("| step | TCP connections opened | TIME_WAIT before → after | connect errors |");
+        o.line("|---|---|---|---|");
+        for (e, doc) in run.steps.iter().zip(docs).filter(|(e, _)| !e.keepalive) {
+            let tw = |v: Option<u64>| v.map_or("?".to_owned(), int);
+            let (calls, connect) = match doc {
+                Ok(d) => (
+                    int(d.counts.ok + d.counts.errors_total),
+                    int(d.counts.errors.connect),
+                ),
+                Err(_) => ("?".to_owned(), "?".to_owned()),
+            };
+            o.line(format!(
+                "| {} | ~{calls} | {} → {} | {connect} |",
+                e.id,
+                tw(e.time_wait_before),
+                tw(e.time_wait_after)
+            ));
+        }
+        let tunable = |k: &str| prov.and_then(|p| p.tunables.get(k).cloned().flatten());
+        let ports = tunable("net.ipv4.ip_local_port_range")
+            .and_then(|v| {
+                let mut it = v.split_whitespace().map(str::parse::<u64>);
+                let (lo, hi) = (it.next()?.ok()?, it.next()?.ok()?);
+                Some(format!(
+                    "{} ephemeral ports ({lo}–{hi})",
+                    int(hi.saturating_sub(lo) + 1)
+                ))
+            })
+            .unwrap_or_else(|| "an unknown number of ephemeral ports".to_owned());
+        let reuse = tunable("net.ipv4.tcp_tw_reuse").unwrap_or_else(|| "?".into());
+        o.line(format!("\nTIME_WAIT counts every TCP socket of the host in that state (Linux holds it 60 s). Each client \
+             address has {ports} per server address; net.ipv4.tcp_tw_reuse = {reuse} (1 or 2 lets loopback clients \
+             reuse TIME_WAIT ports). Port exhaustion shows as connect errors: they count as errors, never as \
+             throughput."));
+    }
+}
+
+fn sources(o: &mut Md, run: &RunDoc) {
+    if run.published.is_empty() {
+        return;
+    }
+    o.line("\n## Published figures: conditions and sources\n");
+    for p in &run.published {
+        o.line(format!(
+            "- **{}** ({}): {}. {}. Source: `{}`.",
+            p.label,
+            p.metric.name(),
+            published_value(p),
+            p.conditions,
+            p.source
+        ));
+    }
+}
+
+fn conditions(o: &mut Md, run: &RunDoc, prov: Option<&Provenance>) {
+    o.line("\n## Conditions of this run\n");
+    let Some(prov) = prov else {
+        o.line("- provenance.json is missing or unreadable: the machine and build behind these numbers are unknown.");
+        for note in &run.notes {
+            o.line(format!("- Note: {note}"));
+        }
+        return;
+    };
+    let h = &prov.host;
+    let mem = h.memory_total_kb.map_or(String::new(), |kb| {
+        format!(", {} GiB RAM", num(kb as f64 / 1048576.0))
+    });
+    o.line(format!(
+        "- Machine: {} × {} CPUs online{mem}; {}.",
+        h.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        h.cpus_online,
+        h.kernel.as_deref().unwrap_or("unknown kernel")
+    ));
+    if let Some(swarm) = &prov.swarm {
+        swarm_lines(o, swarm);
+    }
+    if let Some(load) = &h.load_average {
+        o.line(format!("- Load average (1, 5, 15 min) when the run started: {load} — anything else running skews the figures."));
+    }
+    let git = match &prov.git {
+        Some(g) => format!(
+            "commit {}{}",
+            &g.commit[..g.commit.len().min(12)],
+            if g.dirty { " (dirty tree)" } else { "" }
+        ),
+        None => "not a git checkout".to_owned(),
+    };
+    let settings: Vec<String> = prov
+        .build
+        .profile_settings
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    o.line(format!(
+        "- Build: {git}; {}; `{}` profile ({}); target {}; built by {}.",
+        prov.build.rustc.as_deref().unwrap_or("rustc ?"),
+        prov.build.profile,
+        settings.join(", "),
+        prov.build.target.as_deref().unwrap_or("?"),
+        prov.build.builder
+    ));
+    let p = &prov.pinning;
+    if p.enabled {
+        o.line(format!(
+            "- Pinning: server on CPU {}, client on CPU {} ({}).",
+            format_cpu_list(&p.server_cpus),
+            format_cpu_list(&p.client_cpus),
+            p.tool
+                .as_deref()
+                .filter(|t| t.starts_with("docker"))
+                .unwrap_or("taskset")
+        ));
+    } else {
+        o.line(format!(
+            "- Pinning: off ({}).",
+            p.reason.as_deref().unwrap_or("?")
+        ));
+    }
+    let lim = |v: Option<u64>| v.map_or("unlimited".to_owned(), |n| n.to_string());
+    let r = &prov.rlimit_nofile;
+    o.line(format!("- RLIMIT_NOFILE: soft {} / hard {} in force (was soft {}; raised to the hard limit for the run).",
+        lim(r.in_force.soft),
+        lim(r.in_force.hard),
+        lim(r.before.soft)));
+    let tunables: Vec<String> = prov
+        .tunables
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", v.as_deref().unwrap_or("?")))
+        .collect();
+    o.line(format!("- Tunables: {}.", tunables.join("; ")));
+    for note in &run.notes {
+        o.line(format!("- Note: {note}"));
+    }
+    o.line("\nExact command lines, hashes and versions: `provenance.json`. Step parameters: `run.json`.");
+}
+
+/// A swarm run: every labelled node, and which server instances and client tasks ran where.
+fn swarm_lines(o: &mut Md, s: &wsbench_harness::provenance::swarm::SwarmRecord) {
+    let nodes: Vec<String> = s
+        .nodes
+        .iter()
+        .filter(|n| n.node.role.is_some())
+        .map(|n| {
+            let f = n.facts.as_ref();
+            format!(
+                "{} ({}, {}, {} CPUs{}, kernel {})",
+                n.node.hostname,
+                n.node.role.map_or("", |r| r.name()),
+                n.node.arch_shown(),
+                num(n.node.cpus),
+                f.and_then(|f| f.cpu_model.as_deref())
+                    .map_or(String::new(), |m| format!(" {m}")),
+                f.and_then(|f| f.kernel.as_deref()).unwrap_or("unknown")
+            )
+        })
+        .collect();
+    o.line(format!(
+        "- Swarm nodes ({}): {}.",
+        nodes.len(),
+        nodes.join("; ")
+    ));
+    let mut placed: Vec<(String, Vec<String>)> = Vec::new();
+    for t in &s.tasks {
+        let what = match &t.step {
+            Some(step) => format!("step {step} clients"),
+            None => "server instances".to_owned(),
+        };
+        match placed.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, hosts)) => hosts.push(t.hostname.clone()),
+            None => placed.push((what, vec![t.hostname.clone()])),
+        }
+    }
+    for (what, hosts) in placed {
+        let mut counted: Vec<(String, usize)> = Vec::new();
+        for h in &hosts {
+            match counted.iter_mut().find(|(c, _)| c == h) {
+                Some((_, n)) => *n += 1,
+                None => counted.push((h.clone(), 1)),
+            }
+        }
+        let on: Vec<String> = counted.iter().map(|(h, n)| format!("{h} ×{n}")).collect();
+        o.line(format!(
+            "- Swarm tasks: {} {what} on {}.",
+            hosts.len(),
+            on.join(", ")
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn published(value: f64, max: Option<f64>) -> Published {
+        toml::from_str::<Published>(&format!(
+            "metric = \"total_per_s\"\nvalue = {value}\n{}unit = \"tx/s\"\nlabel = \"l\"\nconditions = \"c\"\nsource = \"s\"",
+            max.map_or(String::new(), |m| format!("max = {m}\n"))
+        ))
+        .unwrap()
+    }
+
+    /// A real customer-small `--quick` run (bench-client's document, xtask's run.json and provenance.json).
+    fn fixture() -> results::Run {
+        let dir = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
+        results::Run::load(&dir).unwrap()
+    }
+
+    #[test]
+    fn renders_measured_beside_published() {
+        let run = fixture();
+        assert!(
+            run.provenance.is_some(),
+            "the fixture's provenance.json parses"
+        );
+        let md = render(&run, &["Throughput keeps rising.".to_owned()]);
+        let row = "| total throughput: Sun T2000, client-bound | ~1,100 tx/s | 6,226 tx/s | 01-clients-16 | +466.0 % (5.66×) |";
+        assert!(md.contains(row), "{md}");
+        assert!(
+            md.contains("Status: **ok: 1 of 1 steps measured without errors**"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 01-clients-16 | ok | 62,263 | 0 | 6,226 | 389.1 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Pinning: server on CPU 0, client on CPU 1 (taskset)"),
+            "{md}"
+        );
+        assert!(md.contains("- Throughput keeps rising."), "{md}");
+        assert!(md.contains("Source: `001_88e04a447e2e01be.txt`"), "{md}");
+        assert!(!md.contains("## Errors"), "{md}");
+    }
+
+    #[test]
+    fn errors_and_missing_results_are_stated() {
+        let mut run = fixture();
+        let doc = run.steps[0].doc.as_mut().unwrap();
+        doc.counts.errors.timeout = 3;
+        doc.counts.errors_total = 3;
+        run.manifest.steps[0].status = Status::Errors;
+        run.manifest.settle();
+        let md = render(&run, &[]);
+        assert!(md.contains("NOT OK: 0 ok, 1 with errors"), "{md}");
+        assert!(
+            md.contains("- 01-clients-16: 3 failed calls (timeout 3)"),
+            "{md}"
+        );
+        assert!(md.contains("6,226 tx/s ⚠ 3 errors"), "{md}");
+        run.manifest.steps[0].status = Status::Failed;
+        run.manifest
+            .problems
+            .push("bench-client crashed".to_owned());
+        run.manifest.settle();
+        run.steps[0].doc = Err("steps/01-clients-16.json: missing".to_owned());
+        let md = render(&run, &[]);
+        assert!(
+            md.contains("no measurement: steps/01-clients-16.json: missing"),
+            "{md}"
+        );
+        assert!(md.contains("| 01-clients-16 | FAILED |"), "{md}");
+        assert!(md.contains("- Problem: bench-client crashed"), "{md}");
+        run.provenance = None;
+        assert!(render(&run, &[]).contains("provenance.json is missing or unreadable"));
+    }
+
+    #[test]
+    fn differences_are_stated_both_ways() {
+        assert_eq!(
+            difference(2200.0, &published(1100.0, None)),
+            "+100.0 % (2.00×)"
+        );
+        assert_eq!(
+            difference(550.0, &published(1100.0, None)),
+            "−50.00 % (0.500×)"
+        );
+        assert_eq!(
+            difference(14000.0, &published(13416.0, Some(15740.0))),
+            "within the published range"
+        );
+        assert_eq!(
+            difference(31480.0, &published(13416.0, Some(15740.0))),
+            "100.0 % above the range's top (2.00×)"
+        );
+        assert_eq!(
+            difference(6708.0, &published(13416.0, Some(15740.0))),
+            "50.00 % below the range's bottom (0.500×)"
+        );
+    }
+}

@@ -1,0 +1,584 @@
+//! Renders reports from the fixture results and checks they are well-formed, self-contained and say the right things.
+
+use std::fs;
+use std::path::Path;
+
+use quick_xml::events::Event;
+
+use super::fixtures;
+use wsbench_harness::results::Run;
+
+/// A private copy of a fixture run (removed when dropped), so tests never write into the source tree.
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+fn copy_of(fixture: &Path, name: &str) -> Scratch {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("wsbench-report-{name}-"))
+        .tempdir()
+        .unwrap();
+    copy_dir(fixture, tmp.path());
+    Scratch(tmp)
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    fs::create_dir_all(dst).unwrap();
+    for e in fs::read_dir(src).unwrap() {
+        let p = e.unwrap().path();
+        let to = dst.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &to);
+        } else {
+            fs::copy(&p, &to).unwrap();
+        }
+    }
+}
+
+/// Parses `text` as XML, checking every end tag matches its start tag; returns the element names seen.
+fn parse_xml(text: &str) -> Vec<String> {
+    let mut r = quick_xml::Reader::from_str(text);
+    r.config_mut().check_end_names = true;
+    let mut stack: Vec<String> = vec![];
+    let mut seen = vec![];
+    loop {
+        match r.read_event() {
+            Ok(Event::Start(e)) => {
+                let n = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+                check_attrs(&e);
+                seen.push(n.clone());
+                stack.push(n);
+            }
+            Ok(Event::Empty(e)) => {
+                check_attrs(&e);
+                seen.push(String::from_utf8(e.name().as_ref().to_vec()).unwrap());
+            }
+            Ok(Event::End(_)) => {
+                stack.pop().expect("end tag without start");
+            }
+            Ok(Event::Eof) => break,
+            Ok(_) => {}
+            Err(e) => panic!("not well-formed at byte {}: {e}", r.error_position()),
+        }
+    }
+    assert!(stack.is_empty(), "unclosed elements: {stack:?}");
+    seen
+}
+
+/// Nothing may load from elsewhere: no remote or protocol-relative src/href, no script sources.
+fn check_attrs(e: &quick_xml::events::BytesStart<'_>) {
+    let name = e.name();
+    assert_ne!(name.as_ref(), b"script", "reports need no scripts");
+    for a in e.attributes() {
+        let a = a.unwrap();
+        let key = a.key.as_ref();
+        let value = a.unescape_value().unwrap().to_lowercase();
+        if matches!(
+            key,
+            b"src" | b"href" | b"xlink:href" | b"srcset" | b"action" | b"data"
+        ) {
+            assert!(
+                !(value.starts_with("http:")
+                    || value.starts_with("https:")
+                    || value.starts_with("//")),
+                "external reference {}={value}",
+                String::from_utf8_lossy(key)
+            );
+        }
+    }
+}
+
+fn render(fixture: &Path, name: &str) -> (Scratch, String) {
+    let dir = copy_of(fixture, name);
+    let path = super::write_report(&dir).unwrap();
+    assert_eq!(path, dir.join("report.html"));
+    let html = fs::read_to_string(&path).unwrap();
+    let elements = parse_xml(&html);
+    assert!(elements.iter().any(|e| e == "svg"), "charts are inline");
+    assert!(
+        !html.contains("url(http") && !html.contains("@import"),
+        "CSS loads nothing"
+    );
+    for e in fs::read_dir(dir.join("charts")).unwrap() {
+        let p = e.unwrap().path();
+        let svg = fs::read_to_string(&p).unwrap();
+        assert_eq!(
+            parse_xml(&svg).first().map(String::as_str),
+            Some("svg"),
+            "{}",
+            p.display()
+        );
+        assert!(html.contains(&format!(
+            "charts/{}",
+            p.file_name().unwrap().to_string_lossy()
+        )));
+    }
+    (dir, html)
+}
+
+fn chart_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn closed_loop_sweep_report() {
+    let (dir, html) = render(&fixtures::sweep_a(), "sweep");
+    assert_eq!(
+        chart_names(&dir),
+        [
+            "cpu.svg",
+            "latency-distribution.svg",
+            "latency.svg",
+            "per-client.svg",
+            "server-rss.svg",
+            "throughput.svg"
+        ]
+    );
+    assert!(html.contains("Knee at 8 clients"), "knee stated");
+    assert!(html.contains("knee: 8 clients"), "knee marked on the chart");
+    assert!(
+        html.contains("IBM client → Intel server, 60 s quick test"),
+        "published figures labelled"
+    );
+    assert!(
+        html.contains("1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c"),
+        "provenance shown"
+    );
+    assert!(html.contains("Quick run"));
+    let throughput = fs::read_to_string(dir.join("charts/throughput.svg")).unwrap();
+    assert!(
+        throughput.contains("published: 8 h run"),
+        "published total drawn"
+    );
+}
+
+#[test]
+fn open_loop_report_shows_uncorrected_and_errors() {
+    let (dir, html) = render(&fixtures::open_loop(), "open");
+    assert!(html.contains("37 failed calls (timeout 37), not counted as throughput"));
+    assert!(html.contains("req/s offered"));
+    let dist = fs::read_to_string(dir.join("charts/latency-distribution.svg")).unwrap();
+    assert!(dist.contains("dashed: uncorrected"));
+    assert!(
+        dist.contains("99.9 %"),
+        "percentile axis labelled as percentiles"
+    );
+}
+
+#[test]
+fn chat_report_uses_the_chat_score() {
+    let (dir, html) = render(&fixtures::chat(), "chat");
+    assert!(html.contains("messages/s"));
+    assert!(!chart_names(&dir).contains(&"per-client.svg".to_string()));
+    let t = fs::read_to_string(dir.join("charts/throughput.svg")).unwrap();
+    assert!(
+        t.contains("MQ scheduler"),
+        "published chat scores drawn as reference levels"
+    );
+}
+
+#[test]
+fn report_survives_missing_step_documents_and_states_run_problems() {
+    let dir = copy_of(&fixtures::sweep_a(), "missing");
+    fs::remove_file(dir.join("steps/05-clients-16.json")).unwrap();
+    fs::remove_file(dir.join("steps/09-clients-256.json")).unwrap();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    run["problems"] =
+        serde_json::json!(["bench-server exited (signal: 9) before step 09-clients-256"]);
+    run["steps"][8]["status"] = serde_json::json!("not_run");
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    parse_xml(&html);
+    assert!(html.contains("clients=16: no results document"));
+    assert!(html.contains("clients=256: not run"));
+    assert!(html.contains("Run problem: bench-server exited (signal: 9)"));
+}
+
+#[test]
+fn knee_lines_for_the_summary() {
+    let lines = super::knee_lines(&Run::load(&fixtures::sweep_a()).unwrap());
+    assert_eq!(lines.len(), 1);
+    assert!(lines[0].starts_with("Knee at 8 clients"), "{}", lines[0]);
+    let open = super::knee_lines(&Run::load(&fixtures::open_loop()).unwrap());
+    assert!(
+        open[0].starts_with("Knee at 18000 req/s offered"),
+        "{}",
+        open[0]
+    );
+}
+
+#[test]
+fn a_sweep_that_stops_before_saturation_says_so() {
+    let dir = copy_of(&fixtures::sweep_a(), "rising");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    run["steps"].as_array_mut().unwrap().truncate(3);
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    let lines = super::knee_lines(&Run::load(&dir).unwrap());
+    assert!(
+        lines[0].starts_with("No knee yet: total throughput still rises ")
+            && lines[0].contains("from 2 to 4 clients"),
+        "{}",
+        lines[0]
+    );
+}
+
+/// Every fixture run: the single-step customer-small run, the closed-loop sweep, the open-loop and chat runs.
+fn every_fixture() -> Vec<(&'static str, Run)> {
+    let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    [
+        ("single-step", single),
+        ("sweep", fixtures::sweep_a()),
+        ("open-loop", fixtures::open_loop()),
+        ("chat", fixtures::chat()),
+    ]
+    .into_iter()
+    .map(|(n, d)| (n, Run::load(&d).unwrap()))
+    .collect()
+}
+
+/// The text of every `<text>` element of an SVG, unescaped.
+fn svg_texts(svg: &str) -> Vec<String> {
+    let mut r = quick_xml::Reader::from_str(svg);
+    let (mut out, mut inside) = (vec![], false);
+    loop {
+        match r.read_event().unwrap() {
+            Event::Start(e) if e.name().as_ref() == b"text" => inside = true,
+            Event::End(e) if e.name().as_ref() == b"text" => inside = false,
+            Event::Text(t) if inside => out.push(t.unescape().unwrap().trim().to_string()),
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn every_chart_has_distinct_ordered_tick_labels_and_a_labelled_unit() {
+    for (name, run) in every_fixture() {
+        let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+        for (file, plot, _) in super::charts::plots(&run, axis, &curves).unwrap() {
+            let svg = plot.to_svg().unwrap();
+            let texts = svg_texts(&svg);
+            let (xt, yt) = plot.ticks();
+            for (which, ticks) in [("x", &xt), ("y", &yt)] {
+                let categorical = which == "x" && !plot.categories.is_empty();
+                assert!(
+                    ticks.0.len() >= 2 || categorical,
+                    "{name} {file}: {which} has {:?}",
+                    ticks.0
+                );
+                for w in ticks.0.windows(2) {
+                    assert!(
+                        w[0].0 < w[1].0,
+                        "{name} {file}: {which} ticks out of order {w:?}"
+                    );
+                    assert_ne!(w[0].1, w[1].1, "{name} {file}: {which} labels repeat {w:?}");
+                }
+                for (_, label) in &ticks.0 {
+                    assert!(
+                        texts.contains(label),
+                        "{name} {file}: {which} label {label:?} not drawn"
+                    );
+                }
+            }
+            let unit = ["(", "/s", "%", "clients", "step", "time"];
+            for desc in [&plot.x_desc, &plot.y_desc] {
+                assert!(
+                    texts.contains(desc),
+                    "{name} {file}: axis title {desc:?} not drawn"
+                );
+                assert!(
+                    unit.iter().any(|u| desc.contains(u)),
+                    "{name} {file}: {desc:?} names no unit"
+                );
+            }
+            if plot.y_scale != super::plot::Scale::Linear {
+                assert!(
+                    plot.y_desc.contains("log"),
+                    "{name} {file}: log axis not said to be log"
+                );
+            }
+            for r in &plot.references {
+                assert!(
+                    texts.contains(&r.label),
+                    "{name} {file}: reference {:?} not labelled on the chart",
+                    r.label
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_single_step_run_is_drawn_by_category_not_on_a_fractional_axis() {
+    let (_, run) = every_fixture().remove(0);
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    let plots = super::charts::plots(&run, axis, &curves).unwrap();
+    let throughput = &plots.iter().find(|p| p.0 == "throughput.svg").unwrap().1;
+    assert_eq!(
+        throughput.x_ticks(0.0, 2.0).0,
+        [(1.0, "clients=16".to_owned())]
+    );
+    let svg = throughput.to_svg().unwrap();
+    assert!(
+        !svg_texts(&svg).iter().any(|t| t.starts_with("0.9")),
+        "no 0.996 … 1 axis"
+    );
+    assert!(svg.contains("<rect"), "a bar");
+}
+
+#[test]
+fn a_latency_axis_below_one_millisecond_is_labelled_there() {
+    let t = super::plot::log_ticks(0.05, 20.0, 10.0, false);
+    let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
+    let names: Vec<&str> = labels.iter().map(|l| l.1.as_str()).collect();
+    assert_eq!(
+        names,
+        ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"]
+    );
+    let t = super::plot::log_ticks(0.0004, 0.003, 10.0, false);
+    let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
+    assert!(labels.iter().any(|l| l.1 == "0.0005"), "{labels:?}");
+}
+
+#[test]
+fn mb_per_s_references_sit_beside_the_direction_they_count() {
+    let (_, run) = every_fixture().remove(0);
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    let plots = super::charts::plots(&run, axis, &curves).unwrap();
+    let mb = &plots.iter().find(|p| p.0 == "xml-mb-per-s.svg").unwrap().1;
+    assert!(!mb.references.is_empty());
+    for r in &mb.references {
+        let dir = ["sent + received", "busier direction", "received", "sent"]
+            .into_iter()
+            .find(|d| r.label.starts_with(&format!("published {d}")))
+            .unwrap_or_else(|| panic!("{:?} names no direction", r.label));
+        assert!(
+            mb.lines.iter().any(|l| l.name.starts_with(dir)),
+            "{:?}: no measured {dir} line among {:?}",
+            r.label,
+            mb.lines.iter().map(|l| &l.name).collect::<Vec<_>>()
+        );
+    }
+    assert!(!mb.y_desc.contains("sent + received"));
+}
+
+/// The single-step fixture as a run of three rounds (throughput 6,000, 6,226 and 6,400/s), with thresholds.
+fn repeated() -> Scratch {
+    let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    let dir = copy_of(&single, "repeated");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let step = run["steps"][0].clone();
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("steps/01-clients-16.json")).unwrap())
+            .unwrap();
+    let mut steps = vec![];
+    for (r, rate) in [(1, 6000.0), (2, 6226.0), (3, 6400.0)] {
+        let mut s = step.clone();
+        s["id"] = format!("01-clients-16-r{r}").into();
+        s["round"] = r.into();
+        s["result"] = format!("steps/01-clients-16-r{r}.json").into();
+        let mut d = doc.clone();
+        d["throughput"]["total_per_s"] = rate.into();
+        fs::write(
+            dir.join(format!("steps/01-clients-16-r{r}.json")),
+            d.to_string(),
+        )
+        .unwrap();
+        steps.push(s);
+    }
+    run["steps"] = steps.into();
+    run["repeat"] = 3.into();
+    run["thresholds"] = serde_json::json!(["throughput>6100/s", "p99<1ms"]);
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn repeated_rounds_are_one_median_with_its_interval_and_thresholds_are_judged_on_it() {
+    let dir = repeated();
+    let run = Run::load(&dir).unwrap();
+    let md = crate::summary::render(&run, &[]);
+    // Median 6,226; t interval over 3 values: 6208.7 ± 4.303 × 200.3 / √3.
+    assert!(
+        md.contains("| 6,226 tx/s [5,710–6,707, n=3, t] | 01-clients-16 |"),
+        "{md}"
+    );
+    assert!(md.contains("Repeated: every step 3 rounds"), "{md}");
+    assert!(
+        md.contains("| `throughput>6100/s` | 01-clients-16 | 6,226 /s | pass |"),
+        "{md}"
+    );
+    assert!(md.contains("**1 of 2 checks FAILED**"), "{md}");
+    let verdicts = run.verdicts();
+    assert_eq!(verdicts.iter().filter(|v| !v.pass).count(), 1);
+    assert_eq!(verdicts[1].threshold, "p99<1ms");
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    assert_eq!(curves[0].points.len(), 1, "three rounds, one point");
+    let plots = super::charts::plots(&run, axis, &curves).unwrap();
+    let t = &plots.iter().find(|p| p.0 == "throughput.svg").unwrap().1;
+    assert_eq!(t.lines[0].points, [(1.0, 6226.0)]);
+    assert_eq!(t.lines[0].whiskers.len(), 1, "the interval drawn");
+    assert_eq!(
+        t.categories,
+        [(1.0, "clients=16".to_owned())],
+        "rounds share one category"
+    );
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    assert!(
+        html.contains("6,226 tx/s [5,710–6,707, n=3, t]"),
+        "report shows the same"
+    );
+}
+
+/// A full-length plan of scenario `name` as a results directory in which every step measured cleanly, each
+/// step's figures made distinct so that a mix-up would show.
+fn planned_run(name: &str) -> Scratch {
+    use bench_proto::results::ResultsDoc;
+    use wsbench_harness::rundoc::{RunDoc, Status};
+    use wsbench_harness::scenario::Scenario;
+    let root = wsbench_harness::paths::project_root();
+    let s = Scenario::load(&root, name).unwrap();
+    let mut sets = Vec::new();
+    let scaled = s
+        .file
+        .published
+        .iter()
+        .any(|p| p.instances.is_some_and(|i| i > 1));
+    if scaled && s.file.scale_out.is_none() {
+        sets.push("servers=1,3".to_owned());
+    }
+    let plan = s.plan(false, &sets).unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("wsbench-agree-{name}-"))
+        .tempdir()
+        .unwrap();
+    fs::create_dir_all(tmp.path().join("steps")).unwrap();
+    let doc = |file: &str| -> ResultsDoc {
+        let path = root.join("xtask/tests/fixtures").join(file);
+        serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let mut run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    for (i, (step, entry)) in plan.steps().zip(&mut run.steps).enumerate() {
+        let f = 1.0 + i as f64 / 8.0;
+        let mut d = if step.client.operation.is_chat() {
+            doc("results/volano-chat/20260304T100000Z/steps/03-rooms-10.json")
+        } else {
+            doc("summary/steps/01-clients-16.json")
+        };
+        if let Some(c) = d.chat.as_mut() {
+            c.score_msg_per_s *= f;
+        } else {
+            d.params.operation = step.client.operation.name().to_owned();
+            d.params.clients = step.client.clients.map_or(1, u64::from);
+            d.throughput.total_per_s *= f;
+            d.throughput.per_client_per_s *= f;
+            d.throughput.sent_mb_per_s *= f;
+            d.throughput.received_mb_per_s *= f;
+        }
+        let json = serde_json::to_string(&d).unwrap();
+        fs::write(tmp.path().join(&entry.result), json).unwrap();
+        entry.status = Status::Ok;
+        entry.client_exit = Some(0);
+    }
+    run.settle();
+    let json = serde_json::to_string_pretty(&run).unwrap();
+    fs::write(tmp.path().join("run.json"), json).unwrap();
+    Scratch(tmp)
+}
+
+/// (figure label, step id, measured value as shown) of summary.md's measured-vs-published table.
+fn summary_comparisons(md: &str) -> std::collections::BTreeSet<(String, String, String)> {
+    let section = md
+        .split("## Measured here vs published")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n## ")
+        .next()
+        .unwrap_or_default();
+    section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| published figure"))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            let label = cells.first()?.split_once(": ")?.1.to_owned();
+            let measured = cells.get(2)?.split(" ⚠").next()?.to_owned();
+            Some((label, cells.get(3)?.to_string(), measured))
+        })
+        .collect()
+}
+
+/// The same triples from report.html's rows (their data attributes).
+fn report_comparisons(html: &str) -> std::collections::BTreeSet<(String, String, String)> {
+    let attr = |row: &str, name: &str| -> String {
+        let start = row
+            .find(&format!("{name}=\""))
+            .map(|i| i + name.len() + 2)
+            .unwrap_or(0);
+        let end = row[start..].find('"').map_or(start, |e| start + e);
+        row[start..end]
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+    };
+    html.lines()
+        .filter(|l| l.starts_with("<tr data-figure="))
+        .filter(|l| !attr(l, "data-step").is_empty())
+        .map(|l| {
+            (
+                attr(l, "data-figure"),
+                attr(l, "data-step"),
+                attr(l, "data-measured"),
+            )
+        })
+        .collect()
+}
+
+/// For every scenario file, a full-length plan measured cleanly: summary.md and report.html compare exactly the
+/// same published figures, at the same steps, with the same values.
+#[test]
+fn summary_and_report_compare_the_same_figures_for_every_scenario() {
+    let root = wsbench_harness::paths::project_root();
+    for name in wsbench_harness::scenario::names(&root).unwrap() {
+        let dir = planned_run(&name);
+        let md = super::write_summary(&dir).unwrap();
+        let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+        let (a, b) = (summary_comparisons(&md), report_comparisons(&html));
+        assert!(!a.is_empty(), "{name}: summary.md compares nothing\n{md}");
+        assert_eq!(
+            a, b,
+            "{name}: summary.md and report.html compare different figures"
+        );
+        // One row per figure and step, the rounds of a repeated step counting once.
+        let loaded = Run::load(&dir).unwrap();
+        let expected: usize = loaded
+            .comparisons()
+            .iter()
+            .map(|c| {
+                let mut groups: Vec<&str> = c
+                    .rows
+                    .iter()
+                    .map(|r| loaded.steps[r.0].meta.group())
+                    .collect();
+                groups.sort_unstable();
+                groups.dedup();
+                groups.len()
+            })
+            .sum();
+        assert_eq!(a.len(), expected, "{name}");
+    }
+}

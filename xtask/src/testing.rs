@@ -1,0 +1,140 @@
+//! The named steps of `cargo xtask test`: what a step is, and the end-to-end check of a quick scenario run
+//! that several subcommands' steps share.
+
+use std::time::Instant;
+
+use anyhow::{ensure, Result};
+use xshell::Shell;
+
+use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
+use wsbench_harness::rundoc::Status;
+use wsbench_harness::{results, screenshot};
+
+type StepFn = Box<dyn Fn(&Shell) -> Result<()>>;
+
+/// One named step of the test command.
+pub(crate) struct Step {
+    pub(crate) name: String,
+    pub(crate) run: StepFn,
+    /// Runs only when `--only` names it: too slow for the default list on a 2-core CI machine, covered there
+    /// by a cheaper step (and run in full by GitHub's workflow).
+    pub(crate) opt_in: bool,
+}
+
+impl Step {
+    pub(crate) fn new(
+        name: impl Into<String>,
+        run: impl Fn(&Shell) -> Result<()> + 'static,
+    ) -> Step {
+        Step {
+            name: name.into(),
+            run: Box::new(run),
+            opt_in: false,
+        }
+    }
+
+    /// A step left out of the default list; `--only <name>` runs it.
+    pub(crate) fn opt_in(
+        name: impl Into<String>,
+        run: impl Fn(&Shell) -> Result<()> + 'static,
+    ) -> Step {
+        Step {
+            opt_in: true,
+            ..Step::new(name, run)
+        }
+    }
+}
+
+impl std::fmt::Debug for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Step")
+            .field("name", &self.name)
+            .field("opt_in", &self.opt_in)
+            .finish()
+    }
+}
+
+/// Runs a scenario with `--quick` into a temporary directory and checks what it wrote: run.json,
+/// provenance.json, summary.md, one results document per step, written by bench-client, without errors, and a
+/// report that headless Chromium draws (`report.png` beside it).
+pub(crate) fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
+    quick_scenario_with(sh, name, |_| {}, |_| Ok(()))
+}
+
+/// [`quick_scenario`] with its run options adjusted and an extra check of what the run wrote.
+pub(crate) fn quick_scenario_with(
+    sh: &Shell,
+    name: &str,
+    adjust: impl FnOnce(&mut RunOptions),
+    verify: impl FnOnce(&Outcome) -> Result<()>,
+) -> Result<()> {
+    let tmp = sh.create_temp_dir()?;
+    // WSBENCH_KEEP_RESULTS=<dir> keeps the runs (CI uploads them); a temporary directory otherwise.
+    let out = std::env::var_os("WSBENCH_KEEP_RESULTS")
+        .map(|d| sh.current_dir().join(d))
+        .unwrap_or_else(|| tmp.path().to_path_buf());
+    // As a user's `cargo xtask run <name> --quick --out <tmp>` gets it.
+    let mut opts = RunOptions {
+        scenario: name.to_owned(),
+        quick: true,
+        sets: Vec::new(),
+        out,
+        pin: true,
+        engine: Engine::Local,
+        client_arch: None,
+        thresholds: Vec::new(),
+    };
+    adjust(&mut opts);
+    let start = Instant::now();
+    let outcome = crate::execute::execute(sh, &opts)?;
+    let dir = &outcome.dir;
+    for file in ["run.json", "provenance.json", "summary.md", "report.html"] {
+        ensure!(dir.join(file).is_file(), "{name}: {file} was not written");
+    }
+    let summary_text = std::fs::read_to_string(dir.join("summary.md"))?;
+    ensure!(
+        summary_text.contains("## Measured here vs published"),
+        "{name}: summary.md has no published comparison"
+    );
+    let failed: Vec<_> = outcome
+        .run
+        .steps
+        .iter()
+        .filter(|s| s.status != Status::Ok)
+        .map(|s| &s.id)
+        .collect();
+    ensure!(
+        outcome.run.status == Status::Ok && failed.is_empty(),
+        "{name}: run status {:?}, steps not ok: {failed:?}, problems: {:?}\n{summary_text}",
+        outcome.run.status,
+        outcome.run.problems
+    );
+    let loaded = results::Run::load(dir)?;
+    for step in &loaded.steps {
+        let doc = step.doc.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
+        ensure!(
+            doc.tool.name == "bench-client",
+            "{}: written by {:?}, not bench-client",
+            step.meta.result,
+            doc.tool.name
+        );
+        ensure!(
+            doc.counts.errors_total == 0 && !doc.partial,
+            "{}: errors or partial",
+            step.meta.result
+        );
+        let measured =
+            doc.counts.ok > 0 || doc.chat.as_ref().is_some_and(|c| c.messages_received > 0);
+        ensure!(measured, "{}: nothing was measured", step.meta.result);
+    }
+    // The report as a reader sees it: drawn by headless Chromium, the picture kept beside it.
+    let png = screenshot::report(sh, &dir.join("report.html"))?;
+    verify(&outcome)?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{name} --quick: {} steps in {secs:.1} s (including the build check); report drawn: {}",
+        outcome.run.steps.len(),
+        png.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,36 @@
+//! The C toolchain that links the static binaries: the host's `cc` or a cross `<prefix>-gcc`.
+
+use std::path::PathBuf;
+
+use xshell::{cmd, Shell};
+
+use crate::Program;
+
+pub const PPC64LE_GCC: Program = Program {
+    name: "powerpc64le-linux-gnu-gcc",
+    version_args: &["--version"],
+    install: "apt-get install gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross",
+    used_for: "cross builds for ppc64le with cargo",
+};
+
+/// The linker's `--version` first line, None when it is missing.
+pub fn version(sh: &Shell, linker: &str) -> Option<String> {
+    let out = cmd!(sh, "{linker} --version")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()?;
+    crate::first_line(&out)
+}
+
+/// Where `linker` finds glibc's `libc.a` for static linking; None when it cannot (gcc echoes the bare name
+/// back when it cannot find the file).
+pub fn static_libc(sh: &Shell, linker: &str) -> Option<PathBuf> {
+    let found = cmd!(sh, "{linker} -print-file-name=libc.a")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .unwrap_or_default();
+    let path = PathBuf::from(found.trim());
+    (path.is_absolute() && path.exists()).then_some(path)
+}
