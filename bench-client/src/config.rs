@@ -113,23 +113,86 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
 /// Without --duration or --requests a run measures this long.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
+/// The one URL of the run: the argument or `--url`, or the default server's for a bare `--operation`.
+fn url_of(a: &RunArgs) -> anyhow::Result<&str> {
+    match (a.url_arg.as_deref(), a.url.as_deref(), a.operation) {
+        (Some(_), Some(_), _) => Err(usage_error(
+            "give the URL once: as an argument or with --url",
+        )),
+        (None, None, None) => Err(usage_error(
+            "nothing to do: give a URL (and --operation for a SOAP load; see --help)",
+        )),
+        (Some(u), None, _) | (None, Some(u), _) => Ok(u),
+        (None, None, Some(_)) => Ok(DEFAULT_URL),
+    }
+}
+
+/// `--insecure` and `--cacert` onto an https:// target; refused for any other.
+fn tls_options(a: &RunArgs, target: &mut Target) -> anyhow::Result<()> {
+    if let Some(tls) = target.tls.as_mut() {
+        tls.insecure = a.insecure;
+        if let Some(path) = &a.cacert {
+            tls.extra_roots_pem = Some(
+                std::fs::read(path)
+                    .map_err(|e| usage_error(format!("--cacert {}: {e}", path.display())))?,
+            );
+        }
+        Ok(())
+    } else if a.insecure || a.cacert.is_some() {
+        Err(usage_error("--insecure and --cacert are for https:// URLs"))
+    } else {
+        Ok(())
+    }
+}
+
+/// HTTP/2 from `--http2` or oha's `--http-version`, which must not contradict each other.
+fn http2_of(a: &RunArgs) -> anyhow::Result<bool> {
+    match a.compat.http_version {
+        Some(HttpVersion::Http11) if a.http2 => Err(usage_error(
+            "--http-version 1.1 and --http2 ask for two versions",
+        )),
+        Some(v) => Ok(v == HttpVersion::Http2),
+        None => Ok(a.http2),
+    }
+}
+
+/// When the measured interval ends: `--duration`, `--requests`, or the default duration.
+fn stop_of(a: &RunArgs) -> anyhow::Result<Stop> {
+    match (a.duration, a.requests) {
+        (Some(d), None) if d.is_zero() => Err(usage_error("--duration must be more than 0")),
+        (Some(d), None) => Ok(Stop::Duration(d)),
+        (None, Some(n)) if n < a.clients => Err(usage_error(format!(
+            "--requests {n} is fewer than --clients {}: every client must make at least one call",
+            a.clients
+        ))),
+        (None, Some(n)) => Ok(Stop::Requests(n)),
+        (None, None) => Ok(Stop::Duration(DEFAULT_DURATION)),
+        (Some(_), Some(_)) => Err(usage_error("give --duration or --requests, not both")),
+    }
+}
+
+/// The local addresses to connect from: `--source-ips`, or as many loopback addresses as the ports need.
+fn source_ips_of(a: &RunArgs, target: &Target) -> anyhow::Result<Vec<IpAddr>> {
+    let source_ips = match &a.source_ips {
+        Some(text) => host::parse_source_ips(text).map_err(usage_error)?,
+        None => host::auto_sources(target.addr, a.clients, host::local_port_range()),
+    };
+    if source_ips
+        .iter()
+        .any(|ip| ip.is_ipv4() != target.addr.is_ipv4())
+    {
+        return Err(usage_error(format!(
+            "--source-ips: the server's address {} is of the other IP version",
+            target.addr.ip()
+        )));
+    }
+    Ok(source_ips)
+}
+
 impl RunConfig {
     /// Checks the flags and resolves the URL's host (once, before any load).
     pub fn from_args(a: RunArgs) -> anyhow::Result<RunConfig> {
-        let url = match (a.url_arg.as_deref(), a.url.as_deref(), a.operation) {
-            (Some(_), Some(_), _) => {
-                return Err(usage_error(
-                    "give the URL once: as an argument or with --url",
-                ))
-            }
-            (None, None, None) => {
-                return Err(usage_error(
-                    "nothing to do: give a URL (and --operation for a SOAP load; see --help)",
-                ))
-            }
-            (Some(u), None, _) | (None, Some(u), _) => u,
-            (None, None, Some(_)) => DEFAULT_URL,
-        };
+        let url = url_of(&a)?;
         let operation = a.operation.unwrap_or(Operation::HttpGet);
         let family = match (a.compat.ipv4, a.compat.ipv6) {
             (true, _) => Some(Family::V4),
@@ -137,40 +200,10 @@ impl RunConfig {
             _ => None,
         };
         let mut target = parse_target(url, operation, family)?;
-        if let Some(tls) = target.tls.as_mut() {
-            tls.insecure = a.insecure;
-            if let Some(path) = &a.cacert {
-                tls.extra_roots_pem = Some(
-                    std::fs::read(path)
-                        .map_err(|e| usage_error(format!("--cacert {}: {e}", path.display())))?,
-                );
-            }
-        } else if a.insecure || a.cacert.is_some() {
-            return Err(usage_error("--insecure and --cacert are for https:// URLs"));
-        }
+        tls_options(&a, &mut target)?;
         let custom = custom(&a, operation)?;
-        let http2 = match a.compat.http_version {
-            Some(HttpVersion::Http11) if a.http2 => {
-                return Err(usage_error(
-                    "--http-version 1.1 and --http2 ask for two versions",
-                ))
-            }
-            Some(v) => v == HttpVersion::Http2,
-            None => a.http2,
-        };
-        let stop = match (a.duration, a.requests) {
-            (Some(d), None) if d.is_zero() => return Err(usage_error("--duration must be more than 0")),
-            (Some(d), None) => Stop::Duration(d),
-            (None, Some(n)) if n < a.clients => {
-                return Err(usage_error(format!(
-                    "--requests {n} is fewer than --clients {}: every client must make at least one call",
-                    a.clients
-                )))
-            }
-            (None, Some(n)) => Stop::Requests(n),
-            (None, None) => Stop::Duration(DEFAULT_DURATION),
-            (Some(_), Some(_)) => return Err(usage_error("give --duration or --requests, not both")),
-        };
+        let http2 = http2_of(&a)?;
+        let stop = stop_of(&a)?;
         if a.timeout.is_zero() || a.connect_timeout.is_zero() {
             return Err(usage_error(
                 "--timeout and --connect-timeout must be more than 0",
@@ -184,19 +217,7 @@ impl RunConfig {
         if a.interval < MIN_INTERVAL {
             return Err(usage_error("--interval must be at least 10ms"));
         }
-        let source_ips = match &a.source_ips {
-            Some(text) => host::parse_source_ips(text).map_err(usage_error)?,
-            None => host::auto_sources(target.addr, a.clients, host::local_port_range()),
-        };
-        if source_ips
-            .iter()
-            .any(|ip| ip.is_ipv4() != target.addr.is_ipv4())
-        {
-            return Err(usage_error(format!(
-                "--source-ips: the server's address {} is of the other IP version",
-                target.addr.ip()
-            )));
-        }
+        let source_ips = source_ips_of(&a, &target)?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         let threads = a.threads.unwrap_or(cores).min(a.clients);
         Ok(RunConfig {
