@@ -75,7 +75,7 @@ fn ports_per_source(range: (u16, u16)) -> u64 {
 }
 
 /// The addresses to spread `clients` connections over when none are given: for a server on IPv4
-/// loopback, as many of 127.0.0.1, 127.0.0.2, … as keep each within [`ports_per_source`]; otherwise
+/// loopback, as many of 127.0.0.1, 127.0.0.2, … as keep each within the ports one source has (`ports_per_source`); otherwise
 /// none (the system chooses).
 pub fn auto_sources(server: SocketAddr, clients: u64, range: Option<(u16, u16)>) -> Vec<IpAddr> {
     let (IpAddr::V4(ip), Some(range)) = (server.ip(), range) else {

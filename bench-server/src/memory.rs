@@ -16,7 +16,7 @@ use tokio::sync::Notify;
 static OPEN: AtomicUsize = AtomicUsize::new(0);
 /// The most open at once since the last trim.
 static HIGH: AtomicUsize = AtomicUsize::new(0);
-/// Woken when the open connections fall [`TRIM_AFTER`] below the high-water mark.
+/// Woken when the open connections fall `TRIM_AFTER` below the high-water mark.
 static FALLEN: Notify = Notify::const_new();
 /// Trims done.
 static TRIMS: AtomicU64 = AtomicU64::new(0);
@@ -46,7 +46,7 @@ pub fn trims() -> u64 {
     TRIMS.load(Relaxed)
 }
 
-/// Waits until the open connections have fallen at least [`TRIM_AFTER`] below their high-water mark, lets
+/// Waits until the open connections have fallen at least `TRIM_AFTER` below their high-water mark, lets
 /// the rest close for `settle`, then trims the heap (on the blocking pool: a trim holds the allocator's
 /// locks for a few milliseconds) and starts again from the connections open then. Sleeps otherwise: no
 /// timer ticks while nothing closes. Runs until dropped.
