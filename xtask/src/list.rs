@@ -4,7 +4,7 @@
 use anyhow::Result;
 use xshell::Shell;
 
-use wsbench_harness::scenario::{self, Scenario};
+use wsbench_harness::scenario::{self, Plan, Scenario};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -38,10 +38,7 @@ fn detail(s: &Scenario) -> Result<()> {
     );
     for (title, quick) in [("full", false), ("--quick", true)] {
         let plan = s.plan(quick, &[])?;
-        println!(
-            "\nsteps ({title}, {:.0} s of load planned):",
-            plan.planned_seconds()
-        );
+        println!("\nsteps ({title}, {}):", load_words(&plan));
         for step in plan.steps() {
             let length = match (&step.client.chat, step.client.length) {
                 (Some(c), _) => format!(
@@ -108,4 +105,47 @@ fn detail(s: &Scenario) -> Result<()> {
         println!("\nthresholds: {}", t.join(", "));
     }
     Ok(())
+}
+
+/// How much load a plan holds, in words: the seconds of the steps that run for a time, and how many end on a
+/// count instead (chat messages, requests), whose length no plan knows.
+fn load_words(plan: &Plan) -> String {
+    let counted = plan
+        .steps()
+        .filter(|s| s.client.planned_seconds().is_none())
+        .count();
+    let n = plan.steps().count();
+    let seconds = plan.planned_seconds();
+    match counted {
+        0 => format!("{seconds:.0} s of load planned"),
+        c if c == n => format!(
+            "{} end{} on a count (messages or requests), not after a time",
+            if n == 1 { "the step" } else { "every step" },
+            if n == 1 { "s" } else { "" }
+        ),
+        c => format!("{seconds:.0} s of load planned, and {c} step(s) that end on a count"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 27, item 13: a scenario whose steps end on message counts plans no "0 s of load".
+    #[test]
+    fn steps_that_end_on_a_count_are_not_zero_seconds() {
+        let root = wsbench_harness::paths::project_root();
+        let volano = Scenario::load(&root, "volano-loopback").unwrap();
+        for quick in [false, true] {
+            let words = load_words(&volano.plan(quick, &[]).unwrap());
+            assert_eq!(
+                words,
+                "every step ends on a count (messages or requests), not after a time"
+            );
+        }
+        let cxf = Scenario::load(&root, "cxf-echo-complex").unwrap();
+        let words = load_words(&cxf.plan(true, &[]).unwrap());
+        assert!(words.ends_with(" s of load planned"), "{words}");
+        assert!(!words.starts_with("0 s"), "{words}");
+    }
 }

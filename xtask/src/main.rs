@@ -20,7 +20,6 @@ mod testing;
 #[cfg(test)]
 mod tidy;
 
-use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use xshell::Shell;
 
@@ -69,8 +68,21 @@ enum Cmd {
     Swarm(swarm::Args),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // The error and its causes, `{:#}`: not `{:?}`, which appends anyhow's backtrace whenever
+            // RUST_BACKTRACE is set, as many Rust users have it. An error here is the user's to act on (a
+            // scenario that does not exist, a run that failed a check); a bug panics, and keeps its backtrace.
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let sh = Shell::new()?;
     sh.change_dir(wsbench_harness::paths::project_root());
     match cli.cmd {
@@ -90,5 +102,4 @@ fn main() -> anyhow::Result<()> {
         Cmd::Fuzz(args) => fuzz::run(&sh, args),
         Cmd::Swarm(args) => swarm::run(&sh, args),
     }
-    .with_context(|| "cargo xtask failed")
 }

@@ -7,7 +7,7 @@ use anyhow::{ensure, Result};
 use xshell::Shell;
 
 use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
-use wsbench_harness::rundoc::Status;
+use wsbench_harness::rundoc::{FailedCheck, Status};
 use wsbench_harness::{results, screenshot};
 
 type StepFn = Box<dyn Fn(&Shell) -> Result<()>>;
@@ -103,10 +103,22 @@ pub(crate) fn quick_scenario_with(
         .filter(|s| s.status != Status::Ok)
         .map(|s| &s.id)
         .collect();
+    // A machine shared with other work fails the run's busy check, which says nothing of whether the
+    // pipeline works: the smoke run is judged without it (and says so).
+    let busy_only = outcome
+        .run
+        .failed_checks
+        .iter()
+        .all(|c| c.check == FailedCheck::BUSY);
+    if busy_only && !outcome.run.failed_checks.is_empty() {
+        println!("{name}: {}", outcome.run.status_words());
+    }
+    let clean = outcome.run.status == Status::Ok
+        || (busy_only && outcome.run.problems.is_empty() && failed.is_empty());
     ensure!(
-        outcome.run.status == Status::Ok && failed.is_empty(),
-        "{name}: run status {:?}, steps not ok: {failed:?}, problems: {:?}\n{summary_text}",
-        outcome.run.status,
+        clean && failed.is_empty(),
+        "{name}: run status {}, steps not ok: {failed:?}, problems: {:?}\n{summary_text}",
+        outcome.run.status_words(),
         outcome.run.problems
     );
     let loaded = results::Run::load(dir)?;

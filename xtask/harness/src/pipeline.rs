@@ -14,7 +14,7 @@ use super::docker::{self, DockerOptions};
 use super::local::Local;
 use super::pinning::Pinning;
 use super::provenance::{self, Provenance};
-use super::rundoc::{RunDoc, Status};
+use super::rundoc::{FailedCheck, RunDoc, Status};
 use super::scenario::{Instance, Plan, Scenario, Step};
 use super::swarm::{Swarm, SwarmOptions};
 use super::{busy, clock, interrupt, paths, results, thresholds};
@@ -110,10 +110,6 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     } else {
         vec![]
     };
-    run.busy = busy::check(&cpus);
-    for b in &run.busy {
-        println!("warning: busy machine: {b}");
-    }
     if let Some(arch) = opts.client_arch {
         let client = emulation::client(sh, arch)?;
         bins.client = client.binary.clone();
@@ -138,6 +134,11 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
             }
         },
     };
+    // Judged now, the build done and nothing started yet: what other processes use as the load begins.
+    run.busy = busy::check(&cpus);
+    for b in &run.busy {
+        println!("warning: busy machine: {b}");
+    }
     measure(&plan, backend.as_mut(), &dir, run, prov)
 }
 
@@ -279,10 +280,13 @@ fn run_step(
     }
 }
 
-/// Settles the run's status and writes run.json and provenance.json.
+/// Judges the run's checks, settles its status and writes run.json and provenance.json.
 fn finish(dir: &Path, mut run: RunDoc, mut prov: Provenance) -> Result<Outcome> {
     run.finished_at = Some(clock::timestamp());
     prov.finished_at = run.finished_at.clone();
+    // The thresholds are judged by the one reader, on the directory as written.
+    write_json(&dir.join("run.json"), &run)?;
+    run.failed_checks = failed_checks(dir, &run);
     run.settle();
     write_json(&dir.join("run.json"), &run)?;
     write_json(&dir.join("provenance.json"), &prov)?;
@@ -290,6 +294,30 @@ fn finish(dir: &Path, mut run: RunDoc, mut prov: Provenance) -> Result<Outcome> 
         dir: dir.to_path_buf(),
         run,
     })
+}
+
+/// The checks the run failed beyond its steps' status: each threshold not met at a step (as
+/// [`results::Run::verdicts`] judges them) and each sign of a busy machine.
+fn failed_checks(dir: &Path, run: &RunDoc) -> Vec<FailedCheck> {
+    let thresholds = match results::Run::load(dir) {
+        _ if run.thresholds.is_empty() => vec![],
+        Ok(loaded) => loaded
+            .verdicts()
+            .into_iter()
+            .filter(|v| !v.pass)
+            .map(|v| v.describe())
+            .collect(),
+        Err(e) => vec![format!("not judged: {e:#}")],
+    };
+    let thresholds = thresholds.into_iter().map(|detail| FailedCheck {
+        check: FailedCheck::THRESHOLD.to_owned(),
+        detail,
+    });
+    let busy = run.busy.iter().map(|b| FailedCheck {
+        check: FailedCheck::BUSY.to_owned(),
+        detail: b.clone(),
+    });
+    thresholds.chain(busy).collect()
 }
 
 /// Labels the run with its `--client-arch` client (and says so in every summary when it is emulated).

@@ -105,6 +105,16 @@ pub struct Verdict {
     pub pass: bool,
 }
 
+impl Verdict {
+    /// `p99<1ms at 01-clients-16 (3.2 ms)`: the threshold, where, and what was measured.
+    pub fn describe(&self) -> String {
+        let got = self.value.map_or("not measured".to_owned(), |x| {
+            format!("{} {}", super::numbers::num(x), self.unit)
+        });
+        format!("{} at {} ({got})", self.threshold, self.step)
+    }
+}
+
 impl Run {
     /// Steps grouped by id without the round (the rounds of a repeated step), in order of first appearance.
     pub fn groups(&self) -> Vec<(String, Vec<usize>)> {

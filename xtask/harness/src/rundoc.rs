@@ -48,9 +48,34 @@ pub struct RunDoc {
     /// Pass/fail conditions the run is judged by (`[thresholds]`, `--threshold`), as written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<String>,
-    /// Signs of a busy machine when the run started (load, other processes using CPU).
+    /// Signs of a busy machine just before the load started (other processes using CPU).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub busy: Vec<String>,
+    /// The checks beyond its steps' own status that the run failed (a threshold, a busy machine): any one
+    /// makes the run's status `failed` ([`RunDoc::settle`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_checks: Vec<FailedCheck>,
+}
+
+/// A check the run was judged by and failed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FailedCheck {
+    /// What was checked: [`FailedCheck::THRESHOLD`] or [`FailedCheck::BUSY`].
+    pub check: String,
+    /// What failed, in words: `p99<1ms at 01-clients-16 (3.2 ms)`.
+    pub detail: String,
+}
+
+impl FailedCheck {
+    pub const THRESHOLD: &'static str = "threshold";
+    pub const BUSY: &'static str = "busy machine";
+}
+
+impl std::fmt::Display for FailedCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.check, self.detail)
+    }
 }
 
 /// How a run or a step ended.
@@ -61,7 +86,7 @@ pub enum Status {
     Ok,
     /// Measured, and some calls failed (counted in the results, never as throughput).
     Errors,
-    /// Could not be measured (no results document, server gone).
+    /// Could not be measured (no results document, server gone); for a run, also: failed a check.
     Failed,
     /// Not run (an earlier failure stopped the run).
     #[default]
@@ -184,10 +209,12 @@ impl RunDoc {
             repeat: (plan.repeat > 1).then_some(plan.repeat),
             thresholds: plan.thresholds.iter().map(|t| t.text.clone()).collect(),
             busy: Vec::new(),
+            failed_checks: Vec::new(),
         }
     }
 
-    /// The run's status: the worst of its steps', failed when something outside them went wrong.
+    /// The run's status, the one rule: the worst of its steps', failed when something outside them went wrong
+    /// (a problem) or when it failed a check (a threshold, a busy machine).
     pub fn settle(&mut self) {
         let worst = |a: Status, b: Status| {
             let rank = |s| match s {
@@ -203,10 +230,49 @@ impl RunDoc {
             }
         };
         let mut status = self.steps.iter().map(|s| s.status).fold(Status::Ok, worst);
-        if !self.problems.is_empty() {
+        if !self.problems.is_empty() || !self.failed_checks.is_empty() {
             status = worst(status, Status::Failed);
         }
         self.status = status;
+    }
+
+    /// The run's status in words, as summary.md, report.html and the console give it: what failed first
+    /// (each failed check named), then the steps, counted as steps × rounds when repeated.
+    pub fn status_words(&self) -> String {
+        let count = |s: Status| self.steps.iter().filter(|e| e.status == s).count();
+        let groups: std::collections::BTreeSet<&str> =
+            self.steps.iter().map(StepEntry::group).collect();
+        let n = groups.len();
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        let steps = match self.repeat.filter(|&r| r > 1) {
+            Some(r) => format!("{} × {r} rounds", plural(n, "step")),
+            None => plural(n, "step"),
+        };
+        if self.status == Status::Ok {
+            let checks = match self.thresholds.len() {
+                0 => String::new(),
+                t => format!(", {} passed", plural(t, "threshold")),
+            };
+            return format!("ok: {steps} measured without errors{checks}");
+        }
+        let mut parts: Vec<String> = self.failed_checks.iter().map(|c| c.to_string()).collect();
+        if !self.problems.is_empty() {
+            parts.push(plural(self.problems.len(), "problem"));
+        }
+        let (ok, errors) = (count(Status::Ok), count(Status::Errors));
+        let (failed, not_run) = (count(Status::Failed), count(Status::NotRun));
+        if ok < self.steps.len() {
+            parts.push(format!(
+                "steps: {ok} ok, {errors} with errors, {failed} failed, {not_run} not run (of {steps})"
+            ));
+        } else {
+            parts.push(format!("all {steps} measured without errors"));
+        }
+        let word = match self.status {
+            Status::Errors => "ERRORS",
+            _ => "FAILED",
+        };
+        format!("{word}: {}", parts.join("; "))
     }
 }
 

@@ -48,6 +48,72 @@ fn check_png(bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A text of an SVG as Chromium lays it out: its content and its box in pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextBox {
+    pub text: String,
+    pub left: f64,
+    pub top: f64,
+    pub right: f64,
+    pub bottom: f64,
+}
+
+impl TextBox {
+    /// Whether the two boxes share any area.
+    pub fn overlaps(&self, other: &TextBox) -> bool {
+        self.left < other.right
+            && other.left < self.right
+            && self.top < other.bottom
+            && other.top < self.bottom
+    }
+}
+
+/// The box of every `<text>` of `svg` as headless Chromium draws it (its fonts, its layout): what a test
+/// checks for labels that collide.
+pub fn text_boxes(sh: &Shell, svg: &str) -> Result<Vec<TextBox>> {
+    const MEASURE: &str = "const out = []; for (const t of document.querySelectorAll('svg text')) { \
+        const r = t.getBoundingClientRect(); \
+        out.push([t.textContent.trim().replace(/\\s+/g, ' '), r.left, r.top, r.right, r.bottom].join('\\t')); } \
+        document.getElementById('boxes').textContent = out.join('\\n');";
+    let dir = sh.create_temp_dir().context("a directory for the page")?;
+    let page = dir.path().join("boxes.html");
+    std::fs::write(
+        &page,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\">{svg}<pre id=\"boxes\"></pre>\
+             <script>{MEASURE}</script></body></html>"
+        ),
+    )?;
+    let profile = dir.path().join("profile");
+    let dom = chromium::dump_dom(sh, &format!("file://{}", page.display()), &profile)?;
+    let start = dom
+        .find("<pre id=\"boxes\">")
+        .context("chromium's DOM has no measurements")?;
+    let body = &dom[start + "<pre id=\"boxes\">".len()..];
+    let body = &body[..body.find("</pre>").context("unterminated measurements")?];
+    let unescape = |s: &str| {
+        s.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+    };
+    body.lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            ensure!(f.len() == 5, "a measurement of {} fields: {l}", f.len());
+            let n = |i: usize| -> Result<f64> { Ok(f[i].parse()?) };
+            Ok(TextBox {
+                text: unescape(f[0]),
+                left: n(1)?,
+                top: n(2)?,
+                right: n(3)?,
+                bottom: n(4)?,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,10 @@
 //! well-kept statistics crate) rather than hand-kept tables.
 //!
 //! The interval: with six or more values, the distribution-free interval of the median from order
-//! statistics (binomial, no assumption on the shape of the noise); with two to five — too few for that
-//! interval to reach 95 % — Student's t interval of the mean. [`Estimate::method`] says which was used.
+//! statistics (binomial, no assumption on the shape of the noise); with three to five — too few for that
+//! interval to reach 95 % — Student's t interval of the mean. Two values make no interval worth showing
+//! (t = 12.7 stretches it from about zero to twice the figure): their range, min–max, is shown instead.
+//! [`Estimate::method`] says which was used.
 
 use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, StudentsT};
 
@@ -50,9 +52,11 @@ pub fn t975(df: f64) -> f64 {
 pub enum Method {
     /// One value: no interval.
     Single,
+    /// Two values: no interval; `lo` and `hi` are their minimum and maximum.
+    Range,
     /// Order statistics around the median (six or more values).
     OrderStatistics,
-    /// Student's t around the mean (two to five values).
+    /// Student's t around the mean (three to five values).
     StudentT,
 }
 
@@ -74,7 +78,8 @@ impl Estimate {
         let median = median(&v)?;
         let (lo, hi, method) = match n {
             1 => (median, median, Method::Single),
-            2..=5 => {
+            2 => (v[0], v[1], Method::Range),
+            3..=5 => {
                 let (mean, sd) = mean_sd(&v)?;
                 let h = t975((n - 1) as f64) * sd / (n as f64).sqrt();
                 // Rates and latencies are never negative: neither is the interval's low end.
@@ -100,10 +105,17 @@ impl Estimate {
         })
     }
 
-    /// `[lo–hi], n=4` for tables (empty for one value), numbers formatted by `fmt`.
+    /// `[lo–hi, n=4, t]` for tables (empty for one value; `[min–max, 2 rounds: no interval]` for two),
+    /// numbers formatted by `fmt`.
     pub fn interval(&self, fmt: impl Fn(f64) -> String) -> String {
         match self.method {
             Method::Single => String::new(),
+            Method::Range => format!(
+                " [{}–{}, {} rounds: no interval]",
+                fmt(self.lo),
+                fmt(self.hi),
+                self.n
+            ),
             m => format!(
                 " [{}–{}, n={}{}]",
                 fmt(self.lo),
@@ -118,7 +130,7 @@ impl Estimate {
 /// How the intervals are made, for the footnote of a table that shows them.
 pub const METHOD_NOTE: &str = "Repeated steps show the median and its 95 % interval in brackets: \
     from order statistics (distribution-free) with six or more rounds, Student's t interval of the mean \
-    (marked `t`) with two to five.";
+    (marked `t`) with three to five; with two rounds, no interval: their range, min–max.";
 
 #[cfg(test)]
 mod tests {
@@ -146,6 +158,16 @@ mod tests {
     fn intervals_by_count() {
         let one = Estimate::of(&[5.0]).unwrap();
         assert_eq!((one.lo, one.hi, one.method), (5.0, 5.0, Method::Single));
+        // Issue 27, item 7: two rounds make no interval (t = 12.7 would run from 0 to 58k around 24.9k).
+        let two = Estimate::of(&[25_800.0, 24_000.0]).unwrap();
+        assert_eq!(
+            (two.lo, two.hi, two.median, two.method),
+            (24_000.0, 25_800.0, 24_900.0, Method::Range)
+        );
+        assert_eq!(
+            two.interval(|x| format!("{x:.0}")),
+            " [24000–25800, 2 rounds: no interval]"
+        );
         let four = Estimate::of(&[99.0, 100.0, 101.0, 100.0]).unwrap();
         assert_eq!(four.method, Method::StudentT);
         let h = 3.182 * mean_sd(&[99.0, 100.0, 101.0, 100.0]).unwrap().1 / 2.0;

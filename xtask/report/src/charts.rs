@@ -48,10 +48,18 @@ pub fn plots(
             throughput_caption(run, curves),
         ));
         if !run.is_chat() {
+            let scale = if axis == Axis::Step {
+                ""
+            } else {
+                ", log scale"
+            };
             plots.push((
                 "per-client.svg",
                 per_client(run, axis, curves),
-                "Successful calls per second per client, log scale. With a saturated server it falls as 1/clients.".into(),
+                format!(
+                    "Successful calls per second per client{scale}. With a saturated server it falls as 1/clients.{}",
+                    published_words(run, &["per_client_per_s"])
+                ),
             ));
         }
         if wants_mb(run) {
@@ -76,7 +84,9 @@ pub fn plots(
     plots.push((
         "server-rss.svg",
         rss(run),
-        "Resident memory of the server process, sampled once a second.".into(),
+        "Resident memory of the server process, sampled once a second from the step's start (0 s); each \
+         reading is drawn across the second it closes."
+            .into(),
     ));
     Ok(plots.into_iter().filter(|(_, p, _)| p.has_data()).collect())
 }
@@ -161,12 +171,7 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
     ];
     const MARKERS: [Marker; 3] = [Marker::Diamond, Marker::Triangle, Marker::Cross];
     let mut groups: Vec<(String, String, Vec<&Published>)> = vec![];
-    for p in run
-        .manifest
-        .published
-        .iter()
-        .filter(|p| metrics.contains(&p.metric.key()))
-    {
+    for p in applicable(run, metrics) {
         match groups
             .iter_mut()
             .find(|g| g.0 == p.metric.key() && g.1 == p.label)
@@ -209,6 +214,53 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
             }
         })
         .collect()
+}
+
+/// The published figures of `metrics` that apply to this run: measured under the conditions of one of its
+/// steps (`Published::matches`, as the tables compare them); none for an emulated run, which is never compared.
+fn applicable<'a>(run: &'a Run, metrics: &'a [&str]) -> impl Iterator<Item = &'a Published> + 'a {
+    run.manifest
+        .published
+        .iter()
+        .filter(|p| metrics.contains(&p.metric.key()))
+        .filter(|p| !run.manifest.emulated && run.manifest.steps.iter().any(|s| p.matches(s)))
+}
+
+/// A caption's sentence on the published figures of `metrics`: drawn for reference, or why none is.
+fn published_words(run: &Run, metrics: &[&str]) -> &'static str {
+    let any = run
+        .manifest
+        .published
+        .iter()
+        .any(|p| metrics.contains(&p.metric.key()));
+    match applicable(run, metrics).next() {
+        Some(_) => " Published figures (other hardware, other software) are drawn for reference only, each where its conditions match a step.",
+        None if any && run.manifest.emulated => " No published figure is drawn: an emulated run is never compared.",
+        None if any => " No published figure is drawn: none was measured under the conditions of these steps (see Measured vs published).",
+        None => "",
+    }
+}
+
+/// What the whiskers of repeated steps show: a 95 % interval from three rounds, the range below.
+fn whisker_words(curves: &[Curve]) -> String {
+    let rounds: Vec<usize> = curves
+        .iter()
+        .flat_map(|c| c.spread.iter().map(|e| e.n))
+        .filter(|&n| n > 1)
+        .collect();
+    let (few, many) = (
+        rounds.iter().any(|&n| n < 3),
+        rounds.iter().any(|&n| n >= 3),
+    );
+    match (few, many) {
+        (false, false) => String::new(),
+        (true, false) => format!(
+            " Whiskers: min–max of the rounds ({} rounds: no interval).",
+            rounds[0]
+        ),
+        (false, true) => " Whiskers: the 95 % interval of the median of the rounds.".into(),
+        (true, true) => " Whiskers: the 95 % interval of the median of the rounds; where there are only 2 rounds, their min–max (no interval).".into(),
+    }
 }
 
 /// `000_9511573ff911d3e0.txt` → `seed 000`; other sources as they are.
@@ -260,6 +312,20 @@ fn throughput(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
             .collect();
         p.lines.push(line);
     }
+    let whiskers = whisker_words(curves);
+    if !whiskers.is_empty() {
+        // The legend says what the whiskers span, as the caption does.
+        let few = curves.iter().flat_map(|c| &c.spread).any(|e| e.n == 2);
+        p.notes.push(Note {
+            text: if few {
+                "whiskers: min–max (2 rounds: no interval)".into()
+            } else {
+                "whiskers: 95 % interval of the median".into()
+            },
+            color: INK,
+            dashed: false,
+        });
+    }
     p.references = references(run, axis, metrics, 1.0);
     p.vmarks = knee_marks(axis, curves);
     p.vmark_color = RGBColor(0xb0, 0x30, 0x30);
@@ -277,19 +343,36 @@ fn throughput_caption(run: &Run, curves: &[Curve]) -> String {
     } else {
         ""
     };
-    format!("{what}{knee}. Published figures (other hardware, other software) are drawn for reference only.")
+    let metrics: &[&str] = if run.is_chat() {
+        &["chat_score_msg_per_s"]
+    } else {
+        &["total_per_s"]
+    };
+    format!(
+        "{what}{knee}.{}{}",
+        published_words(run, metrics),
+        whisker_words(curves)
+    )
 }
 
 fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
+    // Bars (one category per step) are read by their length: a linear axis from zero. A sweep of 1 to 1,024
+    // clients spans three decades of per-client rate, which a linear axis crushes: points on a log axis.
+    let log = axis != Axis::Step;
     let mut p = base_plot(
         "Throughput per client",
         run,
         axis,
         curves,
-        "calls/s per client (log scale)",
+        if log {
+            "calls/s per client (log scale)"
+        } else {
+            "calls/s per client"
+        },
     );
-    // 1 to 1,024 clients spans three decades of per-client rate: a linear axis crushes the many-client end.
-    p.y_scale = Scale::Log(10.0);
+    if log {
+        p.y_scale = Scale::Log(10.0);
+    }
     p.bars = true;
     for (i, c) in curves.iter().enumerate() {
         let pts = c
@@ -304,6 +387,14 @@ fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     p.references = references(run, axis, &["per_client_per_s"], 1.0);
     p
 }
+
+/// The published MB/s figures, by the direction they count.
+const MB_METRICS: [&str; 4] = [
+    "xml_mb_per_s",
+    "busier_mb_per_s",
+    "received_mb_per_s",
+    "sent_mb_per_s",
+];
 
 /// Whether MB/s matters for this run: published MB/s figures or sized messages.
 pub fn wants_mb(run: &Run) -> bool {
@@ -368,30 +459,24 @@ fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
             n += 1;
         }
     }
-    p.references = references(
-        run,
-        axis,
-        &[
-            "xml_mb_per_s",
-            "busier_mb_per_s",
-            "received_mb_per_s",
-            "sent_mb_per_s",
-        ],
-        1.0,
-    );
+    p.references = references(run, axis, &MB_METRICS, 1.0);
     p
 }
 
 fn xml_mb_caption(run: &Run, curves: &[Curve]) -> String {
-    let _ = run;
     let how = if curves.len() == 1 {
         "requests sent and responses received drawn apart"
     } else {
         "per operation the busier direction (the larger of sent and received)"
     };
+    let published = published_words(run, &MB_METRICS);
     format!(
-        "Megabytes (10⁶ bytes) of XML body per second, {how}; each published figure is drawn beside the \
-         direction it counts."
+        "Megabytes (10⁶ bytes) of XML body per second, {how}.{published}{}",
+        if published.contains("drawn for reference") {
+            " Each is drawn beside the direction it counts."
+        } else {
+            ""
+        }
     )
 }
 
@@ -421,19 +506,21 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
     };
     if curves.len() == 1 {
         let c = &curves[0];
-        let picks: [(&str, Pick); 5] = [
-            ("p50", |l| l.p50 as f64),
-            ("p90", |l| l.p90 as f64),
-            ("p99", |l| l.p99 as f64),
-            ("p99.9", |l| l.p99_9 as f64),
-            ("max", |l| l.max as f64),
+        // Every series its own colour and mark: the mean (a ring) sits near p50 (a dot) and both show;
+        // published levels are the dashed lines.
+        let picks: [(&str, Pick, Marker); 5] = [
+            ("p50", |l| l.p50 as f64, Marker::Dot),
+            ("p90", |l| l.p90 as f64, Marker::Square),
+            ("p99", |l| l.p99 as f64, Marker::Triangle),
+            ("p99.9", |l| l.p99_9 as f64, Marker::Diamond),
+            ("max", |l| l.max as f64, Marker::Cross),
         ];
-        for (i, (name, pick)) in picks.into_iter().enumerate() {
+        for (i, (name, pick, mark)) in picks.into_iter().enumerate() {
             p.lines
-                .push(Line::new(name, series(c, pick, false), colour(i)));
+                .push(Line::new(name, series(c, pick, false), colour(i)).marked(mark));
         }
         p.lines
-            .push(Line::new("mean", series(c, |l| l.mean, false), INK).dashed());
+            .push(Line::new("mean", series(c, |l| l.mean, false), PALETTE[5]).marked(Marker::Ring));
         let unc = series(c, |l| l.p99 as f64, true);
         if !unc.is_empty() {
             p.lines.push(
@@ -455,7 +542,8 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
                     series(c, |l| l.p99 as f64, false),
                     colour(i),
                 )
-                .dashed(),
+                .dashed()
+                .marked(Marker::Triangle),
             );
         }
     }
@@ -464,6 +552,14 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
 }
 
 fn latency_caption(run: &Run) -> String {
+    let how = latency_how(run);
+    format!(
+        "{how}{}",
+        published_words(run, &["mean_latency_ms", "p99_latency_ms"])
+    )
+}
+
+fn latency_how(run: &Run) -> String {
     let open = run.steps.iter().any(|s| s.uncorrected().is_some());
     if open {
         "Open loop: percentiles are measured from each request's intended send time, so queueing behind a \
@@ -599,6 +695,21 @@ fn timeline(run: &Run) -> Vec<(f64, usize)> {
     out
 }
 
+/// Each sample with the interval it closes, `(from s, to s, sample)`: the first from the step's 0 s.
+fn intervals(
+    samples: &[bench_proto::results::SystemSample],
+) -> Vec<(f64, f64, &bench_proto::results::SystemSample)> {
+    let mut from = 0.0;
+    samples
+        .iter()
+        .map(|s| {
+            let out = (from, s.t_s, s);
+            from = s.t_s;
+            out
+        })
+        .collect()
+}
+
 fn step_marks(run: &Run, axis: Axis, tl: &[(f64, usize)]) -> Vec<(f64, String)> {
     tl.iter()
         .map(|&(t0, i)| {
@@ -632,11 +743,13 @@ fn cpu(run: &Run) -> Plot {
     let mut sys = vec![];
     let mut idle = vec![];
     for &(t0, i) in &tl {
-        for s in run.steps[i].samples() {
-            let t = t0 + s.t_s;
-            user.push((t, s.user_pct));
-            sys.push((t, s.user_pct + s.sys_pct));
-            idle.push((t, (s.user_pct + s.sys_pct + s.idle_pct).min(100.0)));
+        for (from, to, s) in intervals(run.steps[i].samples()) {
+            // A sample is the mean over the interval it closes: drawn flat across it, from the step's 0 s.
+            for t in [t0 + from, t0 + to] {
+                user.push((t, s.user_pct));
+                sys.push((t, s.user_pct + s.sys_pct));
+                idle.push((t, (s.user_pct + s.sys_pct + s.idle_pct).min(100.0)));
+            }
         }
     }
     p.areas
@@ -651,8 +764,9 @@ fn cpu_caption(run: &Run) -> String {
     if timeline(run).is_empty() {
         return String::new();
     }
-    "Stacked: user (bottom), sys, idle (top) — whole-machine CPU from /proc/stat, once a second, during each \
-     step. Client and server share the machine, so this is both their load."
+    "Stacked: user (bottom), sys, idle (top) — whole-machine CPU from /proc/stat, once a second from each \
+     step's start (0 s), each second's mean drawn across it. Client and server share the machine, so this \
+     is both their load."
         .into()
 }
 
@@ -664,10 +778,13 @@ fn rss(run: &Run) -> Plot {
     let pts: Vec<(f64, f64)> = tl
         .iter()
         .flat_map(|&(t0, i)| {
-            run.steps[i]
-                .samples()
-                .iter()
-                .filter_map(move |s| Some((t0 + s.t_s, s.server_rss_kb? as f64 / 1024.0)))
+            intervals(run.steps[i].samples())
+                .into_iter()
+                .filter_map(move |(from, to, s)| {
+                    let mb = s.server_rss_kb? as f64 / 1024.0;
+                    Some([(t0 + from, mb), (t0 + to, mb)])
+                })
+                .flatten()
         })
         .collect();
     p.lines

@@ -110,9 +110,11 @@ impl Page<'_> {
             h.push_str("</ul>\n");
         }
 
+        status(&mut h, m);
         self.alerts(&mut h);
         self.findings(&mut h);
         self.published(&mut h);
+        self.thresholds(&mut h);
         self.steps(&mut h);
         h.push_str("<h2>Charts</h2>\n");
         for c in self.charts {
@@ -150,6 +152,11 @@ impl Page<'_> {
         }
         for p in &run.manifest.problems {
             bad.push(format!("Run problem: {p}"));
+        }
+        for b in &run.manifest.busy {
+            bad.push(format!(
+                "Busy machine: {b} — figures measured beside other work are low and noisy."
+            ));
         }
         for s in &run.steps {
             let label = &s.meta.label;
@@ -199,6 +206,37 @@ impl Page<'_> {
         for a in warn {
             let _ = writeln!(h, "<div class=\"alert\">{}</div>", esc(&a));
         }
+    }
+
+    /// Every threshold at every step, as summary.md lists them (`results::Run::verdicts`).
+    fn thresholds(&self, h: &mut String) {
+        let verdicts = self.run.verdicts();
+        if verdicts.is_empty() {
+            return;
+        }
+        h.push_str(
+            "<h2>Thresholds</h2>\n<table>\n<tr><th class=\"l\">threshold</th><th class=\"l\">step</th>\
+             <th>measured</th><th class=\"l\">verdict</th></tr>\n",
+        );
+        for v in verdicts {
+            let got = v.value.map_or("not measured".to_owned(), |x| {
+                format!("{} {}", num(x), v.unit)
+            });
+            let (class, verdict) = if v.pass {
+                ("l", "pass")
+            } else {
+                ("l err", "FAIL")
+            };
+            let _ = writeln!(
+                h,
+                "<tr data-threshold=\"{t}\" data-verdict=\"{verdict}\"><td class=\"l\"><code>{t}</code></td>\
+                 <td class=\"l\">{}</td><td>{}</td><td class=\"{class}\">{verdict}</td></tr>",
+                esc(&v.step),
+                esc(&got),
+                t = esc(&v.threshold),
+            );
+        }
+        h.push_str("</table>\n");
     }
 
     fn findings(&self, h: &mut String) {
@@ -355,10 +393,17 @@ impl Page<'_> {
             } else {
                 ""
             };
+            // Each round of a repeated step is its own row: say which.
+            let round = match (s.meta.round, run.manifest.repeat) {
+                (Some(r), Some(n)) => format!(" · round {r} of {n}"),
+                (Some(r), None) => format!(" · round {r}"),
+                _ => String::new(),
+            };
             let _ = write!(
                 h,
-                "<tr{class}><td class=\"l\">{}{}</td>",
+                "<tr{class}><td class=\"l\">{}{}{}</td>",
                 esc(&s.meta.label),
+                esc(&round),
                 if knees.contains(&i) { " (knee)" } else { "" },
             );
             if show_op {
@@ -404,6 +449,21 @@ impl Page<'_> {
         }
         h.push_str("</table>\n");
     }
+}
+
+/// The run's status line: the one rule's verdict (run.json's `status`) in the words summary.md uses.
+fn status(h: &mut String, m: &wsbench_harness::rundoc::RunDoc) {
+    let (class, key) = match m.status {
+        Status::Ok => ("finding", "ok"),
+        Status::Errors => ("alert bad", "errors"),
+        Status::Failed => ("alert bad", "failed"),
+        Status::NotRun => ("alert bad", "not_run"),
+    };
+    let _ = writeln!(
+        h,
+        "<div class=\"{class}\" id=\"status\" data-status=\"{key}\">Status: <strong>{}</strong></div>",
+        esc(&m.status_words())
+    );
 }
 
 /// Milliseconds to about four significant digits.

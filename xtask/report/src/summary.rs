@@ -6,7 +6,7 @@ use wsbench_harness::numbers::{int, num};
 use wsbench_harness::pinning::format_cpu_list;
 use wsbench_harness::provenance::Provenance;
 use wsbench_harness::results::{self, StepDoc};
-use wsbench_harness::rundoc::{RunDoc, Status};
+use wsbench_harness::rundoc::{RunDoc, Status, StepEntry};
 use wsbench_harness::scenario::Published;
 use wsbench_harness::stats::{self, Estimate};
 
@@ -128,7 +128,7 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
             run.sets.join("` `--set ")
         ));
     }
-    o.line(format!("- Status: **{}**.", status_words(run)));
+    o.line(format!("- Status: **{}**.", run.status_words()));
     for p in &run.problems {
         o.line(format!("- Problem: {p}"));
     }
@@ -154,21 +154,6 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     sources(o, run);
     conditions(o, run, loaded.provenance.as_ref());
     out.text()
-}
-
-fn status_words(run: &RunDoc) -> String {
-    let count = |s: Status| run.steps.iter().filter(|e| e.status == s).count();
-    let n = run.steps.len();
-    match run.status {
-        Status::Ok => format!("ok: {n} of {n} steps measured without errors"),
-        _ => format!(
-            "NOT OK: {} ok, {} with errors, {} failed, {} not run (of {n} steps)",
-            count(Status::Ok),
-            count(Status::Errors),
-            count(Status::Failed),
-            count(Status::NotRun)
-        ),
-    }
 }
 
 fn headline(o: &mut Md, loaded: &results::Run) {
@@ -337,8 +322,9 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
             Status::Failed => "FAILED",
             Status::NotRun => "not run",
         };
+        let id = step_name(run, e);
         let Ok(d) = doc else {
-            o.line(format!("| {} | {status} | | | | | | | | |", e.id));
+            o.line(format!("| {id} | {status} | | | | | | | | |"));
             continue;
         };
         let l = &d.latency_us.corrected;
@@ -371,8 +357,7 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
                 num(d.throughput.per_client_per_s),
             ),
         };
-        o.line(format!("| {} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
-            e.id,
+        o.line(format!("| {id} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
             int(d.counts.ok),
             int(d.counts.errors_total),
             num(d.throughput.sent_mb_per_s),
@@ -381,6 +366,15 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
     o.line("\nLatency: closed loop measures each call from its send; open loop (a rate) from its intended send time, \
          correcting coordinated omission. MB = 10⁶ bytes of HTTP body (the XML). System CPU (all cores) and \
          server RSS are sampled once a second by bench-client.");
+}
+
+/// A step's row name: its id, and for a round of a repeated step which round it is.
+pub fn step_name(run: &RunDoc, e: &StepEntry) -> String {
+    match (e.round, run.repeat) {
+        (Some(r), Some(n)) => format!("{} (round {r} of {n})", e.group()),
+        (Some(r), None) => format!("{} (round {r})", e.group()),
+        _ => e.id.clone(),
+    }
 }
 
 fn details(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance>) {
@@ -659,7 +653,7 @@ mod tests {
         let row = "| total throughput: Sun T2000, client-bound | ~1,100 tx/s | 6,226 tx/s | 01-clients-16 | +466.0 % (5.66×) |";
         assert!(md.contains(row), "{md}");
         assert!(
-            md.contains("Status: **ok: 1 of 1 steps measured without errors**"),
+            md.contains("Status: **ok: 1 step measured without errors**"),
             "{md}"
         );
         assert!(
@@ -684,7 +678,10 @@ mod tests {
         run.manifest.steps[0].status = Status::Errors;
         run.manifest.settle();
         let md = render(&run, &[]);
-        assert!(md.contains("NOT OK: 0 ok, 1 with errors"), "{md}");
+        assert!(
+            md.contains("ERRORS: steps: 0 ok, 1 with errors, 0 failed, 0 not run (of 1 step)"),
+            "{md}"
+        );
         assert!(
             md.contains("- 01-clients-16: 3 failed calls (timeout 3)"),
             "{md}"

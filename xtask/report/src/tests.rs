@@ -156,9 +156,15 @@ fn closed_loop_sweep_report() {
     );
     assert!(html.contains("Quick run"));
     let throughput = fs::read_to_string(dir.join("charts/throughput.svg")).unwrap();
+    // Issue 27, item 3: the published total is for 100 clients, which this sweep (1 … 256) has no step of.
     assert!(
-        throughput.contains("published: 8 h run"),
-        "published total drawn"
+        !throughput.contains("published: 8 h run"),
+        "a published total at conditions no step has is not drawn"
+    );
+    let per_client = fs::read_to_string(dir.join("charts/per-client.svg")).unwrap();
+    assert!(
+        per_client.contains("published: IBM client"),
+        "published per-client figures at the sweep's client counts drawn"
     );
 }
 
@@ -377,6 +383,11 @@ fn mb_per_s_references_sit_beside_the_direction_they_count() {
 
 /// The single-step fixture as a run of three rounds (throughput 6,000, 6,226 and 6,400/s), with thresholds.
 fn repeated() -> Scratch {
+    rounds(&[6000.0, 6226.0, 6400.0])
+}
+
+/// The single-step fixture as a run of one round per throughput in `rates`, with thresholds.
+fn rounds(rates: &[f64]) -> Scratch {
     let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
     let dir = copy_of(&single, "repeated");
     let mut run: serde_json::Value =
@@ -386,7 +397,7 @@ fn repeated() -> Scratch {
         serde_json::from_str(&fs::read_to_string(dir.join("steps/01-clients-16.json")).unwrap())
             .unwrap();
     let mut steps = vec![];
-    for (r, rate) in [(1, 6000.0), (2, 6226.0), (3, 6400.0)] {
+    for (r, &rate) in (1..).zip(rates) {
         let mut s = step.clone();
         s["id"] = format!("01-clients-16-r{r}").into();
         s["round"] = r.into();
@@ -401,7 +412,7 @@ fn repeated() -> Scratch {
         steps.push(s);
     }
     run["steps"] = steps.into();
-    run["repeat"] = 3.into();
+    run["repeat"] = rates.len().into();
     run["thresholds"] = serde_json::json!(["throughput>6100/s", "p99<1ms"]);
     fs::write(dir.join("run.json"), run.to_string()).unwrap();
     dir
@@ -581,4 +592,271 @@ fn summary_and_report_compare_the_same_figures_for_every_scenario() {
             .sum();
         assert_eq!(a.len(), expected, "{name}");
     }
+}
+
+/// Issue 27, item 4: the labels of published figures that lie close together — CXF's 348.5 / 334.0 / 304.9
+/// per client beside 171.8, OSS/J's 1,800 / 1,980 — never collide, as levels (one step) or as points at
+/// their x (a sweep): their boxes, as headless Chromium lays the SVG out, share no pixel.
+#[test]
+fn labels_of_close_published_figures_never_overlap() {
+    use super::plot::{Line, Marker, Plot, Reference, INK, PALETTE};
+    let sh = xshell::Shell::new().unwrap();
+    let cases: [(&str, &[(&str, f64)], f64); 2] = [
+        (
+            "CXF per client",
+            &[
+                ("CXF 1B run, 8 h", 348.53),
+                ("earlier tuning, 8 h", 334.0),
+                ("Java 17 ZGC (untuned), 8 h", 304.86),
+                ("Intel server, IBM POWER (ppc64le) client, 8 h", 171.77),
+            ],
+            250.0,
+        ),
+        (
+            "OSS/J",
+            &[
+                ("single instance, JDK 1.4.1", 1800.0),
+                ("JDK 1.4.2 beta", 1980.0),
+            ],
+            1650.0,
+        ),
+    ];
+    for (title, figures, measured) in cases {
+        for levels in [true, false] {
+            let mut p = Plot::new(title, "clients", "calls/s");
+            if levels {
+                p.categories = vec![(1.0, "clients=100".into())];
+                p.bars = true;
+                p.lines
+                    .push(Line::new("measured", vec![(1.0, measured)], PALETTE[0]));
+            } else {
+                p.lines.push(Line::new(
+                    "measured",
+                    vec![(50.0, measured * 0.6), (100.0, measured)],
+                    PALETTE[0],
+                ));
+            }
+            for (i, (label, value)) in figures.iter().enumerate() {
+                p.references.push(Reference {
+                    label: format!("published: {label} (seed 002)"),
+                    points: if levels {
+                        vec![]
+                    } else {
+                        vec![(100.0, *value)]
+                    },
+                    levels: if levels { vec![*value] } else { vec![] },
+                    color: INK,
+                    marker: [Marker::Diamond, Marker::Triangle, Marker::Cross][i % 3],
+                });
+            }
+            let svg = p.to_svg().unwrap();
+            let boxes = wsbench_harness::screenshot::text_boxes(&sh, &svg).unwrap();
+            let all: Vec<_> = boxes
+                .iter()
+                .filter(|b| b.text.starts_with("published: "))
+                .collect();
+            // Each label is drawn twice: beside its mark and in the legend; the plot's are left of the legend.
+            let drawn: Vec<_> = all
+                .iter()
+                .filter(|b| b.left < f64::from(super::plot::WIDTH - 270))
+                .collect();
+            assert_eq!(drawn.len(), figures.len(), "{title}: {all:#?}");
+            for (i, a) in drawn.iter().enumerate() {
+                assert!(a.right > a.left && a.bottom > a.top, "{a:?}");
+                for b in &drawn[i + 1..] {
+                    assert!(
+                        !a.overlaps(b),
+                        "{title} (levels: {levels}): {a:#?} overlaps {b:#?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn plots_of(dir: &Path) -> Vec<(&'static str, super::plot::Plot, String)> {
+    let run = Run::load(dir).unwrap();
+    let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+    super::charts::plots(&run, axis, &curves).unwrap()
+}
+
+/// Issue 27, item 1: a run that failed a check says so at the top of report.html, naming it, and the page
+/// lists the thresholds and the busy machine's warning.
+#[test]
+fn the_report_states_a_failed_run_its_thresholds_and_a_busy_machine() {
+    let dir = repeated();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    run["status"] = "failed".into();
+    run["busy"] = serde_json::json!(["other processes used 1.02 CPUs of 2 (this machine) just before the load started: spin (pid 9) 100 %"]);
+    run["failed_checks"] = serde_json::json!([
+        { "check": "threshold", "detail": "p99<1ms at 01-clients-16 (3.2 ms)" },
+        { "check": "busy machine", "detail": "other processes used 1.02 CPUs of 2 (this machine) just before the load started: spin (pid 9) 100 %" }
+    ]);
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    assert!(
+        html.contains("<div class=\"alert bad\" id=\"status\" data-status=\"failed\">Status: <strong>FAILED: threshold p99&lt;1ms at 01-clients-16 (3.2 ms); busy machine other processes used 1.02"),
+        "{html}"
+    );
+    assert!(
+        html.contains("all 1 step × 3 rounds measured without errors"),
+        "{html}"
+    );
+    assert!(html.contains("<h2>Thresholds</h2>"), "{html}");
+    assert!(
+        html.contains("data-threshold=\"p99&lt;1ms\" data-verdict=\"FAIL\""),
+        "{html}"
+    );
+    assert!(
+        html.contains("data-threshold=\"throughput&gt;6100/s\" data-verdict=\"pass\""),
+        "{html}"
+    );
+    assert!(
+        html.contains("Busy machine: other processes used 1.02 CPUs"),
+        "{html}"
+    );
+    let md = crate::summary::render(&Run::load(&dir).unwrap(), &[]);
+    assert!(
+        md.contains(
+            "- Status: **FAILED: threshold p99<1ms at 01-clients-16 (3.2 ms); busy machine"
+        ),
+        "{md}"
+    );
+}
+
+/// Issue 27, item 3: a published figure is drawn only in a run with a step under its conditions; where
+/// none applies the caption says so.
+#[test]
+fn published_figures_are_drawn_only_where_their_conditions_match() {
+    let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    let matching = plots_of(&single);
+    let t = matching.iter().find(|p| p.0 == "throughput.svg").unwrap();
+    assert!(!t.1.references.is_empty());
+    assert!(
+        t.2.contains("each where its conditions match a step"),
+        "{}",
+        t.2
+    );
+    let dir = copy_of(&single, "conditions");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    for p in run["published"].as_array_mut().unwrap() {
+        p["clients"] = 100.into();
+    }
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    let plots = plots_of(&dir);
+    for (file, plot, caption) in &plots {
+        assert!(plot.references.is_empty(), "{file}: {:?}", plot.references);
+        let svg = plot.to_svg().unwrap();
+        assert!(!svg.contains("published"), "{file}");
+        if ["throughput.svg", "xml-mb-per-s.svg"].contains(file) {
+            assert!(
+                caption.contains("No published figure is drawn: none was measured under the conditions of these steps"),
+                "{file}: {caption}"
+            );
+        }
+    }
+}
+
+/// Issue 27, item 5: bars are read by their length, so the per-client bars stand on a linear axis from
+/// zero; a sweep's points may take a log axis.
+#[test]
+fn per_client_bars_are_linear_and_a_sweep_may_be_log() {
+    use super::plot::Scale;
+    let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    let bars = plots_of(&single);
+    let pc = bars.iter().find(|p| p.0 == "per-client.svg").unwrap();
+    assert_eq!(pc.1.y_scale, Scale::Linear);
+    assert!(!pc.1.categories.is_empty(), "bars");
+    assert!(!pc.2.contains("log"), "{}", pc.2);
+    let (ticks_x, ticks_y) = pc.1.ticks();
+    assert_eq!(ticks_x.0.len(), 1);
+    assert_eq!(ticks_y.0[0].1, "0", "a labelled zero: {ticks_y:?}");
+    let sweep = plots_of(&fixtures::sweep_a());
+    let pc = sweep.iter().find(|p| p.0 == "per-client.svg").unwrap();
+    assert!(matches!(pc.1.y_scale, Scale::Log(_)));
+    assert!(pc.1.categories.is_empty(), "points, not bars");
+}
+
+/// Issue 27, item 6: every series of the latency chart has its own colour and mark (the mean a ring, p50 a
+/// dot), and none looks like a published level (a dashed line in a reference's colour).
+#[test]
+fn every_latency_series_has_its_own_mark() {
+    use super::plot::Marker;
+    for dir in [
+        wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary"),
+        fixtures::sweep_a(),
+    ] {
+        let plots = plots_of(&dir);
+        let Some(l) = plots.iter().find(|p| p.0 == "latency.svg") else {
+            continue;
+        };
+        let series: Vec<_> =
+            l.1.lines
+                .iter()
+                .map(|x| (x.color, x.marker, x.dashed, x.dots))
+                .collect();
+        for (i, a) in series.iter().enumerate() {
+            for b in &series[i + 1..] {
+                assert!(a != b, "two series look alike: {series:?}");
+            }
+        }
+        let mean = l.1.lines.iter().find(|x| x.name == "mean").unwrap();
+        let p50 = l.1.lines.iter().find(|x| x.name == "p50").unwrap();
+        assert_eq!((mean.marker, p50.marker), (Marker::Ring, Marker::Dot));
+        assert!(!mean.dashed, "dashed lines are published levels");
+        for r in &l.1.references {
+            assert!(
+                l.1.lines.iter().all(|x| x.color != r.color || !x.dashed),
+                "{}",
+                r.label
+            );
+        }
+        let svg = l.1.to_svg().unwrap();
+        assert!(svg.contains("fill=\"none\""), "a ring is drawn hollow");
+    }
+}
+
+/// Issue 27, item 7: two rounds make no interval: the whisker spans their min–max and says so, and each
+/// round's row in the steps tables says which round it is.
+#[test]
+fn two_rounds_show_their_range_and_each_round_is_labelled() {
+    let dir = rounds(&[24_000.0, 25_800.0]);
+    let plots = plots_of(&dir);
+    let t = plots.iter().find(|p| p.0 == "throughput.svg").unwrap();
+    assert_eq!(t.1.lines[0].whiskers, [(1.0, 24_000.0, 25_800.0)]);
+    assert!(
+        t.2.contains("min–max of the rounds (2 rounds: no interval)"),
+        "{}",
+        t.2
+    );
+    assert!(t
+        .1
+        .notes
+        .iter()
+        .any(|n| n.text == "whiskers: min–max (2 rounds: no interval)"));
+    let run = Run::load(&dir).unwrap();
+    let md = crate::summary::render(&run, &[]);
+    assert!(md.contains("| 01-clients-16 (round 1 of 2) | ok |"), "{md}");
+    assert!(md.contains("| 01-clients-16 (round 2 of 2) | ok |"), "{md}");
+    assert!(md.contains("2 rounds: no interval]"), "{md}");
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    assert!(html.contains("clients=16 · round 1 of 2</td>"), "{html}");
+    assert!(html.contains("clients=16 · round 2 of 2</td>"), "{html}");
+    let three = plots_of(&repeated());
+    let t = three.iter().find(|p| p.0 == "throughput.svg").unwrap();
+    assert!(t.2.contains("95 % interval"), "{}", t.2);
+}
+
+/// Issue 27, item 8: the CPU and memory series start at each step's 0 s, not at its first sample (1 s).
+#[test]
+fn time_series_start_at_zero_seconds() {
+    let plots = plots_of(&fixtures::sweep_a());
+    let cpu = plots.iter().find(|p| p.0 == "cpu.svg").unwrap();
+    for a in &cpu.1.areas {
+        assert_eq!(a.points.first().map(|p| p.0), Some(0.0), "{}", a.name);
+    }
+    let rss = plots.iter().find(|p| p.0 == "server-rss.svg").unwrap();
+    assert_eq!(rss.1.lines[0].points.first().map(|p| p.0), Some(0.0));
 }

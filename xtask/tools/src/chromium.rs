@@ -50,3 +50,17 @@ pub fn screenshot(
     .run()
     .with_context(|| format!("{browser} could not render {url}"))
 }
+
+/// The DOM of `url` after its scripts ran (`--dump-dom`), with a fresh profile in `profile`; at most 60 s.
+pub fn dump_dom(sh: &Shell, url: &str, profile: &Path) -> anyhow::Result<String> {
+    let browser = find()?;
+    let data = format!("--user-data-dir={}", profile.display());
+    cmd!(
+        sh,
+        "timeout 60 {browser} --headless --no-sandbox --disable-gpu {data} --dump-dom {url}"
+    )
+    .quiet()
+    .ignore_stderr()
+    .read()
+    .with_context(|| format!("{browser} could not load {url}"))
+}

@@ -1,5 +1,5 @@
 //! What runs on this machine, from /proc: the load average (read here only), the CPU time of processes (one,
-//! this process's finished children, every other one), and the TCP sockets per state.
+//! this process's finished children, what every other one uses now), and the TCP sockets per state.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -49,40 +49,84 @@ pub fn children_cpu_s() -> f64 {
     getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0.0, |u| s(u.user_time()) + s(u.system_time()))
 }
 
-/// `(name, share of one CPU)` of the processes other than this one and its children that used more than
-/// `threshold` of a CPU over `window`, on one of `cpus` (empty: anywhere); busiest first.
-pub fn competing(cpus: &[usize], window: Duration, threshold: f64) -> Vec<(String, f64)> {
+/// What processes other than this one and its children used of some CPUs over a window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Others {
+    /// CPUs' worth of time they used, all together: the busy time of the CPUs (/proc/stat, which counts
+    /// processes that came and went within the window too), less this process's and its children's.
+    pub used: f64,
+    /// `(pid, name, share of one CPU)` of each that used any, busiest first.
+    pub processes: Vec<(i32, String, f64)>,
+}
+
+/// What processes other than this one and its children (wsbench's own: xtask, the servers it started)
+/// used of `cpus` (empty: all) over `window`, measured now — not an average over the past minute.
+pub fn others(cpus: &[usize], window: Duration) -> Others {
+    use procfs::CurrentSI as _;
     let own = std::process::id() as i32;
     let ticks = procfs::ticks_per_second() as f64;
-    let sample = || -> HashMap<i32, (String, u64, i32)> {
+    let on_ours =
+        |cpu: i32| cpus.is_empty() || usize::try_from(cpu).is_ok_and(|c| cpus.contains(&c));
+    let busy = || -> Option<u64> {
+        let stats = procfs::KernelStats::current().ok()?;
+        let busy = |t: &procfs::CpuTime| {
+            t.user
+                + t.nice
+                + t.system
+                + t.irq.unwrap_or(0)
+                + t.softirq.unwrap_or(0)
+                + t.steal.unwrap_or(0)
+        };
+        Some(
+            stats
+                .cpu_time
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| cpus.is_empty() || cpus.contains(i))
+                .map(|(_, t)| busy(t))
+                .sum(),
+        )
+    };
+    // pid → (name, CPU ticks so far, CPU it last ran on, one of ours).
+    let sample = || -> HashMap<i32, (String, u64, i32, bool)> {
         let Ok(all) = procfs::process::all_processes() else {
             return HashMap::new();
         };
         all.filter_map(Result::ok)
             .filter_map(|p| p.stat().ok())
-            .filter(|s| s.pid != own && s.ppid != own)
             .map(|s| {
-                (
-                    s.pid,
-                    (s.comm.clone(), s.utime + s.stime, s.processor.unwrap_or(-1)),
-                )
+                let ours = s.pid == own || s.ppid == own;
+                let cpu = s.processor.unwrap_or(-1);
+                (s.pid, (s.comm.clone(), s.utime + s.stime, cpu, ours))
             })
             .collect()
     };
-    let before = sample();
+    let (busy0, before) = (busy(), sample());
     std::thread::sleep(window);
-    let after = sample();
-    let mut out: Vec<(String, f64)> = after
-        .into_iter()
-        .filter_map(|(pid, (name, t1, cpu))| {
-            let (_, t0, _) = before.get(&pid)?;
-            let share = t1.saturating_sub(*t0) as f64 / ticks / window.as_secs_f64();
-            let on_ours = cpus.is_empty() || usize::try_from(cpu).is_ok_and(|c| cpus.contains(&c));
-            (share > threshold && on_ours).then_some((name, share))
-        })
-        .collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1));
-    out
+    let (busy1, after) = (busy(), sample());
+    let secs = window.as_secs_f64();
+    let mut own_ticks = 0;
+    let mut processes = vec![];
+    for (pid, (name, t1, cpu, ours)) in after {
+        let Some((_, t0, _, _)) = before.get(&pid) else {
+            continue;
+        };
+        let used = t1.saturating_sub(*t0);
+        if ours {
+            own_ticks += used;
+        } else if used > 0 && on_ours(cpu) {
+            processes.push((pid, name, used as f64 / ticks / secs));
+        }
+    }
+    processes.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let used = match (busy0, busy1) {
+        (Some(b0), Some(b1)) => {
+            b1.saturating_sub(b0).saturating_sub(own_ticks) as f64 / ticks / secs
+        }
+        // Without /proc/stat: the processes seen at both ends.
+        _ => processes.iter().map(|p| p.2).sum(),
+    };
+    Others { used, processes }
 }
 
 /// Whether /proc/net/tcp can be read here (TIME_WAIT counts), or why not.
@@ -155,6 +199,62 @@ mod tests {
         assert_eq!(c.get("TIME_WAIT"), Some(&2));
         assert_eq!(c.get("LISTEN"), Some(&1));
         assert_eq!(c.get("ESTABLISHED"), Some(&1));
+    }
+
+    /// Burns CPU in a process of its own, detached from this one (not its child), until killed.
+    fn spinner() -> i32 {
+        let out = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "sh -c 'while :; do :; done' >/dev/null 2>&1 & echo $!",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Issue 27, item 2: a process that competes for the CPUs right now is seen, with its share.
+    #[test]
+    fn a_competing_process_is_seen_with_its_share() {
+        let pid = spinner();
+        // Let it get going before the window opens.
+        let seen = others(&[], Duration::from_millis(800));
+        nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        )
+        .unwrap();
+        // Alone it takes a whole CPU; on a machine shared with builds, at least its fair part of one.
+        let share = seen.processes.iter().find(|p| p.0 == pid).map(|p| p.2);
+        assert!(share.is_some_and(|s| s > 0.05), "{seen:?}");
+        assert!(seen.used >= share.unwrap() * 0.8, "{seen:?}");
+    }
+
+    /// Issue 27, item 2: a CPU burst that ended (a build just before the run) counts for nothing, though it
+    /// raises the load average; and this process's own work is never counted as another's.
+    #[test]
+    fn a_burst_that_ended_and_own_work_are_not_counted() {
+        let status = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let burn = std::thread::spawn(|| {
+            let t = std::time::Instant::now();
+            let mut x = 0u64;
+            while t.elapsed() < Duration::from_millis(600) {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
+            }
+            x
+        });
+        let seen = others(&[], Duration::from_millis(500));
+        burn.join().unwrap();
+        let own = std::process::id() as i32;
+        assert!(seen.processes.iter().all(|p| p.0 != own), "{seen:?}");
     }
 
     #[test]

@@ -305,3 +305,57 @@ fn a_server_that_dies_fails_the_rest_of_its_instance() {
         .any(|p| p == "bench-server exited (signal 9) before step 02-b-workers-1-clients-4"));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 27, item 1: a run whose every step measured cleanly but which failed a threshold, or ran on a busy
+/// machine, is failed — in run.json and in the status words summary.md and report.html print — naming the
+/// check; repeated steps are counted as steps × rounds.
+#[test]
+fn a_failed_threshold_or_a_busy_machine_fails_the_run_by_name() {
+    let plan = Scenario::from_text(MATRIX)
+        .plan(false, &["workers=1".into(), "repeat=2".into()])
+        .unwrap();
+    let judged = |thresholds: &[&str], busy: &[&str], name: &str| {
+        let dir = temp_dir(name);
+        let mut run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+        run.thresholds = thresholds.iter().map(|t| t.to_string()).collect();
+        run.busy = busy.iter().map(|b| b.to_string()).collect();
+        let outcome = measure(&plan, &mut Fake::default(), &dir, run, provenance()).unwrap();
+        assert!(outcome.run.steps.iter().all(|s| s.status == Status::Ok));
+        let written = results::Run::load(&dir).unwrap().manifest;
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(written.status, outcome.run.status, "run.json as settled");
+        assert_eq!(written.failed_checks, outcome.run.failed_checks);
+        written
+    };
+    let passed = judged(&["errors==0", "p99<10s"], &[], "checks-pass");
+    assert_eq!(passed.status, Status::Ok);
+    assert_eq!(
+        passed.status_words(),
+        "ok: 2 steps × 2 rounds measured without errors, 2 thresholds passed"
+    );
+    let failed = judged(&["errors==0", "p99<1us"], &[], "checks-threshold");
+    assert_eq!(failed.status, Status::Failed);
+    assert_eq!(failed.failed_checks.len(), 2, "one per step");
+    assert_eq!(failed.failed_checks[0].check, FailedCheck::THRESHOLD);
+    let words = failed.status_words();
+    assert!(
+        words.starts_with("FAILED: threshold p99<1us at 01-a-workers-1-clients-4 ("),
+        "{words}"
+    );
+    assert!(
+        words.ends_with("all 2 steps × 2 rounds measured without errors"),
+        "{words}"
+    );
+    let busy = judged(
+        &[],
+        &["1 other process(es) used CPU: yes 100 %"],
+        "checks-busy",
+    );
+    assert_eq!(busy.status, Status::Failed);
+    assert!(
+        busy.status_words()
+            .starts_with("FAILED: busy machine 1 other process(es) used CPU: yes 100 %"),
+        "{}",
+        busy.status_words()
+    );
+}
