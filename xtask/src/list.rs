@@ -119,9 +119,8 @@ fn load_words(plan: &Plan) -> String {
     match counted {
         0 => format!("{seconds:.0} s of load planned"),
         c if c == n => format!(
-            "{} end{} on a count (messages or requests), not after a time",
-            if n == 1 { "the step" } else { "every step" },
-            if n == 1 { "s" } else { "" }
+            "{} on a count (messages or requests), not after a time",
+            if n == 1 { "the step ends" } else { "every step ends" }
         ),
         c => format!("{seconds:.0} s of load planned, and {c} step(s) that end on a count"),
     }
