@@ -120,7 +120,11 @@ fn load_words(plan: &Plan) -> String {
         0 => format!("{seconds:.0} s of load planned"),
         c if c == n => format!(
             "{} on a count (messages or requests), not after a time",
-            if n == 1 { "the step ends" } else { "every step ends" }
+            if n == 1 {
+                "the step ends"
+            } else {
+                "every step ends"
+            }
         ),
         c => format!("{seconds:.0} s of load planned, and {c} step(s) that end on a count"),
     }

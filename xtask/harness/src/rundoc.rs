@@ -73,8 +73,16 @@ impl FailedCheck {
 }
 
 impl std::fmt::Display for FailedCheck {
+    /// `threshold p99<1ms at 01-clients-16 (3.2 ms)`, `busy machine: other processes used …` (without the
+    /// list of processes, which the busy warning gives).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.check, self.detail)
+        match self.check.as_str() {
+            FailedCheck::BUSY => {
+                let short = self.detail.split(": ").next().unwrap_or_default();
+                write!(f, "{}: {short}", self.check)
+            }
+            _ => write!(f, "{} {}", self.check, self.detail),
+        }
     }
 }
 

@@ -521,11 +521,12 @@ impl Plot {
                     ))
                     .map_err(plot_err)?;
                 let pos = chart.backend_coord(&(x_lo, lv));
-                tags.push((pos.0 + 6, pos.1 - 16, r.label.clone(), r.color));
+                // On its line (the label's white ground interrupts it), so it names no other.
+                tags.push((pos.0 + 6, pos.1 - 7, r.label.clone(), r.color, true));
             }
             if let Some(first) = r.points.first() {
                 let pos = chart.backend_coord(first);
-                tags.push((pos.0 + 10, pos.1 - 8, r.label.clone(), r.color));
+                tags.push((pos.0 + 10, pos.1 - 8, r.label.clone(), r.color, false));
             }
             for p in &r.points {
                 draw_mark(area, chart.backend_coord(p), r.marker, 6, r.color)?;
@@ -614,8 +615,18 @@ impl Plot {
         // A line's swatch: its stroke and, where its points are marked, its mark over it.
         for l in self.lines.iter().filter(|l| l.in_legend) {
             let marked = l.dots || !self.categories.is_empty();
+            let bar = self.bars && !self.categories.is_empty();
             entry(
                 &|y| {
+                    if bar {
+                        return area
+                            .draw(&Rectangle::new(
+                                [(8, y - 6), (28, y + 6)],
+                                l.color.mix(0.85).filled(),
+                            ))
+                            .map(|_| ())
+                            .map_err(plot_err);
+                    }
                     stroke(l.color, l.dashed, y)?;
                     if marked {
                         draw_mark(area, (18, y), l.marker, 4, l.color)?;
@@ -887,8 +898,9 @@ fn fmt_precise(v: f64) -> String {
 /// The chart of one plot, on its SVG.
 type Chart<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
 
-/// A label to draw at a pixel position: `(x, y, text, colour)`.
-type Tag = (i32, i32, String, RGBColor);
+/// A label to draw at a pixel position: `(x, y, text, colour, on a level line)`; a level's label may move
+/// along its line, a point's stays beside its mark.
+type Tag = (i32, i32, String, RGBColor, bool);
 
 /// A label's box as drawn, `(left, top, right, bottom)` in pixels: 12 px sans-serif, at most 7 px a character
 /// (digits and capitals of common sans fonts are narrower), 15 px a line.
@@ -896,43 +908,54 @@ fn tag_box(x: i32, y: i32, text: &str) -> (i32, i32, i32, i32) {
     (x, y, x + text.chars().count() as i32 * 7, y + 15)
 }
 
-/// Places the labels of published figures so that no two boxes meet: bottom first, each at its mark, moved
-/// up past any label it would touch (or down, where up would leave the plot), and ended at its mark when it
-/// would run past the right edge `right`. `top`: the highest a label may go.
+/// Places the labels of published figures so that no two boxes meet: bottom first, each at its mark; a level's
+/// label moves along its line past the labels it would touch, and any label that cannot moves up past them (or
+/// down, where up would leave the plot). A label that would run past the right edge `right` ends at its mark.
+/// `top`: the highest a label may go.
 fn place_tags(mut tags: Vec<Tag>, right: i32, top: i32) -> Vec<Tag> {
     tags.sort_by_key(|t| std::cmp::Reverse(t.1));
     let meets = |a: (i32, i32, i32, i32), b: (i32, i32, i32, i32)| {
         a.0 < b.2 + 2 && b.0 < a.2 + 2 && a.1 < b.3 + 1 && b.1 < a.3 + 1
     };
     let mut placed: Vec<Tag> = vec![];
-    for (x, y, text, color) in tags {
+    for (x, y, text, color, level) in tags {
         let w = tag_box(0, 0, &text).2;
         let x = if x + w > right {
             (x - 20 - w).max(80)
         } else {
             x
         };
-        let free = |y: i32, placed: &[Tag]| {
+        let first_met = |x: i32, y: i32, placed: &[Tag]| {
             let b = tag_box(x, y, &text);
             placed
                 .iter()
-                .find(|p| meets(b, tag_box(p.0, p.1, &p.2)))
-                .map(|p| p.1)
+                .map(|p| tag_box(p.0, p.1, &p.2))
+                .find(|&p| meets(b, p))
         };
+        if level {
+            let mut along = x;
+            while let Some(other) = first_met(along, y, &placed) {
+                along = other.2 + 12;
+            }
+            if along + w <= right {
+                placed.push((along, y, text, color, level));
+                continue;
+            }
+        }
         let mut up = y;
-        while let Some(other_top) = free(up, &placed) {
-            up = other_top - 16;
+        while let Some(other) = first_met(x, up, &placed) {
+            up = other.1 - 16;
         }
         let y = if up >= top {
             up
         } else {
             let mut down = y;
-            while let Some(other_top) = free(down, &placed) {
-                down = other_top + 16;
+            while let Some(other) = first_met(x, down, &placed) {
+                down = other.1 + 16;
             }
             down
         };
-        placed.push((x, y, text, color));
+        placed.push((x, y, text, color, level));
     }
     placed
 }
@@ -940,7 +963,16 @@ fn place_tags(mut tags: Vec<Tag>, right: i32, top: i32) -> Vec<Tag> {
 /// Draws the labels of published figures where [`place_tags`] puts them.
 fn draw_tags(area: &DrawingArea<SVGBackend<'_>, Shift>, tags: Vec<Tag>) -> anyhow::Result<()> {
     let right = area.dim_in_pixel().0 as i32 - 12;
-    for (x, y, text, color) in place_tags(tags, right, 34) {
+    for (x, y, text, color, _) in place_tags(tags, right, 34) {
+        // A white ground under the text about as wide as it reads (12 px sans-serif: under 5 px a character;
+        // the box it was placed by is wider, to be safe), so a line behind it does not strike it through.
+        let (l, t, _, b) = tag_box(x, y, &text);
+        let w = text.chars().count() as i32 * 24 / 5;
+        area.draw(&Rectangle::new(
+            [(l - 2, t - 1), (l + w + 2, b - 1)],
+            WHITE.mix(0.9).filled(),
+        ))
+        .map_err(plot_err)?;
         area.draw(&Text::new(
             text,
             (x, y),
@@ -973,7 +1005,7 @@ mod tests {
     /// none leaves the plot, and the far one stays at its mark.
     #[test]
     fn close_labels_are_placed_apart() {
-        let tag = |y: i32, t: &str| (86, y, format!("published: {t} (seed 000)"), INK);
+        let tag = |y: i32, t: &str| (86, y, format!("published: {t} (seed 000)"), INK, true);
         let tags = vec![
             tag(100, "CXF 1B run, 8 h"),
             tag(105, "earlier tuning, 8 h"),

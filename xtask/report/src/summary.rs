@@ -138,7 +138,11 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
         ));
     }
     if let Some(n) = run.repeat {
-        o.line(format!("- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians with 95 % intervals."));
+        o.line(if n < 3 {
+            format!("- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians, with their min–max ({n} rounds: no interval).")
+        } else {
+            format!("- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians with 95 % intervals.")
+        });
     }
 
     headline(o, loaded);

@@ -601,7 +601,8 @@ fn summary_and_report_compare_the_same_figures_for_every_scenario() {
 fn labels_of_close_published_figures_never_overlap() {
     use super::plot::{Line, Marker, Plot, Reference, INK, PALETTE};
     let sh = xshell::Shell::new().unwrap();
-    let cases: [(&str, &[(&str, f64)], f64); 2] = [
+    type Case<'a> = (&'a str, &'a [(&'a str, f64)], f64);
+    let cases: [Case<'_>; 2] = [
         (
             "CXF per client",
             &[
@@ -696,7 +697,7 @@ fn the_report_states_a_failed_run_its_thresholds_and_a_busy_machine() {
     fs::write(dir.join("run.json"), run.to_string()).unwrap();
     let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
     assert!(
-        html.contains("<div class=\"alert bad\" id=\"status\" data-status=\"failed\">Status: <strong>FAILED: threshold p99&lt;1ms at 01-clients-16 (3.2 ms); busy machine other processes used 1.02"),
+        html.contains("<div class=\"alert bad\" id=\"status\" data-status=\"failed\">Status: <strong>FAILED: threshold p99&lt;1ms at 01-clients-16 (3.2 ms); busy machine: other processes used 1.02 CPUs of 2 (this machine) just before the load started; all 1 step × 3 rounds"),
         "{html}"
     );
     assert!(

@@ -348,13 +348,13 @@ fn a_failed_threshold_or_a_busy_machine_fails_the_run_by_name() {
     );
     let busy = judged(
         &[],
-        &["1 other process(es) used CPU: yes 100 %"],
+        &["other processes used 1.02 CPUs of 2 (this machine) just before the load started: yes 100 %"],
         "checks-busy",
     );
     assert_eq!(busy.status, Status::Failed);
     assert!(
         busy.status_words()
-            .starts_with("FAILED: busy machine 1 other process(es) used CPU: yes 100 %"),
+            .starts_with("FAILED: busy machine: other processes used 1.02 CPUs of 2 (this machine) just before the load started; all 2 steps"),
         "{}",
         busy.status_words()
     );
