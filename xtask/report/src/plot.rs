@@ -963,16 +963,19 @@ fn place_tags(mut tags: Vec<Tag>, right: i32, top: i32) -> Vec<Tag> {
 /// Draws the labels of published figures where [`place_tags`] puts them.
 fn draw_tags(area: &DrawingArea<SVGBackend<'_>, Shift>, tags: Vec<Tag>) -> anyhow::Result<()> {
     let right = area.dim_in_pixel().0 as i32 - 12;
-    for (x, y, text, color, _) in place_tags(tags, right, 34) {
-        // A white ground under the text about as wide as it reads (12 px sans-serif: under 5 px a character;
-        // the box it was placed by is wider, to be safe), so a line behind it does not strike it through.
-        let (l, t, _, b) = tag_box(x, y, &text);
-        let w = text.chars().count() as i32 * 24 / 5;
-        area.draw(&Rectangle::new(
-            [(l - 2, t - 1), (l + w + 2, b - 1)],
-            WHITE.mix(0.9).filled(),
-        ))
-        .map_err(plot_err)?;
+    for (x, y, text, color, level) in place_tags(tags, right, 34) {
+        // A level's label sits on its line: a white ground under the text, about as wide as it reads (12 px
+        // sans-serif: under 5 px a character; the box it was placed by is wider, to be safe), keeps the line
+        // from striking it through. A point's label has none: it must not hide the data around it.
+        if level {
+            let (l, t, _, b) = tag_box(x, y, &text);
+            let w = text.chars().count() as i32 * 24 / 5;
+            area.draw(&Rectangle::new(
+                [(l - 2, t - 1), (l + w + 2, b - 1)],
+                WHITE.mix(0.9).filled(),
+            ))
+            .map_err(plot_err)?;
+        }
         area.draw(&Text::new(
             text,
             (x, y),
