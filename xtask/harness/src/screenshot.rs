@@ -48,19 +48,26 @@ fn check_png(bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// A text of an SVG as Chromium lays it out: its content and its box in pixels.
+/// An element of an SVG as Chromium lays it out: what it is, its box in pixels and its colours; in the
+/// order drawn (document order).
 #[derive(Debug, Clone, PartialEq)]
-pub struct TextBox {
+pub struct Shape {
+    /// `text`, `polyline`, `rect`, `circle`, …
+    pub tag: String,
+    /// A text's content, spaces collapsed; empty for other shapes.
     pub text: String,
     pub left: f64,
     pub top: f64,
     pub right: f64,
     pub bottom: f64,
+    /// The `stroke` and `fill` attributes as written (`#RRGGBB`, `none`, or empty).
+    pub stroke: String,
+    pub fill: String,
 }
 
-impl TextBox {
+impl Shape {
     /// Whether the two boxes share any area.
-    pub fn overlaps(&self, other: &TextBox) -> bool {
+    pub fn overlaps(&self, other: &Shape) -> bool {
         self.left < other.right
             && other.left < self.right
             && self.top < other.bottom
@@ -68,28 +75,31 @@ impl TextBox {
     }
 }
 
-/// The box of every `<text>` of `svg` as headless Chromium draws it (its fonts, its layout): what a test
-/// checks for labels that collide.
-pub fn text_boxes(sh: &Shell, svg: &str) -> Result<Vec<TextBox>> {
-    const MEASURE: &str = "const out = []; for (const t of document.querySelectorAll('svg text')) { \
-        const r = t.getBoundingClientRect(); \
-        out.push([t.textContent.trim().replace(/\\s+/g, ' '), r.left, r.top, r.right, r.bottom].join('\\t')); } \
-        document.getElementById('boxes').textContent = out.join('\\n');";
+/// Every element of `svg` as headless Chromium draws it (its fonts, its layout), in the order drawn: what a
+/// test checks for labels that collide or are struck through.
+pub fn shapes(sh: &Shell, svg: &str) -> Result<Vec<Shape>> {
+    const MEASURE: &str = "const out = []; for (const e of document.querySelectorAll('svg *')) { \
+        const r = e.getBoundingClientRect(); \
+        const text = e.tagName === 'text' ? e.textContent.trim().replace(/\\s+/g, ' ') : ''; \
+        out.push([e.tagName, text, r.left, r.top, r.right, r.bottom, e.getAttribute('stroke') || '', \
+                  e.getAttribute('fill') || ''].join('\\t')); } \
+        document.getElementById('shapes').textContent = out.join('\\n');";
     let dir = sh.create_temp_dir().context("a directory for the page")?;
-    let page = dir.path().join("boxes.html");
+    let page = dir.path().join("shapes.html");
     std::fs::write(
         &page,
         format!(
-            "<!DOCTYPE html><html><body style=\"margin:0\">{svg}<pre id=\"boxes\"></pre>\
+            "<!DOCTYPE html><html><body style=\"margin:0\">{svg}<pre id=\"shapes\"></pre>\
              <script>{MEASURE}</script></body></html>"
         ),
     )?;
     let profile = dir.path().join("profile");
     let dom = chromium::dump_dom(sh, &format!("file://{}", page.display()), &profile)?;
+    let open = "<pre id=\"shapes\">";
     let start = dom
-        .find("<pre id=\"boxes\">")
+        .find(open)
         .context("chromium's DOM has no measurements")?;
-    let body = &dom[start + "<pre id=\"boxes\">".len()..];
+    let body = &dom[start + open.len()..];
     let body = &body[..body.find("</pre>").context("unterminated measurements")?];
     let unescape = |s: &str| {
         s.replace("&lt;", "<")
@@ -101,14 +111,17 @@ pub fn text_boxes(sh: &Shell, svg: &str) -> Result<Vec<TextBox>> {
         .filter(|l| !l.is_empty())
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            ensure!(f.len() == 5, "a measurement of {} fields: {l}", f.len());
+            ensure!(f.len() == 8, "a measurement of {} fields: {l}", f.len());
             let n = |i: usize| -> Result<f64> { Ok(f[i].parse()?) };
-            Ok(TextBox {
-                text: unescape(f[0]),
-                left: n(1)?,
-                top: n(2)?,
-                right: n(3)?,
-                bottom: n(4)?,
+            Ok(Shape {
+                tag: f[0].to_owned(),
+                text: unescape(f[1]),
+                left: n(2)?,
+                top: n(3)?,
+                right: n(4)?,
+                bottom: n(5)?,
+                stroke: f[6].to_ascii_uppercase(),
+                fill: f[7].to_ascii_uppercase(),
             })
         })
         .collect()

@@ -902,10 +902,10 @@ type Chart<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
 /// along its line, a point's stays beside its mark.
 type Tag = (i32, i32, String, RGBColor, bool);
 
-/// A label's box as drawn, `(left, top, right, bottom)` in pixels: 12 px sans-serif, at most 7 px a character
-/// (digits and capitals of common sans fonts are narrower), 15 px a line.
+/// A label's box as drawn, `(left, top, right, bottom)` in pixels: "12 px" sans-serif, which plotters writes
+/// as 9.7 px — under 4.5 px a character in common sans fonts, counted as 5.5 to be safe — and 15 px a line.
 fn tag_box(x: i32, y: i32, text: &str) -> (i32, i32, i32, i32) {
-    (x, y, x + text.chars().count() as i32 * 7, y + 15)
+    (x, y, x + text.chars().count() as i32 * 11 / 2, y + 15)
 }
 
 /// Places the labels of published figures so that no two boxes meet: bottom first, each at its mark; a level's
