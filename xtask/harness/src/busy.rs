@@ -31,7 +31,7 @@ pub fn check(cpus: &[usize]) -> Vec<String> {
 }
 
 /// The verdict on what others used of `capacity` CPUs (`on` names them), in words: busy when together they
-/// used more than [`BUSY_SHARE`] of them.
+/// used more than a quarter of them (`BUSY_SHARE`).
 pub fn judge(others: &Others, capacity: usize, on: &str) -> Vec<String> {
     if others.used <= BUSY_SHARE * capacity as f64 {
         return vec![];
