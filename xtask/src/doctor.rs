@@ -7,8 +7,8 @@ use xshell::Shell;
 use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
 use wsbench_harness::artifacts::{builders, emulation, Arch};
 use wsbench_tools::{
-    cargo, cc, chromium, debootstrap, docker, git, host, ip, load, perf, qemu, rustup, taskset, tc,
-    valgrind, wrk, Program,
+    cargo, cc, chromium, debootstrap, docker, git, host, ip, load, perf, qemu, rustup, setpriv,
+    taskset, tc, valgrind, wrk, Program,
 };
 
 #[derive(Debug, clap::Args)]
@@ -121,7 +121,11 @@ fn programs(sh: &Shell, ps: &[Program], optional: bool) -> Vec<Check> {
 
 fn scenarios(sh: &Shell) -> Vec<Check> {
     let cpus = host::cpus_allowed().len();
-    let mut checks = programs(sh, &[cargo::CARGO, taskset::TASKSET], false);
+    let mut checks = programs(
+        sh,
+        &[cargo::CARGO, taskset::TASKSET, setpriv::SETPRIV],
+        false,
+    );
     checks.push(if cpus >= 2 {
         Check::new(
             "CPUs for pinning",

@@ -17,7 +17,13 @@ use wsbench_harness::{baseline, results};
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct Args {
     /// Scenario name (see `cargo xtask list`) or the path of a scenario .toml file.
-    pub(crate) scenario: String,
+    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    pub(crate) scenario: Option<String>,
+    /// Continue the run in DIR (`results/<scenario>/<time>`) from its first step not measured to the end: the
+    /// steps measured are kept, a step cut short is set aside and run again, provenance.json records the
+    /// resume. The run's own scenario, `--quick` and `--set`s are used.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["quick", "sets", "repeat"])]
+    pub(crate) resume: Option<PathBuf>,
     /// Shortened durations and sweeps: every scenario finishes in under a minute (a smoke run, not a reproduction).
     #[arg(long)]
     pub(crate) quick: bool,
@@ -104,7 +110,7 @@ impl Args {
             baseline::check_name(name)?;
         }
         Ok(RunOptions {
-            scenario: self.scenario.clone(),
+            scenario: self.scenario.clone().unwrap_or_default(),
             quick: self.quick,
             sets,
             out: self.out.clone(),
@@ -113,6 +119,7 @@ impl Args {
             // In containers the arch picks the client image instead of an emulated client process.
             client_arch: self.client_arch.filter(|_| !self.containers),
             thresholds: self.thresholds.clone(),
+            resume: self.resume.clone(),
         })
     }
 }

@@ -83,6 +83,7 @@ pub(crate) fn quick_scenario_with(
         engine: Engine::Local,
         client_arch: None,
         thresholds: Vec::new(),
+        resume: None,
     };
     adjust(&mut opts);
     let start = Instant::now();

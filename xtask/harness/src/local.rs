@@ -19,8 +19,8 @@ use super::provenance::Provenance;
 use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
 use process::ServerProcess;
-use wsbench_tools::load;
 use wsbench_tools::process as programs;
+use wsbench_tools::{load, setpriv};
 
 /// How long bench-server may take to bind and print READY.
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -77,7 +77,8 @@ impl Backend for Local {
         let workers = instance
             .workers
             .or(pin.enabled.then_some(pin.server_cpus.len() as u32));
-        let mut cmd = pin.prefix(&pin.server_cpus);
+        let mut cmd = setpriv::tied_to_parent();
+        cmd.extend(pin.prefix(&pin.server_cpus));
         cmd.push(self.bins.server.display().to_string());
         cmd.extend(argv::server(
             &plan.server,
@@ -124,7 +125,8 @@ impl Backend for Local {
         }
         .context("the server does not serve this step's protocol")?;
         let pin = &self.pinning;
-        let mut cmd = pin.prefix(&pin.client_cpus);
+        let mut cmd = setpriv::tied_to_parent();
+        cmd.extend(pin.prefix(&pin.client_cpus));
         cmd.extend(self.bins.client_runner.iter().cloned());
         cmd.push(self.bins.client.display().to_string());
         cmd.extend(argv::client(

@@ -13,7 +13,7 @@ use bench_proto::results::{LatencySummary, Mode, ResultsDoc, SystemSample, SCHEM
 use hdrhistogram::Histogram;
 
 use super::provenance::Provenance;
-use super::rundoc::{RunDoc, StepEntry};
+use super::rundoc::{RunDoc, Status, StepEntry};
 use super::scenario::{Metric, Published};
 use super::stats::Estimate;
 use super::thresholds::{Figures, Threshold};
@@ -176,9 +176,15 @@ impl Run {
         let steps = manifest
             .steps
             .iter()
-            .map(|meta| Step {
-                meta: meta.clone(),
-                doc: read_doc(&dir.join(&meta.result)),
+            .map(|meta| {
+                let doc = read_doc(&dir.join(&meta.result));
+                let mut meta = meta.clone();
+                // A step xtask never judged (it was killed mid-step) whose client left a partial document: a
+                // checkpoint, the figures of a step cut short.
+                if meta.status == Status::NotRun && doc.as_ref().is_ok_and(|d| d.partial) {
+                    meta.status = Status::CutShort;
+                }
+                Step { meta, doc }
             })
             .collect();
         Ok(Run {

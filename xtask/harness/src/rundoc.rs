@@ -61,6 +61,10 @@ pub enum Status {
     Ok,
     /// Measured, and some calls failed (counted in the results, never as throughput).
     Errors,
+    /// Measured in part: the step was cut short (the client or xtask killed, Ctrl-C, a results write that
+    /// failed), and its document holds what was measured up to then (bench-client's last checkpoint, or the
+    /// document it wrote as it stopped). Its figures are shown as measured over that shorter time.
+    CutShort,
     /// Could not be measured (no results document, server gone).
     Failed,
     /// Not run (an earlier failure stopped the run).
@@ -71,8 +75,10 @@ pub enum Status {
 impl Status {
     /// The one rule for a step, whatever ran it: bench-client's exit code (None: killed by a signal) and the
     /// results document it left. Ok needs exit 0, a complete document and no failed call; exit 1 with a
-    /// document is a measurement with errors; anything else — no document, a usage error, a crash, a
-    /// document of a step in which no call completed — could not be measured.
+    /// document is a measurement with errors; a partial document (a checkpoint left by a killed client, or
+    /// one written as it stopped early or as its results could no longer be written: exit 3) is a step cut
+    /// short; anything else — no document, a usage error, a crash, a document of a step in which no call
+    /// completed — could not be measured.
     pub fn of_step(exit: Option<i32>, doc: &Result<ResultsDoc, String>) -> Status {
         let Ok(d) = doc else {
             return Status::Failed;
@@ -80,10 +86,16 @@ impl Status {
         let measured = d.counts.ok > 0 || d.chat.as_ref().is_some_and(|c| c.messages_received > 0);
         match exit {
             _ if !measured => Status::Failed,
-            Some(0) if d.counts.errors_total == 0 && !d.partial => Status::Ok,
+            None | Some(0 | 1 | 3) if d.partial => Status::CutShort,
+            Some(0) if d.counts.errors_total == 0 => Status::Ok,
             Some(0 | 1) => Status::Errors,
             _ => Status::Failed,
         }
+    }
+
+    /// Measured to the end (with or without errors): a resumed run keeps it.
+    pub fn finished(self) -> bool {
+        matches!(self, Status::Ok | Status::Errors)
     }
 }
 
@@ -193,8 +205,9 @@ impl RunDoc {
             let rank = |s| match s {
                 Status::Ok => 0,
                 Status::Errors => 1,
-                Status::NotRun => 2,
-                Status::Failed => 3,
+                Status::CutShort => 2,
+                Status::NotRun => 3,
+                Status::Failed => 4,
             };
             if rank(b) > rank(a) {
                 b
@@ -272,8 +285,18 @@ mod tests {
         assert_eq!(Status::of_step(Some(1), &doc(10, 3, false)), Status::Errors);
         assert_eq!(
             Status::of_step(Some(0), &doc(10, 0, true)),
-            Status::Errors,
-            "partial"
+            Status::CutShort,
+            "partial: stopped early"
+        );
+        assert_eq!(
+            Status::of_step(None, &doc(10, 0, true)),
+            Status::CutShort,
+            "a checkpoint left by a killed client"
+        );
+        assert_eq!(
+            Status::of_step(Some(3), &doc(10, 2, true)),
+            Status::CutShort,
+            "its results could no longer be written"
         );
         assert_eq!(
             Status::of_step(Some(1), &doc(0, 10, false)),

@@ -125,6 +125,11 @@ impl Scenario {
         }
         if quick {
             draft = quick_draft;
+            for st in draft.steps.iter_mut().filter(|st| st.interval.is_none()) {
+                if st.operation.is_some_and(|o| !o.is_chat()) {
+                    st.interval = Some(Dur(validate::QUICK_INTERVAL));
+                }
+            }
         }
         for set in sets {
             let (k, v) = parse_set(set)?;

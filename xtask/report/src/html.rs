@@ -159,9 +159,9 @@ impl Page<'_> {
                 )),
                 Err(e) => bad.push(format!("Step {label}: {e}")),
                 Ok(d) => {
-                    if d.partial {
+                    if let Some(cut) = crate::summary::cut_short(&s.meta, d) {
                         bad.push(format!(
-                            "Step {label}: partial results (the run was interrupted)."
+                            "Step {label}: {cut}; the figures cover the time measured."
                         ));
                     }
                     if let Some(text) = crate::summary::failed_calls(&d.counts) {

@@ -22,6 +22,7 @@ pub(crate) const HARNESS: [(&str, &[&str]); 9] = [
         "base",
         &[
             "paths",
+            "atomic",
             "clock",
             "interrupt",
             "numbers",

@@ -305,3 +305,59 @@ fn a_server_that_dies_fails_the_rest_of_its_instance() {
         .any(|p| p == "bench-server exited (signal 9) before step 02-b-workers-1-clients-4"));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A step cut short (a checkpoint left by a killed client) is judged so, and `--resume` runs it again and
+/// what follows, keeping what was measured to the end and setting the checkpoint aside.
+#[test]
+fn a_cut_short_step_is_resumed_and_measured_steps_are_kept() {
+    let plan = Scenario::from_text(MATRIX)
+        .plan(false, &["workers=1,2".into()])
+        .unwrap();
+    let step2 = plan.steps().nth(1).unwrap().clone();
+    let mut checkpoint = clean_doc(&step2, 2);
+    checkpoint.partial = true;
+    checkpoint.elapsed_s = 0.4;
+    let mut fake = Fake::default();
+    fake.scripts
+        .insert(step2.id.clone(), Script::Writes(None, Box::new(checkpoint)));
+    // The client was killed: the run goes on, as a killed xtask would not; the resume re-runs from step 2.
+    let dir = temp_dir("resume");
+    let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    let first = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
+    let statuses: Vec<Status> = first.run.steps.iter().map(|s| s.status).collect();
+    assert_eq!(
+        statuses,
+        [Status::Ok, Status::CutShort, Status::Ok, Status::Ok]
+    );
+    let sh = Shell::new().unwrap();
+    let (dir2, run, prov) = Resumed::load(&dir)
+        .unwrap()
+        .continue_run(&sh, "2026-12-01T01:00:00Z")
+        .unwrap();
+    assert!(dir
+        .join(format!("steps/{}.cut-short.json", step2.id))
+        .is_file());
+    let mut again = Fake::default();
+    let second = measure(&plan, &mut again, &dir2, run, prov).unwrap();
+    assert_eq!(
+        again.calls,
+        [
+            "start workers=Some(1)",
+            "step 02-b-workers-1-clients-4",
+            "stop",
+            "collect"
+        ],
+        "only the step cut short is run again; the instance with nothing left is not started"
+    );
+    assert_eq!(second.run.status, Status::Ok);
+    let loaded = results::Run::load(&dir).unwrap();
+    let resumes = &loaded.provenance.as_ref().unwrap().resumes;
+    assert_eq!(resumes.len(), 1);
+    assert_eq!(resumes[0].rerun, vec![step2.id.clone()]);
+    assert_eq!(resumes[0].kept.len(), 3);
+    assert!(Resumed::load(&dir)
+        .unwrap()
+        .continue_run(&sh, "later")
+        .is_err_and(|e| e.to_string().contains("nothing to resume")));
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -197,6 +197,9 @@ pub struct StepSpec {
     pub message_size: Option<Size>,
     pub validate_first: Option<u64>,
     pub validate_every: Option<u64>,
+    /// How often bench-client closes an interval of its timeline and checkpoints its document (`--interval`):
+    /// what a killed step can lose at most. 10 s unless set; `--quick` runs use 1 s.
+    pub interval: Option<Dur>,
     pub rooms: Option<u32>,
     pub users: Option<u32>,
     pub count: Option<u32>,
@@ -234,6 +237,7 @@ impl StepSpec {
             message_size: pick!(message_size),
             validate_first: pick!(validate_first),
             validate_every: pick!(validate_every),
+            interval: pick!(interval),
             rooms: pick!(rooms),
             users: pick!(users),
             count: pick!(count),
