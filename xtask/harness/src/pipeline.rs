@@ -165,6 +165,14 @@ pub fn measure(
     mut prov: Provenance,
 ) -> Result<Outcome> {
     println!("on {}", backend.describe());
+    if plan.steps().any(|s| !s.faults.is_empty()) && !backend.does_faults() {
+        run.problems.push(format!(
+            "the scenario's faults (kill-server, pause-server) are done to a server process on this machine; \
+             {} cannot do them: run without --containers/--swarm",
+            backend.describe()
+        ));
+        return finish(dir, run, prov);
+    }
     run_steps(plan, backend, dir, &mut run, &mut prov);
     backend.collect(&mut run, &mut prov);
     finish(dir, run, prov)
@@ -302,6 +310,13 @@ fn run_step(
         prov.commands.client.insert(key, command.clone());
     }
     entry.client_exit = clients.exit;
+    for f in &clients.faults {
+        if let Some(p) = &f.problem {
+            run.problems
+                .push(format!("step {}: {} at {} s: {p}", step.id, f.kind, f.at_s));
+        }
+    }
+    entry.faults = clients.faults;
     let doc = results::read_doc(&json);
     entry.status = Status::of_step(clients.exit, &doc);
     if clients.exit == Some(EXIT_RESULTS_UNWRITABLE) {

@@ -128,6 +128,27 @@ pub struct StepEntry {
     /// TCP sockets in TIME_WAIT on the host before and after the step (/proc/net/tcp{,6}).
     pub time_wait_before: Option<u64>,
     pub time_wait_after: Option<u64>,
+    /// The faults done to the server during the step, as they happened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<FaultRecord>,
+}
+
+/// A fault as it happened: what, when it was planned, and when it began and ended on the UTC clock (µs since
+/// the Unix epoch: the results document's `timeline.start_unix_us` places them on the step's timeline).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FaultRecord {
+    /// `kill-server`, `pause-server`.
+    pub kind: String,
+    /// Planned: seconds from the start of the measured interval, and for how long.
+    pub at_s: f64,
+    pub for_s: f64,
+    /// When it was done (SIGKILL, SIGSTOP sent).
+    pub began_unix_us: u64,
+    /// When it was undone: the restarted server printed READY, SIGCONT sent. None: it could not be.
+    pub ended_unix_us: Option<u64>,
+    /// What went wrong doing or undoing it, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 impl StepEntry {
@@ -166,6 +187,7 @@ impl StepEntry {
             client_exit: None,
             time_wait_before: None,
             time_wait_after: None,
+            faults: Vec::new(),
         }
     }
 }

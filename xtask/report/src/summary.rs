@@ -158,6 +158,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     headline(o, loaded);
     thresholds(o, loaded);
     steps_table(o, run, docs);
+    for line in crate::faults::section(loaded) {
+        o.line(line);
+    }
     details(o, run, docs, loaded.provenance.as_ref());
     if !knee.is_empty() {
         o.line("\n## Where throughput stops rising (knee)\n");

@@ -123,6 +123,7 @@ impl Backend for Fake {
         Ok(ClientRun {
             exit,
             commands: vec![vec!["fake-client".into(), step.id.clone()]],
+            faults: Vec::new(),
         })
     }
 

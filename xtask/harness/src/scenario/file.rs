@@ -247,6 +247,37 @@ impl StepSpec {
     }
 }
 
+/// What a fault does to the system under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    /// SIGKILL of the server at `at`, restarted on the same address `for` later.
+    KillServer,
+    /// SIGSTOP of the server at `at`, SIGCONT `for` later.
+    PauseServer,
+}
+
+impl FaultKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::KillServer => "kill-server",
+            FaultKind::PauseServer => "pause-server",
+        }
+    }
+}
+
+/// `[[fault]]` (and `--fault KIND,at=T,for=D`): done to the server during every step, at `at` from the start
+/// of the step's measured interval, for `for`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    pub kind: FaultKind,
+    pub at: Dur,
+    /// How long the server stays killed (then it is restarted) or paused.
+    #[serde(rename = "for")]
+    pub duration: Dur,
+}
+
 /// `[sweep]`: every step is run once per client count.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -321,6 +352,9 @@ pub struct ScenarioFile {
     pub defaults: StepSpec,
     #[serde(rename = "step")]
     pub steps: Vec<StepSpec>,
+    /// Faults done to the server during every step.
+    #[serde(default, rename = "fault")]
+    pub faults: Vec<FaultSpec>,
     pub sweep: Option<Sweep>,
     pub matrix: Option<Matrix>,
     pub scale_out: Option<ScaleOut>,

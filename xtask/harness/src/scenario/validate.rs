@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context as _, Result};
 
-use super::file::{Dur, Operation, Published, ServerSpec, Size, StepSpec};
+use super::file::{Dur, FaultSpec, Operation, Published, ServerSpec, Size, StepSpec};
 
 /// How long one step runs: a fixed duration or a number of requests.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -160,6 +160,43 @@ impl ClientStep {
             _ => None,
         }
     }
+}
+
+/// The faults of a step, in order of `at`: each within the step's measured interval, none overlapping another
+/// (a server cannot be paused while it is down), and only for HTTP steps of a set duration.
+pub(super) fn faults(faults: &[FaultSpec], step: &ClientStep) -> Result<Vec<FaultSpec>> {
+    if faults.is_empty() {
+        return Ok(Vec::new());
+    }
+    ensure!(
+        !step.operation.is_chat(),
+        "faults are for HTTP steps (chat has no timeline)"
+    );
+    let Some(Length::Duration(d)) = step.length else {
+        bail!("faults need a step of a set duration (their times are within it)")
+    };
+    let mut sorted = faults.to_vec();
+    sorted.sort_by_key(|f| f.at.0);
+    let mut free_from = Duration::ZERO;
+    for f in &sorted {
+        let name = f.kind.name();
+        ensure!(!f.duration.0.is_zero(), "{name}: `for` must be > 0");
+        ensure!(
+            f.at.0 >= free_from,
+            "{name} at {} overlaps the fault before it (until {})",
+            f.at,
+            Dur(free_from)
+        );
+        free_from = f.at.0 + f.duration.0;
+        ensure!(
+            free_from < d.0,
+            "{name} at {} for {} does not end within the step's {} (the recovery after it must be measured)",
+            f.at,
+            f.duration,
+            d
+        );
+    }
+    Ok(sorted)
 }
 
 /// The step's length: a duration, a request count, or neither (chat steps).
