@@ -19,7 +19,7 @@ use super::provenance::{self, Provenance};
 use super::rundoc::{RunDoc, Status};
 use super::scenario::{Instance, Plan, Scenario, Step};
 use super::swarm::{Swarm, SwarmOptions};
-use super::{atomic, busy, clock, interrupt, paths, results, thresholds};
+use super::{atomic, busy, clock, interrupt, limits, paths, results, thresholds};
 pub use resume::Resumed;
 use wsbench_tools::host;
 
@@ -118,6 +118,10 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
             (dir, RunDoc::planned(&plan, started_at), prov)
         }
     };
+    for short in limits::short_for(limits::most_connections(&plan)) {
+        println!("warning: limit too low: {}", short.line());
+        run.notes.push(format!("limit too low: {}", short.line()));
+    }
     run.busy = busy::check(&pinning.cpus());
     for b in &run.busy {
         println!("warning: busy machine: {b}");

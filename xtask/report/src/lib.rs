@@ -6,6 +6,7 @@
 
 mod charts;
 pub mod compare;
+mod connections;
 pub mod faults;
 #[cfg(test)]
 pub mod fixtures;

@@ -158,7 +158,10 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     headline(o, loaded);
     thresholds(o, loaded);
     steps_table(o, run, docs);
-    for line in crate::faults::section(loaded) {
+    for line in crate::faults::section(loaded)
+        .into_iter()
+        .chain(crate::connections::section(loaded))
+    {
         o.line(line);
     }
     details(o, run, docs, loaded.provenance.as_ref());
