@@ -37,7 +37,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// [`write`] of `value` as pretty JSON and a newline.
+/// [`write()`] of `value` as pretty JSON and a newline.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value)?;
     write(path, (text + "\n").as_bytes())

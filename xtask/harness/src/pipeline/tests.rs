@@ -362,3 +362,37 @@ fn a_cut_short_step_is_resumed_and_measured_steps_are_kept() {
         .is_err_and(|e| e.to_string().contains("nothing to resume")));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Faults a backend cannot do are refused before anything runs, naming why; the scenario's faults are
+/// validated (within the step, not overlapping) and `--fault` adds to them.
+#[test]
+fn faults_are_validated_and_refused_where_they_cannot_be_done() {
+    let text =
+        format!("{MATRIX}\n[[fault]]\nkind = \"kill-server\"\nat = \"0.2s\"\nfor = \"0.3s\"\n");
+    let s = Scenario::from_text(&text);
+    let plan = s
+        .plan(false, &["fault+=pause-server,at=0.6s,for=0.2s".into()])
+        .unwrap();
+    let kinds: Vec<_> = plan
+        .steps()
+        .next()
+        .unwrap()
+        .faults
+        .iter()
+        .map(|f| f.kind)
+        .collect();
+    assert_eq!(kinds.len(), 2);
+    let err = |set: &str| format!("{:#}", s.plan(false, &[set.to_owned()]).unwrap_err());
+    assert!(err("fault+=pause-server,at=0.3s,for=0.1s").contains("overlaps"));
+    assert!(err("fault+=pause-server,at=0.9s,for=0.5s").contains("does not end within"));
+    assert!(err("fault+=unplug,at=0.1s,for=0.1s").contains("unknown variant"));
+    assert!(err("fault+=kill-server,at=0.1s,for=0.1s,colour=red").contains("unknown field"));
+    let mut fake = Fake::default();
+    let dir = temp_dir("faults");
+    let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    let outcome = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
+    assert!(fake.calls.is_empty(), "{:?}", fake.calls);
+    assert_eq!(outcome.run.status, Status::Failed);
+    assert!(outcome.run.problems[0].contains("cannot do them"));
+    fs::remove_dir_all(&dir).unwrap();
+}
