@@ -6,9 +6,10 @@ use xshell::Shell;
 
 use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
 use wsbench_harness::artifacts::{builders, emulation, Arch};
+use wsbench_harness::{limits, scenario};
 use wsbench_tools::{
-    cargo, cc, chromium, debootstrap, docker, git, host, ip, load, perf, qemu, rustup, taskset, tc,
-    valgrind, wrk, Program,
+    cargo, cc, chromium, debootstrap, docker, git, host, ip, load, perf, qemu, rustup, setpriv,
+    taskset, tc, valgrind, wrk, Program,
 };
 
 #[derive(Debug, clap::Args)]
@@ -121,7 +122,11 @@ fn programs(sh: &Shell, ps: &[Program], optional: bool) -> Vec<Check> {
 
 fn scenarios(sh: &Shell) -> Vec<Check> {
     let cpus = host::cpus_allowed().len();
-    let mut checks = programs(sh, &[cargo::CARGO, taskset::TASKSET], false);
+    let mut checks = programs(
+        sh,
+        &[cargo::CARGO, taskset::TASKSET, setpriv::SETPRIV],
+        false,
+    );
     checks.push(if cpus >= 2 {
         Check::new(
             "CPUs for pinning",
@@ -298,9 +303,46 @@ fn tunables() -> Vec<Check> {
         Ok(n) => nofile(n),
         Err(e) => Check::new("RLIMIT_NOFILE", Level::Warn, e.to_string(), ""),
     });
+    checks.extend(connection_limits());
     for name in ["fs.file-max", "fs.nr_open"] {
         let v = host::sysctl(name).unwrap_or_else(|| "not readable".into());
         checks.push(Check::new(name, Level::Ok, v, ""));
+    }
+    checks
+}
+
+/// Each scenario holding 1,000 connections or more: every limit too low for its full run, with the command that
+/// raises it (or that they suffice).
+fn connection_limits() -> Vec<Check> {
+    let root = wsbench_harness::paths::project_root();
+    let mut checks = Vec::new();
+    for name in scenario::names(&root).unwrap_or_default() {
+        let Ok(plan) = scenario::Scenario::load(&root, &name).and_then(|s| s.plan(false, &[]))
+        else {
+            continue;
+        };
+        let clients = limits::most_connections(&plan);
+        if clients < 1000 {
+            continue;
+        }
+        let item = format!("limits for {name} ({clients} connections)");
+        let short = limits::short_for(clients);
+        if short.is_empty() {
+            checks.push(Check::new(
+                &item,
+                Level::Ok,
+                "nofile, somaxconn, SYN backlog and ports suffice",
+                "",
+            ));
+        }
+        for s in short {
+            checks.push(Check::new(
+                &item,
+                Level::Warn,
+                format!("{}: {}", s.limit, s.found),
+                s.fix,
+            ));
+        }
     }
     checks
 }

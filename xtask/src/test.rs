@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{ensure, Result};
 use xshell::Shell;
 
-use crate::testing::{quick_scenario, Step};
+use crate::testing::{quick_faults, quick_scenario, Step};
 use wsbench_harness::{interrupt, paths, scenario};
 
 #[derive(Debug, clap::Args)]
@@ -51,8 +51,16 @@ fn steps() -> Result<Vec<Step>> {
         }),
     ];
     for name in scenario::names(&paths::project_root())? {
+        let faults = !scenario::Scenario::load(&paths::project_root(), &name)?
+            .file
+            .faults
+            .is_empty();
         steps.push(Step::new(format!("scenario:{name}"), move |sh| {
-            quick_scenario(sh, &name)
+            if faults {
+                quick_faults(sh, &name)
+            } else {
+                quick_scenario(sh, &name)
+            }
         }));
     }
     steps.extend(crate::build::test_steps());

@@ -61,6 +61,54 @@ pub(crate) fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
     quick_scenario_with(sh, name, |_| {}, |_| Ok(()))
 }
 
+/// A scenario with faults (`failover`): [`quick_scenario`], and every fault's recovery measured — each fault
+/// done and undone, the calls a kill-server cost counted as errors, the first success after it timed.
+pub(crate) fn quick_faults(sh: &Shell, name: &str) -> Result<()> {
+    quick_scenario_with(
+        sh,
+        name,
+        |_| {},
+        |outcome| {
+            let loaded = results::Run::load(&outcome.dir)?;
+            for step in &loaded.steps {
+                let t = step
+                    .record
+                    .as_ref()
+                    .and_then(|r| r.timeline.as_ref())
+                    .ok_or_else(|| anyhow::anyhow!("{}: no timeline", step.meta.id))?;
+                ensure!(
+                    !step.meta.faults.is_empty(),
+                    "{}: no faults were done",
+                    step.meta.id
+                );
+                for f in &step.meta.faults {
+                    ensure!(
+                        f.problem.is_none() && f.ended_unix_us.is_some(),
+                        "{}: {f:?}",
+                        step.meta.id
+                    );
+                    let g = wsbench_report::faults::figures(f, t, (0.0, f64::INFINITY));
+                    if f.kind == "kill-server" {
+                        ensure!(
+                            g.failed.total() > 0 && g.first_ok_after_s.is_some(),
+                            "{}: kill-server cost no counted call, or no recovery was measured: {g:?}",
+                            step.meta.id
+                        );
+                        println!(
+                            "{}: kill-server for {} s: {} calls failed, first success {:.3} s after the restart",
+                            step.meta.id,
+                            f.for_s,
+                            g.failed.total(),
+                            g.first_ok_after_s.unwrap_or_default()
+                        );
+                    }
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
 /// [`quick_scenario`] with its run options adjusted and an extra check of what the run wrote.
 pub(crate) fn quick_scenario_with(
     sh: &Shell,
@@ -83,6 +131,7 @@ pub(crate) fn quick_scenario_with(
         engine: Engine::Local,
         client_arch: None,
         thresholds: Vec::new(),
+        resume: None,
     };
     adjust(&mut opts);
     let start = Instant::now();
@@ -96,11 +145,19 @@ pub(crate) fn quick_scenario_with(
         summary_text.contains("## Measured here vs published"),
         "{name}: summary.md has no published comparison"
     );
+    // A step with faults is measured with errors (the calls the faults cost), never without.
+    let expected = |s: &wsbench_harness::rundoc::StepEntry| {
+        if s.faults.is_empty() {
+            Status::Ok
+        } else {
+            Status::Errors
+        }
+    };
     let failed: Vec<_> = outcome
         .run
         .steps
         .iter()
-        .filter(|s| s.status != Status::Ok)
+        .filter(|s| s.status != expected(s))
         .map(|s| &s.id)
         .collect();
     // A machine shared with other work fails the run's busy check, which says nothing of whether the
@@ -113,8 +170,8 @@ pub(crate) fn quick_scenario_with(
     if busy_only && !outcome.run.failed_checks.is_empty() {
         println!("{name}: {}", outcome.run.status_words());
     }
-    let clean = outcome.run.status == Status::Ok
-        || (busy_only && outcome.run.problems.is_empty() && failed.is_empty());
+    // Steps with faults are expected to count errors (`expected`); any other check failed is not clean.
+    let clean = outcome.run.problems.is_empty() && busy_only;
     ensure!(
         clean && failed.is_empty(),
         "{name}: run status {}, steps not ok: {failed:?}, problems: {:?}\n{summary_text}",
@@ -131,8 +188,8 @@ pub(crate) fn quick_scenario_with(
             doc.tool.name
         );
         ensure!(
-            doc.counts.errors_total == 0 && !doc.partial,
-            "{}: errors or partial",
+            (doc.counts.errors_total == 0) == step.meta.faults.is_empty() && !doc.partial,
+            "{}: errors where none were expected, none counted through its faults, or partial",
             step.meta.result
         );
         let measured =

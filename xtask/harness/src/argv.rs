@@ -128,6 +128,9 @@ pub fn client(
     if let Some(n) = step.validate_every {
         flag("validate-every", n.to_string());
     }
+    if let Some(i) = step.interval {
+        flag("interval", i.to_string());
+    }
     flag("json", json.display().to_string());
     flag("monitor-pid", monitor_pid.to_string());
     flag("label", label.to_owned());
@@ -177,7 +180,7 @@ mod tests {
         assert_eq!(
             args.join(" "),
             "--url http://127.0.0.1:1 --operation echo --clients 4 --rate 100 --duration 10s --warmup 1s \
-             --message-size 1K --json steps/02.json --monitor-pid 42 --label small clients=4 --no-keepalive"
+             --message-size 1K --interval 10s --json steps/02.json --monitor-pid 42 --label small clients=4 --no-keepalive"
         );
     }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::provenance::Provenance;
-use super::rundoc::RunDoc;
+use super::rundoc::{FaultRecord, RunDoc};
 use super::scenario::{Instance, Plan, Step};
 
 /// One server that printed READY, as the clients reach it.
@@ -52,6 +52,8 @@ pub struct ClientRun {
     pub exit: Option<i32>,
     /// Each client's command line, as run.
     pub commands: Vec<Vec<String>>,
+    /// The step's faults, as they happened.
+    pub faults: Vec<FaultRecord>,
 }
 
 impl ClientRun {
@@ -82,7 +84,12 @@ pub trait Backend {
     /// Why the servers are no longer there (one exited since `start`), if they are not.
     fn servers_gone(&mut self) -> Option<String>;
 
-    /// Runs `step`'s clients against `servers`; their results document is left at `json` (merged exactly
+    /// Whether it can do a step's faults (`[[fault]]`) to its servers; a run with faults is refused otherwise.
+    fn does_faults(&self) -> bool {
+        false
+    }
+
+    /// Runs `step`'s clients against `servers` (doing the step's faults to the servers); their results document is left at `json` (merged exactly
     /// when several clients ran). Err when nothing was run or no document can be had.
     fn run_step(&mut self, step: &Step, servers: &Servers, json: &Path) -> Result<ClientRun>;
 

@@ -118,6 +118,7 @@ impl Backend for Docker {
         Ok(ClientRun {
             exit: ClientRun::worst_exit(&run.exit_codes),
             commands: run.commands,
+            faults: Vec::new(),
         })
     }
 

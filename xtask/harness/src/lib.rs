@@ -3,10 +3,10 @@
 //! below the report crate (summary.md, report.html) and xtask. Its modules by layer, bottom first (the table
 //! the tidy test holds them to is `xtask/src/tidy/layers.rs`'s `HARNESS`):
 //!
-//! - base: `paths`, `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`;
+//! - base: `paths`, `atomic` (whole-or-nothing writes), `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`;
 //! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`;
 //! - plan: `scenario` (TOML → validated plan, in four jobs: file, set, validate, plan);
-//! - commands: `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
+//! - commands: `limits` (the machine's connection limits against a plan), `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
 //!   status rule), `artifacts` (arches, dist binaries, images, emulation), `containers` (what both container
 //!   backends share);
 //! - records: `provenance` (`provenance.json`, with the sections the backends fill in);
@@ -17,6 +17,7 @@
 
 pub mod argv;
 pub mod artifacts;
+pub mod atomic;
 pub mod backend;
 pub mod baseline;
 pub mod busy;
@@ -24,6 +25,7 @@ pub mod clock;
 pub mod containers;
 pub mod docker;
 pub mod interrupt;
+pub mod limits;
 pub mod local;
 pub mod numbers;
 pub mod paths;

@@ -1,6 +1,7 @@
 //! The local backend: bench-server and bench-client as processes on this machine, on loopback, pinned to
 //! separate CPUs with taskset when there are two or more.
 
+mod faults;
 pub mod process;
 
 use std::fs::{File, OpenOptions};
@@ -19,13 +20,29 @@ use super::provenance::Provenance;
 use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
 use process::ServerProcess;
-use wsbench_tools::load;
 use wsbench_tools::process as programs;
+use wsbench_tools::{load, setpriv};
 
 /// How long bench-server may take to bind and print READY.
-const READY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long bench-server may take to drain and exit after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_secs(20);
+
+/// `cmd` with its `--http`/`--chat` addresses replaced by those `ready` says it bound (port 0 → its port).
+fn on_bound_addresses(cmd: &[String], ready: &crate::ready::Ready) -> Vec<String> {
+    let mut out = cmd.to_vec();
+    for i in 1..out.len() {
+        let bound = match out[i - 1].as_str() {
+            "--http" => ready.http,
+            "--chat" => ready.chat,
+            _ => None,
+        };
+        if let Some(addr) = bound {
+            out[i] = addr.to_string();
+        }
+    }
+    out
+}
 
 /// Processes on this machine.
 #[derive(Debug)]
@@ -34,6 +51,8 @@ pub struct Local {
     pinning: Pinning,
     log: File,
     server: Option<ServerProcess>,
+    /// The running server's command line on the addresses it bound: how a kill-server fault restarts it.
+    restart: Vec<String>,
 }
 
 impl Local {
@@ -49,6 +68,7 @@ impl Local {
             pinning,
             log,
             server: None,
+            restart: Vec::new(),
         })
     }
 }
@@ -77,7 +97,8 @@ impl Backend for Local {
         let workers = instance
             .workers
             .or(pin.enabled.then_some(pin.server_cpus.len() as u32));
-        let mut cmd = pin.prefix(&pin.server_cpus);
+        let mut cmd = setpriv::tied_to_parent();
+        cmd.extend(pin.prefix(&pin.server_cpus));
         cmd.push(self.bins.server.display().to_string());
         cmd.extend(argv::server(
             &plan.server,
@@ -93,6 +114,7 @@ impl Backend for Local {
         let server = ServerProcess::start(&cmd, self.log.try_clone()?, READY_TIMEOUT)
             .with_context(|| format!("bench-server `{}` did not start", cmd.join(" ")))?;
         let ready = server.ready.clone();
+        self.restart = on_bound_addresses(&cmd, &ready);
         self.server = Some(server);
         Ok(Servers {
             endpoints: vec![Endpoint {
@@ -124,7 +146,8 @@ impl Backend for Local {
         }
         .context("the server does not serve this step's protocol")?;
         let pin = &self.pinning;
-        let mut cmd = pin.prefix(&pin.client_cpus);
+        let mut cmd = setpriv::tied_to_parent();
+        cmd.extend(pin.prefix(&pin.client_cpus));
         cmd.extend(self.bins.client_runner.iter().cloned());
         cmd.push(self.bins.client.display().to_string());
         cmd.extend(argv::client(
@@ -134,11 +157,30 @@ impl Backend for Local {
             server.ready.pid,
             &step.label,
         ));
-        let status = programs::status(&cmd).context("running bench-client")?;
+        if step.faults.is_empty() {
+            let status = programs::status(&cmd).context("running bench-client")?;
+            return Ok(ClientRun {
+                exit: status.code(),
+                commands: vec![cmd],
+                faults: Vec::new(),
+            });
+        }
+        let client = programs::spawn(&cmd).context("running bench-client")?;
+        let mut target = faults::Target {
+            server: &mut self.server,
+            restart: self.restart.clone(),
+            log: &self.log,
+        };
+        let (status, faults) = faults::run(&step.faults, json, client, &mut target)?;
         Ok(ClientRun {
             exit: status.code(),
             commands: vec![cmd],
+            faults,
         })
+    }
+
+    fn does_faults(&self) -> bool {
+        true
     }
 
     fn time_wait(&self) -> Option<u64> {

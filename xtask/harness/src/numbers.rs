@@ -49,8 +49,38 @@ pub fn int(n: u64) -> String {
         .to_owned()
 }
 
+/// A length of time for people: `6 h 59 m 50 s`, `2 m 5 s`, `9.5 s`, `0.8 s`.
+pub fn span(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "? s".to_owned();
+    }
+    if secs < 60.0 {
+        let t = format!("{secs:.1}");
+        return format!("{} s", t.strip_suffix(".0").unwrap_or(&t));
+    }
+    let total = secs.round() as u64;
+    let (h, m, s) = (total / 3600, total / 60 % 60, total % 60);
+    let parts: Vec<String> = [(h, "h"), (m, "m"), (s, "s")]
+        .iter()
+        .skip_while(|(n, _)| *n == 0)
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, u)| format!("{n} {u}"))
+        .collect();
+    parts.join(" ")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spans_read_as_people_write_them() {
+        use super::span;
+        assert_eq!(span(25190.0), "6 h 59 m 50 s");
+        assert_eq!(span(28800.0), "8 h");
+        assert_eq!(span(125.0), "2 m 5 s");
+        assert_eq!(span(9.5), "9.5 s");
+        assert_eq!(span(10.0), "10 s");
+    }
+
     use super::*;
 
     #[test]

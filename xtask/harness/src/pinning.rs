@@ -52,6 +52,17 @@ impl Pinning {
             Vec::new()
         }
     }
+
+    /// The CPUs the run is pinned to (the server's and the client's), empty when not pinning.
+    pub fn cpus(&self) -> Vec<usize> {
+        if !self.enabled {
+            return Vec::new();
+        }
+        let mut c = [self.server_cpus.clone(), self.client_cpus.clone()].concat();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
 }
 
 /// Which host CPUs (`--cpuset-cpus`) each server instance and the clients get.

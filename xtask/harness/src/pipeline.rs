@@ -2,6 +2,8 @@
 //! rule) → `run.json` and `provenance.json` beside bench-client's documents. The documents read from them
 //! (`summary.md`, the report) are the report crate's, written by the caller above both.
 
+mod resume;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -17,7 +19,8 @@ use super::provenance::{self, Provenance};
 use super::rundoc::{FailedCheck, RunDoc, Status};
 use super::scenario::{Instance, Plan, Scenario, Step};
 use super::swarm::{Swarm, SwarmOptions};
-use super::{busy, clock, interrupt, paths, results, thresholds};
+use super::{atomic, busy, clock, interrupt, limits, paths, results, thresholds};
+pub use resume::Resumed;
 use wsbench_tools::host;
 
 /// Where a run's servers and clients execute.
@@ -47,6 +50,9 @@ pub struct RunOptions {
     pub client_arch: Option<Arch>,
     /// `--threshold` conditions, added to the scenario's `[thresholds]`.
     pub thresholds: Vec<String>,
+    /// `--resume DIR`: continue that run from its first unfinished step (its scenario, `--quick` and
+    /// `--set`s are the run's own; `scenario`, `quick` and `sets` are not used).
+    pub resume: Option<PathBuf>,
 }
 
 /// What a run wrote: its directory and run.json as written.
@@ -56,11 +62,16 @@ pub struct Outcome {
     pub run: RunDoc,
 }
 
-/// Runs a scenario and writes its results directory; Err only when nothing could be measured at all.
+/// Runs a scenario (or continues one, `resume`) and writes its results directory; Err only when nothing could
+/// be measured at all, or the results directory cannot be written.
 pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     let root = paths::project_root();
-    let scenario = Scenario::load(&root, &opts.scenario)?;
-    let mut plan = scenario.plan(opts.quick, &opts.sets)?;
+    let resumed = opts.resume.as_deref().map(Resumed::load).transpose()?;
+    let plan = match &resumed {
+        Some(r) => r.plan(&root)?,
+        None => Scenario::load(&root, &opts.scenario)?.plan(opts.quick, &opts.sets)?,
+    };
+    let mut plan = plan;
     plan.thresholds
         .extend(thresholds::collect(&toml::Table::new(), &opts.thresholds)?);
     // Several server instances (a scale-out scenario) exist only as containers.
@@ -84,32 +95,34 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Engine::Local => artifacts::build_release(sh)?,
         Engine::Docker(_) | Engine::Swarm(_) => docker::binaries(sh)?,
     };
-    let dir = create_run_dir(
-        &sh.current_dir().join(&opts.out).join(&plan.scenario.name),
-        &started_at,
-    )?;
     let nofile = provenance::RlimitNofile {
         before: nofile_before,
         in_force: nofile,
     };
-    let mut prov = Provenance::begin(
-        sh,
-        &root,
-        &plan,
-        &started_at,
-        &bins,
-        pinning.clone(),
-        nofile,
-    );
-    let mut run = RunDoc::planned(&plan, started_at);
-    let cpus: Vec<usize> = if pinning.enabled {
-        let mut c = [pinning.server_cpus.clone(), pinning.client_cpus.clone()].concat();
-        c.sort_unstable();
-        c.dedup();
-        c
-    } else {
-        vec![]
+    let (dir, mut run, mut prov) = match resumed {
+        Some(r) => r.continue_run(sh, &started_at)?,
+        None => {
+            let dir = create_run_dir(
+                &sh.current_dir().join(&opts.out).join(&plan.scenario.name),
+                &started_at,
+            )?;
+            let prov = Provenance::begin(
+                sh,
+                &root,
+                &plan,
+                &started_at,
+                &bins,
+                pinning.clone(),
+                nofile,
+            );
+            (dir, RunDoc::planned(&plan, started_at), prov)
+        }
     };
+    for short in limits::short_for(limits::most_connections(&plan)) {
+        println!("warning: limit too low: {}", short.line());
+        run.notes.push(format!("limit too low: {}", short.line()));
+    }
+    let cpus = pinning.cpus();
     if let Some(arch) = opts.client_arch {
         let client = emulation::client(sh, arch)?;
         bins.client = client.binary.clone();
@@ -117,22 +130,14 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         record_client(&client, &mut run, &mut prov);
     }
     println!("wsbench: {} → {}", plan.scenario.name, dir.display());
-    let mut backend: Box<dyn Backend> = match &engine {
-        Engine::Local => Box::new(Local::new(bins, pinning, &dir)?),
-        Engine::Docker(o) => match docker::Docker::start(sh, o) {
-            Ok(d) => Box::new(d),
-            Err(e) => {
-                run.problems.push(format!("{e:#}"));
-                return finish(&dir, run, prov);
-            }
-        },
-        Engine::Swarm(o) => match Swarm::start(sh, o) {
-            Ok(s) => Box::new(s),
-            Err(e) => {
-                run.problems.push(format!("{e:#}"));
-                return finish(&dir, run, prov);
-            }
-        },
+    // run.json and provenance.json exist from the start: a run whose xtask is killed can be read and resumed.
+    save(&dir, &run, &prov)?;
+    let mut backend: Box<dyn Backend> = match start_backend(sh, &engine, bins, pinning, &dir) {
+        Ok(b) => b,
+        Err(e) => {
+            run.problems.push(format!("{e:#}"));
+            return finish(&dir, run, prov);
+        }
     };
     // Judged now, the build done and nothing started yet: what other processes use as the load begins.
     run.busy = busy::check(&cpus);
@@ -140,6 +145,21 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         println!("warning: busy machine: {b}");
     }
     measure(&plan, backend.as_mut(), &dir, run, prov)
+}
+
+/// The backend of `engine`, ready to start servers.
+fn start_backend(
+    sh: &Shell,
+    engine: &Engine,
+    bins: artifacts::Binaries,
+    pinning: Pinning,
+    dir: &Path,
+) -> Result<Box<dyn Backend>> {
+    Ok(match engine {
+        Engine::Local => Box::new(Local::new(bins, pinning, dir)?),
+        Engine::Docker(o) => Box::new(docker::Docker::start(sh, o)?),
+        Engine::Swarm(o) => Box::new(Swarm::start(sh, o)?),
+    })
 }
 
 /// Runs every step of `plan` on `backend` and writes the results directory `dir`.
@@ -151,6 +171,14 @@ pub fn measure(
     mut prov: Provenance,
 ) -> Result<Outcome> {
     println!("on {}", backend.describe());
+    if plan.steps().any(|s| !s.faults.is_empty()) && !backend.does_faults() {
+        run.problems.push(format!(
+            "the scenario's faults (kill-server, pause-server) are done to a server process on this machine; \
+             {} cannot do them: run without --containers/--swarm",
+            backend.describe()
+        ));
+        return finish(dir, run, prov);
+    }
     run_steps(plan, backend, dir, &mut run, &mut prov);
     backend.collect(&mut run, &mut prov);
     finish(dir, run, prov)
@@ -170,8 +198,12 @@ pub fn run_steps(
     for instance in &plan.instances {
         let first = index;
         index += instance.steps.len();
-        if interrupt::interrupted() {
+        if interrupt::interrupted() || stopped(run) {
             break;
+        }
+        // A resumed run keeps what was measured to the end; an instance with nothing left is not started.
+        if run.steps[first..index].iter().all(|s| s.status.finished()) {
+            continue;
         }
         let servers = match backend.start(plan, instance) {
             Ok(s) => s,
@@ -193,8 +225,11 @@ pub fn run_steps(
             println!("bench-server {}", e.ready);
         }
         for (i, step) in (first..index).zip(&instance.steps) {
-            if interrupt::interrupted() {
+            if interrupt::interrupted() || stopped(run) {
                 break;
+            }
+            if run.steps[i].status.finished() {
+                continue;
             }
             if let Some(why) = backend.servers_gone() {
                 run.problems.push(format!("{why} before step {}", step.id));
@@ -204,6 +239,9 @@ pub fn run_steps(
                 break;
             }
             run_step(step, i, &servers, instance, backend, dir, run, prov);
+            if let Err(e) = save(dir, run, prov) {
+                run.problems.push(format!("{STOPPED}: {e:#}"));
+            }
         }
         if let Err(e) = backend.stop(&log) {
             run.problems.push(format!("{e:#}"));
@@ -213,9 +251,20 @@ pub fn run_steps(
         }
     }
     if interrupt::interrupted() {
-        run.problems
-            .push("interrupted (Ctrl-C): the remaining steps were not run".to_owned());
+        run.problems.push(
+            "interrupted (Ctrl-C): the remaining steps were not run (`cargo xtask run --resume DIR` \
+             continues)"
+                .to_owned(),
+        );
     }
+}
+
+/// The start of the problem that stops a run: its results could not be written (disk full, folder gone).
+const STOPPED: &str = "the results could not be written; the run stops";
+
+/// Whether a results write failed: nothing more is run into a directory that cannot hold it.
+fn stopped(run: &RunDoc) -> bool {
+    run.problems.iter().any(|p| p.starts_with(STOPPED))
 }
 
 /// One step of a running instance: its clients, their command lines into the record, and its status by the
@@ -267,8 +316,23 @@ fn run_step(
         prov.commands.client.insert(key, command.clone());
     }
     entry.client_exit = clients.exit;
+    for f in &clients.faults {
+        if let Some(p) = &f.problem {
+            run.problems
+                .push(format!("step {}: {} at {} s: {p}", step.id, f.kind, f.at_s));
+        }
+    }
+    entry.faults = clients.faults;
     let doc = results::read_doc(&json);
     entry.status = Status::of_step(clients.exit, &doc);
+    if clients.exit == Some(EXIT_RESULTS_UNWRITABLE) {
+        run.problems.push(format!(
+            "{STOPPED}: bench-client could not write {} (exit 3: disk full, or the results folder gone); \
+             it keeps its last whole checkpoint",
+            json.display()
+        ));
+        return;
+    }
     if let Err(e) = &doc {
         run.problems.push(format!(
             "step {}: bench-client exited ({}) without results: {e}",
@@ -280,16 +344,30 @@ fn run_step(
     }
 }
 
+/// bench-client's exit status when its results could not be written.
+const EXIT_RESULTS_UNWRITABLE: i32 = 3;
+
+/// Writes run.json and provenance.json as they stand (each whole or not at all).
+fn save(dir: &Path, run: &RunDoc, prov: &Provenance) -> Result<()> {
+    atomic::write_json(&dir.join("run.json"), run)
+        .and_then(|()| atomic::write_json(&dir.join("provenance.json"), prov))
+        .with_context(|| {
+            format!(
+                "the results directory {} can no longer be written (disk full, or the folder deleted?)",
+                dir.display()
+            )
+        })
+}
+
 /// Judges the run's checks, settles its status and writes run.json and provenance.json.
 fn finish(dir: &Path, mut run: RunDoc, mut prov: Provenance) -> Result<Outcome> {
     run.finished_at = Some(clock::timestamp());
     prov.finished_at = run.finished_at.clone();
     // The thresholds are judged by the one reader, on the directory as written.
-    write_json(&dir.join("run.json"), &run)?;
+    save(dir, &run, &prov)?;
     run.failed_checks = failed_checks(dir, &run);
     run.settle();
-    write_json(&dir.join("run.json"), &run)?;
-    write_json(&dir.join("provenance.json"), &prov)?;
+    save(dir, &run, &prov)?;
     Ok(Outcome {
         dir: dir.to_path_buf(),
         run,
@@ -351,11 +429,6 @@ fn create_run_dir(base: &Path, started_at: &str) -> Result<PathBuf> {
     }
     fs::create_dir_all(dir.join("steps")).with_context(|| format!("creating {}", dir.display()))?;
     Ok(dir)
-}
-
-fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

@@ -47,6 +47,25 @@ pub struct Provenance {
     /// `--server-arch` (containers): the server image's architecture, build and emulator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_arch: Option<ClientArch>,
+    /// `run --resume`: each time the run was continued, and which steps were (re)run then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumes: Vec<Resume>,
+}
+
+/// One `cargo xtask run --resume DIR`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Resume {
+    pub at: String,
+    /// The xtask command line, as typed.
+    pub invocation: Vec<String>,
+    /// The tree it was resumed from (it may differ from the one the run began with).
+    pub git: Option<Git>,
+    /// The steps kept, measured before.
+    pub kept: Vec<String>,
+    /// The steps run again or for the first time.
+    pub rerun: Vec<String>,
+    /// Documents of steps cut short before, moved aside (`steps/<id>.cut-short.json`).
+    pub set_aside: Vec<String>,
 }
 
 impl Provenance {
@@ -99,6 +118,7 @@ impl Provenance {
             client_arch: None,
             swarm: None,
             server_arch: None,
+            resumes: Vec::new(),
         }
     }
 }

@@ -9,11 +9,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use bench_proto::results::{LatencySummary, Mode, ResultsDoc, SystemSample, SCHEMA};
+use bench_proto::results::{LatencySummary, Mode, ResultsDoc, RunRecord, SystemSample, SCHEMA};
 use hdrhistogram::Histogram;
 
 use super::provenance::Provenance;
-use super::rundoc::{RunDoc, StepEntry};
+use super::rundoc::{RunDoc, Status, StepEntry};
 use super::scenario::{Metric, Published};
 use super::stats::Estimate;
 use super::thresholds::{Figures, Threshold};
@@ -42,6 +42,8 @@ pub struct Run {
 pub struct Step {
     pub meta: StepEntry,
     pub doc: StepDoc,
+    /// The run's record beside the figures (timeline, recoveries, connections), when the document has one.
+    pub record: Option<RunRecord>,
 }
 
 /// A published figure and the steps it is compared with, each with its measured value (None: the step
@@ -186,9 +188,16 @@ impl Run {
         let steps = manifest
             .steps
             .iter()
-            .map(|meta| Step {
-                meta: meta.clone(),
-                doc: read_doc(&dir.join(&meta.result)),
+            .map(|meta| {
+                let doc = read_doc(&dir.join(&meta.result));
+                let mut meta = meta.clone();
+                // A step xtask never judged (it was killed mid-step) whose client left a partial document: a
+                // checkpoint, the figures of a step cut short.
+                if meta.status == Status::NotRun && doc.as_ref().is_ok_and(|d| d.partial) {
+                    meta.status = Status::CutShort;
+                }
+                let record = read_record(&dir.join(&meta.result));
+                Step { meta, doc, record }
             })
             .collect();
         Ok(Run {
@@ -422,6 +431,11 @@ pub fn run_dirs(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
     let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// The record beside a step's figures (None: no document, or one without a record).
+pub fn read_record(path: &Path) -> Option<RunRecord> {
+    RunRecord::from_json(&fs::read(path).ok()?).ok()
 }
 
 /// Reads bench-client's results document for one step, or says why there is none.

@@ -94,6 +94,10 @@ pub enum Status {
     Ok,
     /// Measured, and some calls failed (counted in the results, never as throughput).
     Errors,
+    /// Measured in part: the step was cut short (the client or xtask killed, Ctrl-C, a results write that
+    /// failed), and its document holds what was measured up to then (bench-client's last checkpoint, or the
+    /// document it wrote as it stopped). Its figures are shown as measured over that shorter time.
+    CutShort,
     /// Could not be measured (no results document, server gone); for a run, also: failed a check.
     Failed,
     /// Not run (an earlier failure stopped the run).
@@ -104,8 +108,10 @@ pub enum Status {
 impl Status {
     /// The one rule for a step, whatever ran it: bench-client's exit code (None: killed by a signal) and the
     /// results document it left. Ok needs exit 0, a complete document and no failed call; exit 1 with a
-    /// document is a measurement with errors; anything else — no document, a usage error, a crash, a
-    /// document of a step in which no call completed — could not be measured.
+    /// document is a measurement with errors; a partial document (a checkpoint left by a killed client, or
+    /// one written as it stopped early or as its results could no longer be written: exit 3) is a step cut
+    /// short; anything else — no document, a usage error, a crash, a document of a step in which no call
+    /// completed — could not be measured.
     pub fn of_step(exit: Option<i32>, doc: &Result<ResultsDoc, String>) -> Status {
         let Ok(d) = doc else {
             return Status::Failed;
@@ -113,10 +119,16 @@ impl Status {
         let measured = d.counts.ok > 0 || d.chat.as_ref().is_some_and(|c| c.messages_received > 0);
         match exit {
             _ if !measured => Status::Failed,
-            Some(0) if d.counts.errors_total == 0 && !d.partial => Status::Ok,
+            None | Some(0 | 1 | 3) if d.partial => Status::CutShort,
+            Some(0) if d.counts.errors_total == 0 => Status::Ok,
             Some(0 | 1) => Status::Errors,
             _ => Status::Failed,
         }
+    }
+
+    /// Measured to the end (with or without errors): a resumed run keeps it.
+    pub fn finished(self) -> bool {
+        matches!(self, Status::Ok | Status::Errors)
     }
 }
 
@@ -149,6 +161,27 @@ pub struct StepEntry {
     /// TCP sockets in TIME_WAIT on the host before and after the step (/proc/net/tcp{,6}).
     pub time_wait_before: Option<u64>,
     pub time_wait_after: Option<u64>,
+    /// The faults done to the server during the step, as they happened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<FaultRecord>,
+}
+
+/// A fault as it happened: what, when it was planned, and when it began and ended on the UTC clock (µs since
+/// the Unix epoch: the results document's `timeline.start_unix_us` places them on the step's timeline).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FaultRecord {
+    /// `kill-server`, `pause-server`.
+    pub kind: String,
+    /// Planned: seconds from the start of the measured interval, and for how long.
+    pub at_s: f64,
+    pub for_s: f64,
+    /// When it was done (SIGKILL, SIGSTOP sent).
+    pub began_unix_us: u64,
+    /// When it was undone: the restarted server printed READY, SIGCONT sent. None: it could not be.
+    pub ended_unix_us: Option<u64>,
+    /// What went wrong doing or undoing it, if anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 impl StepEntry {
@@ -187,6 +220,7 @@ impl StepEntry {
             client_exit: None,
             time_wait_before: None,
             time_wait_after: None,
+            faults: Vec::new(),
         }
     }
 }
@@ -228,8 +262,9 @@ impl RunDoc {
             let rank = |s| match s {
                 Status::Ok => 0,
                 Status::Errors => 1,
-                Status::NotRun => 2,
-                Status::Failed => 3,
+                Status::CutShort => 2,
+                Status::NotRun => 3,
+                Status::Failed => 4,
             };
             if rank(b) > rank(a) {
                 b
@@ -269,15 +304,22 @@ impl RunDoc {
         }
         let (ok, errors) = (count(Status::Ok), count(Status::Errors));
         let (failed, not_run) = (count(Status::Failed), count(Status::NotRun));
+        let cut = count(Status::CutShort);
         if ok < self.steps.len() {
+            let cut = if cut > 0 {
+                format!("{cut} cut short, ")
+            } else {
+                String::new()
+            };
             parts.push(format!(
-                "steps: {ok} ok, {errors} with errors, {failed} failed, {not_run} not run (of {steps})"
+                "steps: {ok} ok, {errors} with errors, {cut}{failed} failed, {not_run} not run (of {steps})"
             ));
         } else {
             parts.push(format!("all {steps} measured without errors"));
         }
         let word = match self.status {
             Status::Errors => "ERRORS",
+            Status::CutShort => "CUT SHORT",
             _ => "FAILED",
         };
         format!("{word}: {}", parts.join("; "))
@@ -346,8 +388,18 @@ mod tests {
         assert_eq!(Status::of_step(Some(1), &doc(10, 3, false)), Status::Errors);
         assert_eq!(
             Status::of_step(Some(0), &doc(10, 0, true)),
-            Status::Errors,
-            "partial"
+            Status::CutShort,
+            "partial: stopped early"
+        );
+        assert_eq!(
+            Status::of_step(None, &doc(10, 0, true)),
+            Status::CutShort,
+            "a checkpoint left by a killed client"
+        );
+        assert_eq!(
+            Status::of_step(Some(3), &doc(10, 2, true)),
+            Status::CutShort,
+            "its results could no longer be written"
         );
         assert_eq!(
             Status::of_step(Some(1), &doc(0, 10, false)),

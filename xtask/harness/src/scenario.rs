@@ -16,12 +16,12 @@ use anyhow::{ensure, Context as _, Result};
 use sha2::{Digest as _, Sha256};
 
 pub use file::{
-    Dur, Matrix, Metric, Operation, Published, ScaleOut, ScenarioFile, ServerSpec, Size, StepSpec,
-    Sweep,
+    Dur, FaultKind, FaultSpec, Matrix, Metric, Operation, Published, ScaleOut, ScenarioFile,
+    ServerSpec, Size, StepSpec, Sweep,
 };
 pub use plan::{Instance, Plan, Step};
-pub use set::parse_set;
 use set::Draft;
+pub use set::{fault, parse_set};
 pub use validate::{ChatStep, ClientStep, Length};
 
 /// Where scenario files live, relative to the project root.
@@ -115,6 +115,7 @@ impl Scenario {
             servers: f.scale_out.as_ref().map(|s| s.servers.clone()),
             repeat: f.repeat.unwrap_or(1),
             swept: f.sweep.is_some(),
+            faults: f.faults.clone(),
         };
         // The [quick] table is validated on every load, not only under --quick.
         let mut quick_draft = draft.clone();
@@ -125,6 +126,11 @@ impl Scenario {
         }
         if quick {
             draft = quick_draft;
+            for st in draft.steps.iter_mut().filter(|st| st.interval.is_none()) {
+                if st.operation.is_some_and(|o| !o.is_chat()) {
+                    st.interval = Some(Dur(validate::QUICK_INTERVAL));
+                }
+            }
         }
         for set in sets {
             let (k, v) = parse_set(set)?;

@@ -120,6 +120,7 @@ impl Backend for Swarm {
         Ok(ClientRun {
             exit: ClientRun::worst_exit(&run.exit_codes),
             commands: run.commands,
+            faults: Vec::new(),
         })
     }
 

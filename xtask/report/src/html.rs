@@ -166,9 +166,9 @@ impl Page<'_> {
                 )),
                 Err(e) => bad.push(format!("Step {label}: {e}")),
                 Ok(d) => {
-                    if d.partial {
+                    if let Some(cut) = crate::summary::cut_short(&s.meta, d) {
                         bad.push(format!(
-                            "Step {label}: partial results (the run was interrupted)."
+                            "Step {label}: {cut}; the figures cover the time measured."
                         ));
                     }
                     if let Some(text) = crate::summary::failed_calls(&d.counts) {
@@ -456,6 +456,7 @@ fn status(h: &mut String, m: &wsbench_harness::rundoc::RunDoc) {
     let (class, key) = match m.status {
         Status::Ok => ("finding", "ok"),
         Status::Errors => ("alert bad", "errors"),
+        Status::CutShort => ("alert bad", "cut_short"),
         Status::Failed => ("alert bad", "failed"),
         Status::NotRun => ("alert bad", "not_run"),
     };

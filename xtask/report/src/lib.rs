@@ -6,6 +6,8 @@
 
 mod charts;
 pub mod compare;
+mod connections;
+pub mod faults;
 #[cfg(test)]
 pub mod fixtures;
 mod html;
@@ -30,7 +32,7 @@ pub const DEFAULT_KNEE_GAIN: f64 = 0.05;
 pub fn write_summary(dir: &Path) -> anyhow::Result<String> {
     let loaded = results::Run::load(dir)?;
     let text = summary::render(&loaded, &knee_lines(&loaded));
-    fs::write(dir.join("summary.md"), &text).context("writing summary.md")?;
+    wsbench_harness::atomic::write(&dir.join("summary.md"), text.as_bytes())?;
     Ok(text)
 }
 
@@ -58,7 +60,7 @@ pub fn render(dir: &Path, knee_gain: f64) -> anyhow::Result<PathBuf> {
     fs::create_dir_all(&chart_dir).with_context(|| format!("creating {}", chart_dir.display()))?;
     for c in &charts {
         let path = chart_dir.join(&c.file);
-        fs::write(&path, &c.svg).with_context(|| format!("writing {}", path.display()))?;
+        wsbench_harness::atomic::write(&path, c.svg.as_bytes())?;
     }
     let page = html::Page {
         run: &run,
@@ -68,6 +70,6 @@ pub fn render(dir: &Path, knee_gain: f64) -> anyhow::Result<PathBuf> {
         charts: &charts,
     };
     let path = dir.join("report.html");
-    fs::write(&path, page.render()).with_context(|| format!("writing {}", path.display()))?;
+    wsbench_harness::atomic::write(&path, page.render().as_bytes())?;
     Ok(path)
 }

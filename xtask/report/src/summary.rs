@@ -1,8 +1,8 @@
 //! `summary.md`: measured beside published, per step, with units and the difference stated plainly —
 //! never adjusted. Rendering is pure (a results directory as `results` read it, in; Markdown out).
 
-use bench_proto::results::{Counts, ErrorKind};
-use wsbench_harness::numbers::{int, num};
+use bench_proto::results::{Counts, ErrorKind, ResultsDoc};
+use wsbench_harness::numbers::{int, num, span};
 use wsbench_harness::pinning::format_cpu_list;
 use wsbench_harness::provenance::Provenance;
 use wsbench_harness::results::{self, StepDoc};
@@ -44,6 +44,20 @@ pub fn failed_calls(counts: &Counts) -> Option<String> {
         int(counts.errors_total),
         kinds.join(", ")
     ))
+}
+
+/// `cut short at 6 h 59 m 50 s of 8 h` for a step whose document is partial (a checkpoint left by a killed
+/// client or xtask, or written as the step was stopped); None for a step measured to its end. The one place
+/// this text is built, for summary.md and report.html.
+pub fn cut_short(meta: &StepEntry, doc: &ResultsDoc) -> Option<String> {
+    if !doc.partial {
+        return None;
+    }
+    let of = match meta.duration_s {
+        Some(d) => format!(" of {}", span(d)),
+        None => String::new(),
+    };
+    Some(format!("cut short at {}{of}", span(doc.elapsed_s)))
 }
 
 /// How `measured` compares with a published figure or range, in words and numbers.
@@ -148,6 +162,12 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     headline(o, loaded);
     thresholds(o, loaded);
     steps_table(o, run, docs);
+    for line in crate::faults::section(loaded)
+        .into_iter()
+        .chain(crate::connections::section(loaded))
+    {
+        o.line(line);
+    }
     details(o, run, docs, loaded.provenance.as_ref());
     if !knee.is_empty() {
         o.line("\n## Where throughput stops rising (knee)\n");
@@ -209,10 +229,16 @@ fn headline(o: &mut Md, loaded: &results::Run) {
                     } else {
                         String::new()
                     };
-                    if docs.iter().any(|d| d.partial) {
-                        flag.push_str(
-                            " ⚠ partial: interrupted (Ctrl-C), measured over a shortened step",
-                        );
+                    for r in &rows {
+                        let step = &loaded.steps[r.0];
+                        if let Some(cut) = step
+                            .doc
+                            .as_ref()
+                            .ok()
+                            .and_then(|d| cut_short(&step.meta, d))
+                        {
+                            flag.push_str(&format!(" ⚠ {cut}: measured over that time only"));
+                        }
                     }
                     o.line(format!(
                         "| {what} | {} | {} {}{}{flag} | {group} | {} |",
@@ -320,12 +346,17 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
     o.line("| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MB |");
     o.line("|---|---|---|---|---|---|---|---|---|---|");
     for (e, doc) in run.steps.iter().zip(docs) {
-        let status = match e.status {
+        let mut status = match e.status {
             Status::Ok => "ok",
             Status::Errors => "ERRORS",
+            Status::CutShort => "CUT SHORT",
             Status::Failed => "FAILED",
             Status::NotRun => "not run",
-        };
+        }
+        .to_owned();
+        if let Some(cut) = doc.as_ref().ok().and_then(|d| cut_short(e, d)) {
+            status = format!("CUT SHORT{}", &cut["cut short".len()..]);
+        }
         let id = step_name(run, e);
         let Ok(d) = doc else {
             o.line(format!("| {id} | {status} | | | | | | | | |"));
@@ -394,9 +425,10 @@ fn details(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance
                 if let Some(text) = failed_calls(&d.counts) {
                     errors.push(format!("{}: {text}", e.id));
                 }
-                if d.partial {
+                if let Some(cut) = cut_short(e, d) {
                     errors.push(format!(
-                        "{}: partial results (the client was interrupted)",
+                        "{}: {cut} (the client or xtask was stopped or killed, or its results could not be \
+                         written): the figures cover the time measured",
                         e.id
                     ));
                 }

@@ -22,6 +22,7 @@ pub(crate) const HARNESS: [(&str, &[&str]); 9] = [
         "base",
         &[
             "paths",
+            "atomic",
             "clock",
             "interrupt",
             "numbers",
@@ -32,7 +33,10 @@ pub(crate) const HARNESS: [(&str, &[&str]); 9] = [
     ),
     ("inputs", &["thresholds", "ready", "busy"]),
     ("plan", &["scenario"]),
-    ("commands", &["argv", "rundoc", "artifacts", "containers"]),
+    (
+        "commands",
+        &["argv", "rundoc", "artifacts", "containers", "limits"],
+    ),
     ("records", &["provenance"]),
     ("readers", &["results", "baseline", "backend"]),
     ("backends", &["local", "docker", "swarm"]),

@@ -19,6 +19,7 @@ pub mod process;
 mod program;
 pub mod qemu;
 pub mod rustup;
+pub mod setpriv;
 pub mod taskset;
 pub mod tc;
 pub mod valgrind;

@@ -109,6 +109,13 @@ impl Spawned {
         Ok(child.wait()?)
     }
 
+    /// SIGKILL, at once (a crash, as a fault): its exit status.
+    pub fn kill_now(mut self) -> anyhow::Result<ExitStatus> {
+        let mut child = self.child.take().context("already stopped")?;
+        let _ = child.kill();
+        Ok(child.wait()?)
+    }
+
     /// SIGTERM, then waits up to `grace` for it to exit; SIGKILL (and an error) after that.
     pub fn stop(mut self, grace: Duration) -> anyhow::Result<ExitStatus> {
         let mut child = self.child.take().context("already stopped")?;
@@ -130,6 +137,65 @@ impl Spawned {
             }
         }
     }
+}
+
+/// A child with this terminal's output that the caller polls while doing other things (a step's faults);
+/// killed if dropped before it exited.
+#[derive(Debug)]
+pub struct Running {
+    child: Child,
+    done: bool,
+}
+
+/// Starts `argv` with this terminal's output.
+pub fn spawn(argv: &[String]) -> anyhow::Result<Running> {
+    let child = command(argv)?
+        .spawn()
+        .with_context(|| format!("starting {}", argv.join(" ")))?;
+    Ok(Running { child, done: false })
+}
+
+impl Running {
+    /// Its exit status if it has exited.
+    pub fn exited(&mut self) -> anyhow::Result<Option<ExitStatus>> {
+        let status = self.child.try_wait()?;
+        self.done |= status.is_some();
+        Ok(status)
+    }
+
+    /// Waits for it to exit.
+    pub fn wait(mut self) -> anyhow::Result<ExitStatus> {
+        let status = self.child.wait()?;
+        self.done = true;
+        Ok(status)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// What a fault does to a process by signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// SIGSTOP: it stops where it is, its sockets open, answering nothing.
+    Pause,
+    /// SIGCONT.
+    Resume,
+}
+
+/// Pauses or resumes process `pid`.
+pub fn hold(pid: u32, what: Hold) -> anyhow::Result<()> {
+    let sig = match what {
+        Hold::Pause => Signal::SIGSTOP,
+        Hold::Resume => Signal::SIGCONT,
+    };
+    kill(Pid::from_raw(i32::try_from(pid)?), sig).with_context(|| format!("{sig} to {pid}"))
 }
 
 impl Drop for Spawned {

@@ -37,6 +37,11 @@ impl ServerProcess {
         self.child.exited()
     }
 
+    /// SIGKILL, as a fault: the server dies with its connections.
+    pub fn kill_now(self) -> Result<ExitStatus> {
+        self.child.kill_now()
+    }
+
     /// SIGTERM, then waits up to `grace` for a clean exit; SIGKILL (and an error) after that.
     pub fn stop(self, grace: Duration) -> Result<ExitStatus> {
         self.child

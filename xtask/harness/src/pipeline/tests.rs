@@ -123,6 +123,7 @@ impl Backend for Fake {
         Ok(ClientRun {
             exit,
             commands: vec![vec!["fake-client".into(), step.id.clone()]],
+            faults: Vec::new(),
         })
     }
 
@@ -358,4 +359,94 @@ fn a_failed_threshold_or_a_busy_machine_fails_the_run_by_name() {
         "{}",
         busy.status_words()
     );
+}
+
+/// A step cut short (a checkpoint left by a killed client) is judged so, and `--resume` runs it again and
+/// what follows, keeping what was measured to the end and setting the checkpoint aside.
+#[test]
+fn a_cut_short_step_is_resumed_and_measured_steps_are_kept() {
+    let plan = Scenario::from_text(MATRIX)
+        .plan(false, &["workers=1,2".into()])
+        .unwrap();
+    let step2 = plan.steps().nth(1).unwrap().clone();
+    let mut checkpoint = clean_doc(&step2, 2);
+    checkpoint.partial = true;
+    checkpoint.elapsed_s = 0.4;
+    let mut fake = Fake::default();
+    fake.scripts
+        .insert(step2.id.clone(), Script::Writes(None, Box::new(checkpoint)));
+    // The client was killed: the run goes on, as a killed xtask would not; the resume re-runs from step 2.
+    let dir = temp_dir("resume");
+    let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    let first = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
+    let statuses: Vec<Status> = first.run.steps.iter().map(|s| s.status).collect();
+    assert_eq!(
+        statuses,
+        [Status::Ok, Status::CutShort, Status::Ok, Status::Ok]
+    );
+    let sh = Shell::new().unwrap();
+    let (dir2, run, prov) = Resumed::load(&dir)
+        .unwrap()
+        .continue_run(&sh, "2026-12-01T01:00:00Z")
+        .unwrap();
+    assert!(dir
+        .join(format!("steps/{}.cut-short.json", step2.id))
+        .is_file());
+    let mut again = Fake::default();
+    let second = measure(&plan, &mut again, &dir2, run, prov).unwrap();
+    assert_eq!(
+        again.calls,
+        [
+            "start workers=Some(1)",
+            "step 02-b-workers-1-clients-4",
+            "stop",
+            "collect"
+        ],
+        "only the step cut short is run again; the instance with nothing left is not started"
+    );
+    assert_eq!(second.run.status, Status::Ok);
+    let loaded = results::Run::load(&dir).unwrap();
+    let resumes = &loaded.provenance.as_ref().unwrap().resumes;
+    assert_eq!(resumes.len(), 1);
+    assert_eq!(resumes[0].rerun, vec![step2.id.clone()]);
+    assert_eq!(resumes[0].kept.len(), 3);
+    assert!(Resumed::load(&dir)
+        .unwrap()
+        .continue_run(&sh, "later")
+        .is_err_and(|e| e.to_string().contains("nothing to resume")));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Faults a backend cannot do are refused before anything runs, naming why; the scenario's faults are
+/// validated (within the step, not overlapping) and `--fault` adds to them.
+#[test]
+fn faults_are_validated_and_refused_where_they_cannot_be_done() {
+    let text =
+        format!("{MATRIX}\n[[fault]]\nkind = \"kill-server\"\nat = \"0.2s\"\nfor = \"0.3s\"\n");
+    let s = Scenario::from_text(&text);
+    let plan = s
+        .plan(false, &["fault+=pause-server,at=0.6s,for=0.2s".into()])
+        .unwrap();
+    let kinds: Vec<_> = plan
+        .steps()
+        .next()
+        .unwrap()
+        .faults
+        .iter()
+        .map(|f| f.kind)
+        .collect();
+    assert_eq!(kinds.len(), 2);
+    let err = |set: &str| format!("{:#}", s.plan(false, &[set.to_owned()]).unwrap_err());
+    assert!(err("fault+=pause-server,at=0.3s,for=0.1s").contains("overlaps"));
+    assert!(err("fault+=pause-server,at=0.9s,for=0.5s").contains("does not end within"));
+    assert!(err("fault+=unplug,at=0.1s,for=0.1s").contains("unknown variant"));
+    assert!(err("fault+=kill-server,at=0.1s,for=0.1s,colour=red").contains("unknown field"));
+    let mut fake = Fake::default();
+    let dir = temp_dir("faults");
+    let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    let outcome = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
+    assert!(fake.calls.is_empty(), "{:?}", fake.calls);
+    assert_eq!(outcome.run.status, Status::Failed);
+    assert!(outcome.run.problems[0].contains("cannot do them"));
+    fs::remove_dir_all(&dir).unwrap();
 }

@@ -197,6 +197,9 @@ pub struct StepSpec {
     pub message_size: Option<Size>,
     pub validate_first: Option<u64>,
     pub validate_every: Option<u64>,
+    /// How often bench-client closes an interval of its timeline and checkpoints its document (`--interval`):
+    /// what a killed step can lose at most. 10 s unless set; `--quick` runs use 1 s.
+    pub interval: Option<Dur>,
     pub rooms: Option<u32>,
     pub users: Option<u32>,
     pub count: Option<u32>,
@@ -234,6 +237,7 @@ impl StepSpec {
             message_size: pick!(message_size),
             validate_first: pick!(validate_first),
             validate_every: pick!(validate_every),
+            interval: pick!(interval),
             rooms: pick!(rooms),
             users: pick!(users),
             count: pick!(count),
@@ -241,6 +245,37 @@ impl StepSpec {
             runs: pick!(runs),
         }
     }
+}
+
+/// What a fault does to the system under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    /// SIGKILL of the server at `at`, restarted on the same address `for` later.
+    KillServer,
+    /// SIGSTOP of the server at `at`, SIGCONT `for` later.
+    PauseServer,
+}
+
+impl FaultKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::KillServer => "kill-server",
+            FaultKind::PauseServer => "pause-server",
+        }
+    }
+}
+
+/// `[[fault]]` (and `--fault KIND,at=T,for=D`): done to the server during every step, at `at` from the start
+/// of the step's measured interval, for `for`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    pub kind: FaultKind,
+    pub at: Dur,
+    /// How long the server stays killed (then it is restarted) or paused.
+    #[serde(rename = "for")]
+    pub duration: Dur,
 }
 
 /// `[sweep]`: every step is run once per client count.
@@ -317,6 +352,9 @@ pub struct ScenarioFile {
     pub defaults: StepSpec,
     #[serde(rename = "step")]
     pub steps: Vec<StepSpec>,
+    /// Faults done to the server during every step.
+    #[serde(default, rename = "fault")]
+    pub faults: Vec<FaultSpec>,
     pub sweep: Option<Sweep>,
     pub matrix: Option<Matrix>,
     pub scale_out: Option<ScaleOut>,

@@ -4,7 +4,7 @@
 
 use anyhow::{ensure, Context as _, Result};
 
-use super::file::{Operation, ServerSpec, StepSpec};
+use super::file::{FaultSpec, Operation, ServerSpec, StepSpec};
 use super::set::Draft;
 use super::validate::{self, ClientStep};
 use super::Scenario;
@@ -38,6 +38,10 @@ pub(super) fn expand(
         .flat_map(|&s| workers.iter().map(move |&w| (s, w)))
     {
         let mut steps = instance_steps(&draft, s, w, &mut n)?;
+        for st in &mut steps {
+            st.faults = validate::faults(&draft.faults, &st.client)
+                .with_context(|| format!("step {}", st.id))?;
+        }
         // Rounds outermost, so slow drift of the machine spreads over every step alike.
         if draft.repeat > 1 {
             steps = rounds(&steps, draft.repeat);
@@ -136,6 +140,7 @@ fn step(
         servers: s,
         round: None,
         client,
+        faults: Vec::new(),
     })
 }
 
@@ -166,6 +171,8 @@ pub struct Step {
     /// The round (1 …) of a repeated step (`repeat`), None when steps run once.
     pub round: Option<u32>,
     pub client: ClientStep,
+    /// Faults done to the server while the step runs (`[[fault]]`, `--fault`), in order of `at`.
+    pub faults: Vec<FaultSpec>,
 }
 
 /// One bench-server process and the steps run against it.

@@ -3,8 +3,9 @@
 
 use anyhow::{bail, Context as _, Result};
 use serde::de::DeserializeOwned;
+use serde::Deserialize as _;
 
-use super::file::{ServerSpec, StepSpec};
+use super::file::{FaultSpec, ServerSpec, StepSpec};
 
 /// `key=value` → the key and a TOML value (a bare word that is not TOML is a string: `duration=60s`).
 pub fn parse_set(set: &str) -> Result<(String, toml::Value)> {
@@ -29,6 +30,7 @@ pub(super) struct Draft {
     pub(super) repeat: u32,
     /// The scenario sweeps client counts itself (so `clients=` sets the sweep, not one count).
     pub(super) swept: bool,
+    pub(super) faults: Vec<FaultSpec>,
 }
 
 impl Draft {
@@ -42,6 +44,10 @@ impl Draft {
                 self.repeat = n.context("repeat takes a count of rounds, 1 … 1000")? as u32;
             }
             "name" => bail!("step names cannot be overridden"),
+            // `fault=` replaces the scenario's faults (`fault=[]` removes them); `fault+=` (what `--fault`
+            // records) adds one.
+            "fault" => self.faults = faults(value)?,
+            "fault+" => self.faults.extend(faults(value)?),
             _ => {
                 if let Some(server_key) = key.strip_prefix("server.") {
                     let top: ServerSpec = one_key(server_key, value)?;
@@ -56,6 +62,36 @@ impl Draft {
         }
         Ok(())
     }
+}
+
+/// Faults written as `KIND,at=T,for=D` (a string, or an array of them).
+fn faults(value: &toml::Value) -> Result<Vec<FaultSpec>> {
+    match value {
+        toml::Value::Array(a) => a.iter().map(fault).collect(),
+        v => Ok(vec![fault(v)?]),
+    }
+}
+
+/// `kill-server,at=20s,for=5s` → the fault, as `[[fault]]` would read it (unknown keys refused).
+pub fn fault(value: &toml::Value) -> Result<FaultSpec> {
+    let text = value
+        .as_str()
+        .with_context(|| format!("a fault is written KIND,at=T,for=D, not `{value}`"))?;
+    let mut parts = text.split(',');
+    let mut t = toml::Table::new();
+    let kind = parts.next().unwrap_or_default().trim();
+    t.insert("kind".into(), toml::Value::String(kind.to_owned()));
+    for p in parts {
+        let (k, v) = p
+            .split_once('=')
+            .with_context(|| format!("fault `{text}`: `{p}` is not key=value (at=T, for=D)"))?;
+        t.insert(
+            k.trim().to_owned(),
+            toml::Value::String(v.trim().to_owned()),
+        );
+    }
+    FaultSpec::deserialize(toml::Value::Table(t))
+        .map_err(|e| anyhow::anyhow!("fault `{text}`: {}", e.to_string().trim()))
 }
 
 fn int_list(value: &toml::Value) -> Result<Vec<u32>> {

@@ -1,9 +1,11 @@
 //! Validation: a step spec becomes one validated bench-client invocation ([`ClientStep`]) or an error naming
 //! the field; the published figures and the swept counts are checked before the plan is expanded.
 
+use std::time::Duration;
+
 use anyhow::{bail, ensure, Context as _, Result};
 
-use super::file::{Dur, Operation, Published, ServerSpec, Size, StepSpec};
+use super::file::{Dur, FaultSpec, Operation, Published, ServerSpec, Size, StepSpec};
 
 /// How long one step runs: a fixed duration or a number of requests.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,8 +41,16 @@ pub struct ClientStep {
     pub message_size: Option<Size>,
     pub validate_first: Option<u64>,
     pub validate_every: Option<u64>,
+    /// `--interval`: the timeline's resolution and how often the document is checkpointed (None: chat steps,
+    /// which have no timeline).
+    pub interval: Option<Dur>,
     pub chat: Option<ChatStep>,
 }
+
+/// bench-client's checkpoint interval when a scenario sets none (its own default).
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(10);
+/// The interval of `--quick` runs: a smoke run of seconds still has a timeline and loses at most a second.
+pub const QUICK_INTERVAL: Duration = Duration::from_secs(1);
 
 impl ClientStep {
     pub(super) fn validate(s: &StepSpec, server: &ServerSpec) -> Result<ClientStep> {
@@ -66,6 +76,10 @@ impl ClientStep {
                 !loadgen.iter().any(|&b| b) && s.packet_size.is_none() && s.message_size.is_none(),
                 "chat steps take rooms, users, count, pause and runs, not rate/duration/requests/keepalive/sizes"
             );
+            ensure!(
+                s.interval.is_none(),
+                "chat steps have no timeline: interval belongs to HTTP steps"
+            );
             let (Some(rooms), Some(users), Some(count)) = (s.rooms, s.users, s.count) else {
                 bail!("chat steps need rooms, users and count")
             };
@@ -88,24 +102,18 @@ impl ClientStep {
             );
             None
         };
-        let length = match (s.duration, s.requests) {
-            (Some(_), Some(_)) => bail!("duration and requests are exclusive"),
-            (Some(d), None) => {
-                ensure!(!d.0.is_zero(), "duration must be > 0");
-                Some(Length::Duration(d))
-            }
-            (None, Some(n)) => {
-                ensure!(n > 0, "requests must be ≥ 1");
-                Some(Length::Requests(n))
-            }
-            (None, None) => None,
-        };
+        let length = length(s)?;
         if !operation.is_chat() {
             let clients = s.clients.context("no clients (set clients or a [sweep])")?;
             ensure!(clients > 0, "clients must be ≥ 1");
             ensure!(length.is_some(), "no duration or requests");
         }
         ensure!(s.threads.map_or(true, |t| t > 0), "threads must be ≥ 1");
+        ensure!(
+            s.interval
+                .map_or(true, |i| i.0 >= Duration::from_millis(10)),
+            "interval must be at least 10ms"
+        );
         ensure!(
             s.rate.map_or(true, |r| r.is_finite() && r > 0.0),
             "rate must be > 0 requests/s"
@@ -138,6 +146,7 @@ impl ClientStep {
             message_size: s.message_size.clone(),
             validate_first: s.validate_first,
             validate_every: s.validate_every,
+            interval: (!operation.is_chat()).then(|| s.interval.unwrap_or(Dur(DEFAULT_INTERVAL))),
             chat,
         })
     }
@@ -151,6 +160,59 @@ impl ClientStep {
             _ => None,
         }
     }
+}
+
+/// The faults of a step, in order of `at`: each within the step's measured interval, none overlapping another
+/// (a server cannot be paused while it is down), and only for HTTP steps of a set duration.
+pub(super) fn faults(faults: &[FaultSpec], step: &ClientStep) -> Result<Vec<FaultSpec>> {
+    if faults.is_empty() {
+        return Ok(Vec::new());
+    }
+    ensure!(
+        !step.operation.is_chat(),
+        "faults are for HTTP steps (chat has no timeline)"
+    );
+    let Some(Length::Duration(d)) = step.length else {
+        bail!("faults need a step of a set duration (their times are within it)")
+    };
+    let mut sorted = faults.to_vec();
+    sorted.sort_by_key(|f| f.at.0);
+    let mut free_from = Duration::ZERO;
+    for f in &sorted {
+        let name = f.kind.name();
+        ensure!(!f.duration.0.is_zero(), "{name}: `for` must be > 0");
+        ensure!(
+            f.at.0 >= free_from,
+            "{name} at {} overlaps the fault before it (until {})",
+            f.at,
+            Dur(free_from)
+        );
+        free_from = f.at.0 + f.duration.0;
+        ensure!(
+            free_from < d.0,
+            "{name} at {} for {} does not end within the step's {} (the recovery after it must be measured)",
+            f.at,
+            f.duration,
+            d
+        );
+    }
+    Ok(sorted)
+}
+
+/// The step's length: a duration, a request count, or neither (chat steps).
+fn length(s: &StepSpec) -> Result<Option<Length>> {
+    Ok(match (s.duration, s.requests) {
+        (Some(_), Some(_)) => bail!("duration and requests are exclusive"),
+        (Some(d), None) => {
+            ensure!(!d.0.is_zero(), "duration must be > 0");
+            Some(Length::Duration(d))
+        }
+        (None, Some(n)) => {
+            ensure!(n > 0, "requests must be ≥ 1");
+            Some(Length::Requests(n))
+        }
+        (None, None) => None,
+    })
 }
 
 /// Every published figure has its unit, label, source and conditions, a finite value and a sane range.
