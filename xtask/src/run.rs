@@ -11,6 +11,7 @@ use wsbench_harness::docker::DockerOptions;
 use wsbench_harness::numbers::num;
 use wsbench_harness::pipeline::{Engine, RunOptions};
 use wsbench_harness::rundoc::Status;
+use wsbench_harness::sut::{Sut, Target};
 use wsbench_harness::swarm::SwarmOptions;
 use wsbench_harness::{baseline, results};
 
@@ -65,6 +66,19 @@ pub(crate) struct Args {
     /// `throughput>1000/s`; added to the scenario's `[thresholds]`. The run exits non-zero naming the failed ones.
     #[arg(long = "threshold", value_name = "COND")]
     pub(crate) thresholds: Vec<String>,
+    /// The servers to measure, each in turn with the same steps, pinning and rounds interleaved:
+    /// `bench-server`, `jaxws` (JAX-WS RI on the JDK), `gsoap` (gSOAP 2.8), e.g. `bench-server,jaxws,gsoap`;
+    /// the peers are built here on first use (peers/README.md). summary.md puts them side by side.
+    #[arg(long, value_name = "LIST", default_value = "bench-server", conflicts_with = "target")]
+    pub(crate) sut: String,
+    /// Measure a server wsbench did not start: `http://HOST:PORT` (HTTP and SOAP scenarios; a URL with a
+    /// path of its own is taken as the service's) or `HOST:PORT` (chat). Its answers are verified before any
+    /// load; provenance.json records what it said of itself.
+    #[arg(long, value_name = "URL")]
+    pub(crate) target: Option<String>,
+    /// With --target on this machine: the server's process, sampled for CPU and RSS (otherwise they are not).
+    #[arg(long, value_name = "PID", requires = "target")]
+    pub(crate) target_pid: Option<u32>,
     /// Save the run as the named baseline (`compare @NAME …` or `compare --baseline NAME …`).
     #[arg(long, value_name = "NAME")]
     pub(crate) save_baseline: Option<String>,
@@ -103,7 +117,12 @@ impl Args {
         if let Some(name) = &self.save_baseline {
             baseline::check_name(name)?;
         }
+        let suts = match &self.target {
+            Some(t) => vec![Sut::External(Target::parse(t, self.target_pid)?)],
+            None => Sut::parse_list(&self.sut)?,
+        };
         Ok(RunOptions {
+            suts,
             scenario: self.scenario.clone(),
             quick: self.quick,
             sets,

@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{ensure, Result};
 use xshell::Shell;
 
+use wsbench_harness::sut::Sut;
 use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
 use wsbench_harness::rundoc::Status;
 use wsbench_harness::{results, screenshot};
@@ -83,6 +84,7 @@ pub(crate) fn quick_scenario_with(
         engine: Engine::Local,
         client_arch: None,
         thresholds: Vec::new(),
+        suts: vec![Sut::BenchServer],
     };
     adjust(&mut opts);
     let start = Instant::now();

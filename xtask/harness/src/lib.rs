@@ -4,7 +4,7 @@
 //! the tidy test holds them to is `xtask/src/tidy/layers.rs`'s `HARNESS`):
 //!
 //! - base: `paths`, `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`;
-//! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`;
+//! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`, `sut` (which server a run measures);
 //! - plan: `scenario` (TOML → validated plan, in four jobs: file, set, validate, plan);
 //! - commands: `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
 //!   status rule), `artifacts` (arches, dist binaries, images, emulation), `containers` (what both container
@@ -37,5 +37,6 @@ pub mod rundoc;
 pub mod scenario;
 pub mod screenshot;
 pub mod stats;
+pub mod sut;
 pub mod swarm;
 pub mod thresholds;

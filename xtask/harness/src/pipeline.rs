@@ -16,6 +16,7 @@ use super::pinning::Pinning;
 use super::provenance::{self, Provenance};
 use super::rundoc::{RunDoc, Status};
 use super::scenario::{Instance, Plan, Scenario, Step};
+use super::sut::{Peer, Sut};
 use super::swarm::{Swarm, SwarmOptions};
 use super::{busy, clock, interrupt, paths, results, thresholds};
 use wsbench_tools::host;
@@ -47,6 +48,8 @@ pub struct RunOptions {
     pub client_arch: Option<Arch>,
     /// `--threshold` conditions, added to the scenario's `[thresholds]`.
     pub thresholds: Vec<String>,
+    /// The servers measured, each in turn (`--sut`, `--target`); `[Sut::BenchServer]` by default.
+    pub suts: Vec<Sut>,
 }
 
 /// What a run wrote: its directory and run.json as written.
@@ -60,7 +63,9 @@ pub struct Outcome {
 pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     let root = paths::project_root();
     let scenario = Scenario::load(&root, &opts.scenario)?;
-    let mut plan = scenario.plan(opts.quick, &opts.sets)?;
+    let mut plan = scenario
+        .plan(opts.quick, &opts.sets)?
+        .for_suts(&opts.suts)?;
     plan.thresholds
         .extend(thresholds::collect(&toml::Table::new(), &opts.thresholds)?);
     // Several server instances (a scale-out scenario) exist only as containers.
@@ -68,6 +73,12 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Engine::Local if plan.needs_containers() => Engine::Docker(DockerOptions::default()),
         e => e.clone(),
     };
+    if opts.suts != [Sut::BenchServer] && !matches!(engine, Engine::Local) {
+        anyhow::bail!(
+            "--sut and --target run as processes on this machine; with --containers or --swarm only \
+             bench-server is measured so far"
+        );
+    }
     if opts.client_arch.is_some() && !matches!(engine, Engine::Local) {
         anyhow::bail!(
             "--client-arch runs an emulated client process: it cannot be combined with containers"
@@ -84,6 +95,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Engine::Local => artifacts::build_release(sh)?,
         Engine::Docker(_) | Engine::Swarm(_) => docker::binaries(sh)?,
     };
+    let peers = artifacts::peers::build_all(sh, &root, &peers_of(&opts.suts))?;
     let dir = create_run_dir(
         &sh.current_dir().join(&opts.out).join(&plan.scenario.name),
         &started_at,
@@ -101,7 +113,20 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         pinning.clone(),
         nofile,
     );
+    prov.sut = if opts.suts == [Sut::BenchServer] {
+        Vec::new()
+    } else {
+        suts::records(&opts.suts, |s| match s {
+            Sut::Peer(p) => peers.get(*p).ok().map(|d| d.display().to_string()),
+            _ => None,
+        })
+    };
     let mut run = RunDoc::planned(&plan, started_at);
+    for sut in &opts.suts {
+        if let Sut::Peer(p) = sut {
+            run.notes.extend(p.warm_up_note().map(str::to_owned));
+        }
+    }
     let cpus: Vec<usize> = if pinning.enabled {
         let mut c = [pinning.server_cpus.clone(), pinning.client_cpus.clone()].concat();
         c.sort_unstable();
@@ -122,7 +147,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     }
     println!("wsbench: {} → {}", plan.scenario.name, dir.display());
     let mut backend: Box<dyn Backend> = match &engine {
-        Engine::Local => Box::new(Local::new(bins, pinning, &dir)?),
+        Engine::Local => Box::new(Local::new(bins, pinning, peers, &dir)?),
         Engine::Docker(o) => match docker::Docker::start(sh, o) {
             Ok(d) => Box::new(d),
             Err(e) => {
@@ -189,7 +214,25 @@ pub fn run_steps(
             .server
             .extend(servers.commands.iter().cloned());
         for e in &servers.endpoints {
-            println!("bench-server {}", e.ready);
+            println!("{} {}", instance.sut.name(), e.ready);
+        }
+        suts::identify(plan, instance, &servers, prov, run);
+        match suts::verify(instance, &servers, backend) {
+            Ok(0) => {}
+            Ok(n) => println!("{}: {n} call(s) verified in full before the load", instance.sut),
+            Err(e) => {
+                run.problems.push(format!(
+                    "{} not measured: a call checked before any load was answered wrongly: {e:#}",
+                    instance.sut
+                ));
+                run.steps[first..index]
+                    .iter_mut()
+                    .for_each(|s| s.status = Status::Failed);
+                if let Err(e) = backend.stop(&log) {
+                    run.problems.push(format!("{e:#}"));
+                }
+                continue;
+            }
         }
         for (i, step) in (first..index).zip(&instance.steps) {
             if interrupt::interrupted() {
@@ -279,6 +322,16 @@ fn run_step(
     }
 }
 
+/// The peers among `suts`.
+fn peers_of(suts: &[Sut]) -> Vec<Peer> {
+    suts.iter()
+        .filter_map(|s| match s {
+            Sut::Peer(p) => Some(*p),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Settles the run's status and writes run.json and provenance.json.
 fn finish(dir: &Path, mut run: RunDoc, mut prov: Provenance) -> Result<Outcome> {
     run.finished_at = Some(clock::timestamp());
@@ -330,5 +383,7 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))
 }
 
+pub mod check;
+pub mod suts;
 #[cfg(test)]
 mod tests;
