@@ -134,6 +134,10 @@ impl Backend for Local {
             self.monitor,
             &step.label,
         ));
+        // Servers compared side by side get a per-second timeline, so a JVM still warming up shows.
+        if step.sut.is_some() {
+            cmd.extend(["--interval".to_owned(), "1s".to_owned()]);
+        }
         let status = programs::status(&cmd).context("running bench-client")?;
         Ok(ClientRun {
             exit: status.code(),

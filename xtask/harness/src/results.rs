@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use bench_proto::results::{LatencySummary, Mode, ResultsDoc, SystemSample, SCHEMA};
+use bench_proto::results::{LatencySummary, Mode, ResultsDoc, RunRecord, SystemSample, SCHEMA};
 use hdrhistogram::Histogram;
 
 use super::provenance::Provenance;
@@ -42,6 +42,9 @@ pub struct Run {
 pub struct Step {
     pub meta: StepEntry,
     pub doc: StepDoc,
+    /// What bench-client recorded beside the figures (timeline, the monitored process's CPU time), when
+    /// its document has it.
+    pub record: Option<RunRecord>,
 }
 
 /// A published figure and the steps it is compared with, each with its measured value (None: the step
@@ -179,6 +182,7 @@ impl Run {
             .map(|meta| Step {
                 meta: meta.clone(),
                 doc: read_doc(&dir.join(&meta.result)),
+                record: read_record(&dir.join(&meta.result)),
             })
             .collect();
         Ok(Run {
@@ -415,6 +419,12 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
 }
 
 /// Reads bench-client's results document for one step, or says why there is none.
+/// The run record beside the figures of a results document (None: no document, or none in it).
+pub fn read_record(path: &Path) -> Option<RunRecord> {
+    let text = fs::read(path).ok()?;
+    RunRecord::from_json(&text).ok()
+}
+
 pub fn read_doc(path: &Path) -> StepDoc {
     if !path.exists() {
         return Err(format!("no results document ({} missing)", path.display()));

@@ -11,6 +11,7 @@ pub mod fixtures;
 mod html;
 pub mod knee;
 mod plot;
+pub mod side;
 pub mod summary;
 mod sweep;
 #[cfg(test)]

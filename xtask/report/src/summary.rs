@@ -142,6 +142,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     }
 
     headline(o, loaded);
+    for line in crate::side::lines(loaded) {
+        o.line(line);
+    }
     thresholds(o, loaded);
     steps_table(o, run, docs);
     details(o, run, docs, loaded.provenance.as_ref());
