@@ -24,6 +24,14 @@ pub const SOAPCPP2: Program = Program {
 /// gSOAP's import directory (stl.h, …), from the `gsoap` package.
 pub const IMPORT: &str = "/usr/share/gsoap/import";
 
+/// Where Debian's `libgsoap-dev` puts the static `libgsoap++.a` the peer links, if it is installed.
+pub fn library() -> Option<PathBuf> {
+    ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"]
+        .iter()
+        .map(|d| Path::new(d).join("libgsoap++.a"))
+        .find(|p| p.exists())
+}
+
 /// `wsdl2h -t typemap -o header wsdls…`.
 pub fn wsdl2h(sh: &Shell, typemap: &Path, header: &Path, wsdls: &[PathBuf]) -> anyhow::Result<()> {
     WSDL2H.require(sh)?;
