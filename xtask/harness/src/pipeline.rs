@@ -113,20 +113,8 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         pinning.clone(),
         nofile,
     );
-    prov.sut = if opts.suts == [Sut::BenchServer] {
-        Vec::new()
-    } else {
-        suts::records(&opts.suts, |s| match s {
-            Sut::Peer(p) => peers.get(*p).ok().map(|d| d.display().to_string()),
-            _ => None,
-        })
-    };
     let mut run = RunDoc::planned(&plan, started_at);
-    for sut in &opts.suts {
-        if let Sut::Peer(p) = sut {
-            run.notes.extend(p.warm_up_note().map(str::to_owned));
-        }
-    }
+    suts::begin(&opts.suts, &peers, &mut run, &mut prov);
     let cpus: Vec<usize> = if pinning.enabled {
         let mut c = [pinning.server_cpus.clone(), pinning.client_cpus.clone()].concat();
         c.sort_unstable();

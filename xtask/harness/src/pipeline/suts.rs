@@ -9,6 +9,7 @@ use bench_proto::operation::Service;
 use sha2::{Digest as _, Sha256};
 
 use super::super::argv;
+use super::super::artifacts::peers::PeerBuilds;
 use super::super::backend::{Backend, Servers};
 use super::super::provenance::{Provenance, SutRecord};
 use super::super::rundoc::RunDoc;
@@ -33,6 +34,23 @@ pub(super) fn verify(
         }
     }
     Ok(verified)
+}
+
+/// What is known of the run's servers before any starts: their provenance records (none for bench-server
+/// alone, as before `--sut`) and the peers' warm-up notes.
+pub(super) fn begin(suts: &[Sut], peers: &PeerBuilds, run: &mut RunDoc, prov: &mut Provenance) {
+    if suts == [Sut::BenchServer] {
+        return;
+    }
+    prov.sut = records(suts, |s| match s {
+        Sut::Peer(p) => peers.get(*p).ok().map(|d| d.display().to_string()),
+        _ => None,
+    });
+    for sut in suts {
+        if let Sut::Peer(p) = sut {
+            run.notes.extend(p.warm_up_note().map(str::to_owned));
+        }
+    }
 }
 
 /// The provenance record of each server in `suts`, before any is started (`build`: a peer's directory).
