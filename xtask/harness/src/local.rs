@@ -97,7 +97,10 @@ impl Backend for Local {
             endpoints: vec![Endpoint {
                 http: target.http.clone(),
                 chat: target.chat.clone(),
-                ready: format!("{} (not started by wsbench)", instance.sut),
+                ready: format!(
+                    "at {} (not started by wsbench)",
+                    target.http.as_deref().or(target.chat.as_deref()).unwrap_or("?")
+                ),
             }],
             workers: None,
             commands: vec![],

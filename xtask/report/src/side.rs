@@ -8,7 +8,7 @@ use wsbench_harness::results::{self, Step};
 use wsbench_harness::stats::Estimate;
 
 /// Rising by more than this from the first third of the measured interval to the last is flagged.
-const RISING: f64 = 0.10;
+const RISING: f64 = 0.20;
 
 /// One server's figures for one step (the medians of its rounds).
 #[derive(Debug, Clone, Default, PartialEq)]
