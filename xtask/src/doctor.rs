@@ -297,7 +297,12 @@ fn peers(sh: &Shell) -> Vec<Check> {
         ),
     });
     checks.push(match gsoap::library() {
-        Some(lib) => Check::new("libgsoap++ (gsoap)", Level::Ok, lib.display().to_string(), ""),
+        Some(lib) => Check::new(
+            "libgsoap++ (gsoap)",
+            Level::Ok,
+            lib.display().to_string(),
+            "",
+        ),
         None => Check::new(
             "libgsoap++ (gsoap)",
             Level::Missing,

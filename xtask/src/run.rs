@@ -69,7 +69,12 @@ pub(crate) struct Args {
     /// The servers to measure, each in turn with the same steps, pinning and rounds interleaved:
     /// `bench-server`, `jaxws` (JAX-WS RI on the JDK), `gsoap` (gSOAP 2.8), e.g. `bench-server,jaxws,gsoap`;
     /// the peers are built here on first use (peers/README.md). summary.md puts them side by side.
-    #[arg(long, value_name = "LIST", default_value = "bench-server", conflicts_with = "target")]
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "bench-server",
+        conflicts_with = "target"
+    )]
     pub(crate) sut: String,
     /// Measure a server wsbench did not start: `http://HOST:PORT` (HTTP and SOAP scenarios; a URL with a
     /// path of its own is taken as the service's) or `HOST:PORT` (chat). Its answers are verified before any

@@ -6,9 +6,9 @@ use std::time::Instant;
 use anyhow::{ensure, Result};
 use xshell::Shell;
 
-use wsbench_harness::sut::Sut;
 use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
 use wsbench_harness::rundoc::Status;
+use wsbench_harness::sut::Sut;
 use wsbench_harness::{results, screenshot};
 
 type StepFn = Box<dyn Fn(&Shell) -> Result<()>>;

@@ -17,7 +17,12 @@ pub(crate) struct Args {
     /// Scenario name (see `cargo xtask list`) or the path of a scenario .toml file.
     pub(crate) scenario: String,
     /// The servers to check: `bench-server`, `jaxws`, `gsoap`, comma-separated.
-    #[arg(long, value_name = "LIST", default_value = "bench-server", conflicts_with = "target")]
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "bench-server",
+        conflicts_with = "target"
+    )]
     pub(crate) sut: String,
     /// A server wsbench did not start: `http://HOST:PORT` (a URL with a path of its own is the service's).
     #[arg(long, value_name = "URL")]
@@ -49,7 +54,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
     for v in &verdicts {
         match &v.outcome {
             Ok(0) => println!("not checked {}: the scenario makes no HTTP call", v.sut),
-            Ok(n) => println!("ok      {}: {n} distinct call(s) answered right in full", v.sut),
+            Ok(n) => println!(
+                "ok      {}: {n} distinct call(s) answered right in full",
+                v.sut
+            ),
             Err(e) => {
                 refused += 1;
                 println!("REFUSED {e:#}");
@@ -134,7 +142,10 @@ fn target(sh: &Shell) -> Result<()> {
         "127.0.0.1:0".to_owned(),
     ];
     let server = ServerProcess::start(&argv, log, std::time::Duration::from_secs(30))?;
-    let url = format!("http://{}", server.ready.http.context("bench-server serves no HTTP")?);
+    let url = format!(
+        "http://{}",
+        server.ready.http.context("bench-server serves no HTTP")?
+    );
     let pid = server.ready.pid;
     let result = crate::testing::quick_scenario_with(
         sh,
@@ -157,10 +168,7 @@ fn target(sh: &Shell) -> Result<()> {
                     && r.wsdl_sha256.contains_key(bench_proto::customer::PATH),
                 "provenance.json's sut: {r:?}"
             );
-            anyhow::ensure!(
-                prov.commands.server.is_empty(),
-                "wsbench started a server"
-            );
+            anyhow::ensure!(prov.commands.server.is_empty(), "wsbench started a server");
             let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
             anyhow::ensure!(
                 summary.contains("not started by wsbench") && summary.contains(&url),

@@ -45,12 +45,13 @@ pub async fn verify(cfg: &RunConfig, workload: &Workload) -> anyhow::Result<Vec<
                 Ok::<(StatusCode, Vec<u8>), String>((status, body))
             })
             .await;
-        let outcome = answer.and_then(|(status, body)| {
-            match workload.check(v, status, &body, true) {
-                Ok(_) => Ok(format!("HTTP {}, {} bytes", status.as_u16(), body.len())),
-                Err(kind) => Err(workload.describe(v, kind, status, &body)),
-            }
-        });
+        let outcome =
+            answer.and_then(
+                |(status, body)| match workload.check(v, status, &body, true) {
+                    Ok(_) => Ok(format!("HTTP {}, {} bytes", status.as_u16(), body.len())),
+                    Err(kind) => Err(workload.describe(v, kind, status, &body)),
+                },
+            );
         verdicts.push(Verdict { call, outcome });
     }
     Ok(verdicts)

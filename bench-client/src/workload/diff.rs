@@ -46,11 +46,7 @@ pub(super) fn first_difference<T: Debug>(expected: &T, received: &T) -> Option<S
             if p.is_empty() {
                 p = "(the answer)".to_owned();
             }
-            return Some(format!(
-                "{p}: expected {}, received {}",
-                value(w),
-                value(g)
-            ));
+            return Some(format!("{p}: expected {}, received {}", value(w), value(g)));
         }
         if content.ends_with(['{', '[', '(']) {
             frames.push(Frame {

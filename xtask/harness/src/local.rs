@@ -99,7 +99,11 @@ impl Backend for Local {
                 chat: target.chat.clone(),
                 ready: format!(
                     "at {} (not started by wsbench)",
-                    target.http.as_deref().or(target.chat.as_deref()).unwrap_or("?")
+                    target
+                        .http
+                        .as_deref()
+                        .or(target.chat.as_deref())
+                        .unwrap_or("?")
                 ),
             }],
             workers: None,

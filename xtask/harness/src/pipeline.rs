@@ -207,7 +207,10 @@ pub fn run_steps(
         suts::identify(plan, instance, &servers, prov, run);
         match suts::verify(instance, &servers, backend) {
             Ok(0) => {}
-            Ok(n) => println!("{}: {n} call(s) verified in full before the load", instance.sut),
+            Ok(n) => println!(
+                "{}: {n} call(s) verified in full before the load",
+                instance.sut
+            ),
             Err(e) => {
                 run.problems.push(format!(
                     "{} not measured: a call checked before any load was answered wrongly: {e:#}",

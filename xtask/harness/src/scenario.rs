@@ -184,7 +184,11 @@ mod tests {
         let order: Vec<(String, String)> = plan
             .instances
             .iter()
-            .flat_map(|i| i.steps.iter().map(|s| (i.sut.name().to_owned(), s.id.clone())))
+            .flat_map(|i| {
+                i.steps
+                    .iter()
+                    .map(|s| (i.sut.name().to_owned(), s.id.clone()))
+            })
             .collect();
         assert_eq!(
             order,

@@ -88,7 +88,9 @@ impl Target {
                     pid,
                 })
             }
-            _ => bail!("--target {text:?} is neither a URL (http://HOST:PORT) nor a chat HOST:PORT"),
+            _ => {
+                bail!("--target {text:?} is neither a URL (http://HOST:PORT) nor a chat HOST:PORT")
+            }
         }
     }
 }

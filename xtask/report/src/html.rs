@@ -391,9 +391,7 @@ impl Page<'_> {
              <th>p50 ms</th><th>p99 ms</th><th>server CPU per call</th><th>server RSS</th><th></th></tr>\n",
         );
         let or = |v: Option<f64>, unit: &str| {
-            v.map_or("not sampled".to_owned(), |v| {
-                format!("{}{unit}", num(v))
-            })
+            v.map_or("not sampled".to_owned(), |v| format!("{}{unit}", num(v)))
         };
         for (step, cells) in &table {
             for c in cells {

@@ -4,6 +4,7 @@
 //! still compiling), for summary.md and report.html alike.
 
 use wsbench_harness::numbers::num;
+use wsbench_harness::provenance::SutRecord;
 use wsbench_harness::results::{self, Step};
 use wsbench_harness::stats::Estimate;
 
@@ -68,7 +69,14 @@ fn cell(sut: &str, steps: &[&Step]) -> Cell {
             (d.counts.ok > 0).then(|| (cpu.cpu_user_s + cpu.cpu_sys_s) * 1e6 / d.counts.ok as f64)
         }),
         rss_mb: median(&|s| {
-            let kb = s.doc.as_ref().ok()?.system.as_ref()?.mean.server_rss_kb_max?;
+            let kb = s
+                .doc
+                .as_ref()
+                .ok()?
+                .system
+                .as_ref()?
+                .mean
+                .server_rss_kb_max?;
             Some(kb as f64 / 1024.0)
         }),
         rising: steps
@@ -99,6 +107,39 @@ pub fn rise(step: &Step) -> Option<f64> {
     (first > 0.0).then(|| last / first - 1.0)
 }
 
+/// One server's identity, as provenance.json records it, in a sentence.
+pub fn identity(r: &SutRecord) -> String {
+    let mut parts = vec![format!(
+        "**{}** at {}",
+        r.name,
+        r.url.as_deref().unwrap_or("(not reached)")
+    )];
+    parts.push(if r.started_by_wsbench {
+        "started by wsbench".to_owned()
+    } else {
+        "not started by wsbench".to_owned()
+    });
+    if let Some(h) = &r.server_header {
+        parts.push(format!("Server: `{h}`"));
+    }
+    for (path, sha) in &r.wsdl_sha256 {
+        parts.push(format!(
+            "WSDL {path}?wsdl SHA-256 {}…",
+            &sha[..sha.len().min(16)]
+        ));
+    }
+    if !r.started_by_wsbench {
+        parts.push(match r.sampled_pid {
+            Some(pid) => format!("CPU and RSS sampled from process {pid}"),
+            None => "its CPU and RSS were not sampled".to_owned(),
+        });
+    }
+    if let Some(b) = &r.build {
+        parts.push(format!("built in `{b}`"));
+    }
+    parts.join("; ") + "."
+}
+
 /// summary.md's section (empty when the run named no server).
 pub fn lines(run: &results::Run) -> Vec<String> {
     let table = table(run);
@@ -108,7 +149,8 @@ pub fn lines(run: &results::Run) -> Vec<String> {
     let dash = || "–".to_owned();
     let mut o = vec![
         "\n## Servers side by side\n".to_owned(),
-        "| step | server | req/s | p50 ms | p99 ms | server CPU per call | server RSS | |".to_owned(),
+        "| step | server | req/s | p50 ms | p99 ms | server CPU per call | server RSS | |"
+            .to_owned(),
         "|---|---|---|---|---|---|---|---|".to_owned(),
     ];
     for (step, cells) in &table {

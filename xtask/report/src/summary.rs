@@ -129,6 +129,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
         ));
     }
     o.line(format!("- Status: **{}**.", status_words(run)));
+    for r in loaded.provenance.iter().flat_map(|p| &p.sut) {
+        o.line(format!("- Server measured: {}", crate::side::identity(r)));
+    }
     for p in &run.problems {
         o.line(format!("- Problem: {p}"));
     }

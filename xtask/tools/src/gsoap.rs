@@ -26,10 +26,14 @@ pub const IMPORT: &str = "/usr/share/gsoap/import";
 
 /// Where Debian's `libgsoap-dev` puts the static `libgsoap++.a` the peer links, if it is installed.
 pub fn library() -> Option<PathBuf> {
-    ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"]
-        .iter()
-        .map(|d| Path::new(d).join("libgsoap++.a"))
-        .find(|p| p.exists())
+    [
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib",
+    ]
+    .iter()
+    .map(|d| Path::new(d).join("libgsoap++.a"))
+    .find(|p| p.exists())
 }
 
 /// `wsdl2h -t typemap -o header wsdls…`.

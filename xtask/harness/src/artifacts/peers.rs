@@ -57,7 +57,11 @@ pub fn build(sh: &Shell, root: &Path, peer: Peer) -> Result<PathBuf> {
     if dir.join("complete").exists() {
         return Ok(dir);
     }
-    println!("building the {} peer server → {}", peer.name(), dir.display());
+    println!(
+        "building the {} peer server → {}",
+        peer.name(),
+        dir.display()
+    );
     let tmp = dir.with_extension("partial");
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(tmp.join("gen"))?;

@@ -96,9 +96,11 @@ pub(super) fn identify(
     if let Sut::External(t) = &instance.sut {
         let sampled = match t.pid {
             Some(pid) => format!("its CPU and RSS were sampled from process {pid} (--target-pid)"),
-            None => "its CPU and RSS were not sampled (no --target-pid: the server CPU and RSS columns \
+            None => {
+                "its CPU and RSS were not sampled (no --target-pid: the server CPU and RSS columns \
                      are empty)"
-                .to_owned(),
+                    .to_owned()
+            }
         };
         run.notes.push(format!(
             "Measured {} — a server not started by wsbench{}; {sampled}.",

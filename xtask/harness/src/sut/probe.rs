@@ -125,8 +125,12 @@ mod tests {
 
     #[test]
     fn reads_plain_and_chunked_answers() {
-        let a = parse(b"HTTP/1.1 200 OK\r\nServer: gSOAP/2.8\r\nContent-Length: 2\r\n\r\nok").unwrap();
-        assert_eq!((a.status, a.server.as_deref(), &a.body[..]), (200, Some("gSOAP/2.8"), &b"ok"[..]));
+        let a =
+            parse(b"HTTP/1.1 200 OK\r\nServer: gSOAP/2.8\r\nContent-Length: 2\r\n\r\nok").unwrap();
+        assert_eq!(
+            (a.status, a.server.as_deref(), &a.body[..]),
+            (200, Some("gSOAP/2.8"), &b"ok"[..])
+        );
         let c = parse(b"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n1\r\nd\r\n0\r\n\r\n")
             .unwrap();
         assert_eq!((c.status, c.server, &c.body[..]), (404, None, &b"abcd"[..]));
