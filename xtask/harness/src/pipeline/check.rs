@@ -44,7 +44,7 @@ pub fn verify(sh: &Shell, opts: &RunOptions, log_dir: &Path) -> Result<Vec<Verdi
         let outcome = local
             .start(&plan, instance)
             .and_then(|servers| suts::verify(instance, &servers, &mut local))
-            .with_context(|| format!("{name}"));
+            .with_context(|| name.clone());
         let stopped = local.stop(&log);
         verdicts.push(Verdict {
             sut: name,
