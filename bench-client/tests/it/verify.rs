@@ -61,6 +61,7 @@ fn a_planted_wrong_field_is_named_with_both_values() {
     });
     let (code, _, err) = verify(&server);
     assert_eq!(code, Some(1), "{err}");
+    print!("{err}");
     assert!(
         err.contains("operation echoComplexTypeDoc")
             && err.contains("items[0].var_float: expected")
