@@ -7,8 +7,8 @@ use xshell::Shell;
 use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
 use wsbench_harness::artifacts::{builders, emulation, Arch};
 use wsbench_tools::{
-    cargo, cc, chromium, debootstrap, docker, git, gsoap, host, ip, jdk, load, perf, qemu, rustup,
-    taskset, tc, valgrind, wrk, Program,
+    cargo, cc, chromium, debootstrap, docker, git, gsoap, host, ip, jdk, load, perf, python, qemu,
+    rustup, taskset, tc, valgrind, wrk, Program,
 };
 
 #[derive(Debug, clap::Args)]
@@ -282,6 +282,7 @@ fn peers(sh: &Shell) -> Vec<Check> {
         ],
         false,
     );
+    checks.extend(programs(sh, &[python::PYTHON3], true));
     checks.push(match jdk::jaxws_jars() {
         Ok((tools, _)) => Check::new(
             "JAX-WS RI (jaxws)",

@@ -85,13 +85,16 @@ fn tail(text: &str, n: usize) -> String {
 }
 
 /// This subcommand's steps of `cargo xtask test`: the servers side by side on a short customer-small run;
-/// `--target` against a bench-server started by the test itself; a wrong server refused before any load.
+/// `--target` against a bench-server started by the test itself; a wrong server refused before any load; and,
+/// opt-in (`--only sut:zeep`: over 3 minutes here, most of it the JVM's first calls), zeep's check of every
+/// peer.
 pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
     use crate::testing::Step;
     vec![
         Step::new("sut:side-by-side", side_by_side),
         Step::new("sut:target", target),
         Step::new("sut:refused", refused),
+        Step::opt_in("sut:zeep", zeep),
     ]
 }
 
@@ -219,6 +222,59 @@ fn refused(sh: &Shell) -> Result<()> {
     );
     println!("refused before any load: {said}");
     Ok(())
+}
+
+/// zeep, a third-party SOAP client, checks every operation on bench-server and both peers started fresh
+/// (`get` compared with bench-server's answers), and shows with `--self-test` that a wrong answer fails.
+fn zeep(sh: &Shell) -> Result<()> {
+    use std::time::Duration;
+    use wsbench_harness::artifacts::peers;
+    use wsbench_harness::local::process::ServerProcess;
+    use wsbench_harness::sut::Peer;
+    use wsbench_tools::python;
+    anyhow::ensure!(
+        python::has_zeep(sh),
+        "python3 cannot import zeep: {}",
+        python::PYTHON3.install
+    );
+    let root = wsbench_harness::paths::project_root();
+    let bins = wsbench_harness::artifacts::build_release(sh)?;
+    let built = peers::build_all(sh, &root, &Peer::ALL)?;
+    let listen = ["--http".to_owned(), "127.0.0.1:0".to_owned()];
+    let mut argvs = vec![[vec![bins.server.display().to_string()], listen.to_vec()].concat()];
+    for (peer, dir) in built.iter() {
+        let mut a = match peer {
+            Peer::Jaxws => vec![
+                wsbench_tools::jdk::JAVA.name.to_owned(),
+                "-jar".to_owned(),
+                dir.join("wsbench-jaxws.jar").display().to_string(),
+            ],
+            Peer::Gsoap => vec![dir.join("wsbench-gsoap").display().to_string()],
+        };
+        a.extend(listen.iter().cloned());
+        argvs.push(a);
+    }
+    let mut servers = Vec::new();
+    for argv in &argvs {
+        servers.push(ServerProcess::start(
+            argv,
+            tempfile_log(sh)?,
+            Duration::from_secs(60),
+        )?);
+    }
+    let urls: Vec<String> = servers
+        .iter()
+        .filter_map(|s| s.ready.http.map(|a| format!("http://{a}")))
+        .collect();
+    let script = root.join("peers/tests/zeep_check.py");
+    let mut args = vec!["--reference".to_owned(), urls[0].clone()];
+    args.extend(urls.iter().cloned());
+    let checked = python::run(sh, &script, &args)
+        .and_then(|()| python::run(sh, &script, &["--self-test".to_owned(), urls[1].clone()]));
+    for s in servers {
+        s.stop(Duration::from_secs(20))?;
+    }
+    checked
 }
 
 /// Answers every request on `listener` with 404 (one request per connection).

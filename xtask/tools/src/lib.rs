@@ -19,6 +19,7 @@ pub mod load;
 pub mod perf;
 pub mod process;
 mod program;
+pub mod python;
 pub mod qemu;
 pub mod rustup;
 pub mod taskset;
