@@ -43,7 +43,7 @@ impl Peer {
                 "jaxws runs on the JVM, which compiles as it runs: its figures include the warm-up each step \
                  gave it (the step's `warmup`, unmeasured, after a fresh JVM per instance); the peers' README \
                  measured about 90 s of load before a 100 KB echo settles, so a quick run's jaxws figures are \
-                 of a JVM still warming up",
+                 of a JVM still warming up.",
             ),
             Peer::Gsoap => None,
         }
