@@ -22,7 +22,7 @@ pub struct Cell {
     pub cpu_us_per_call: Option<f64>,
     pub rss_mb: Option<f64>,
     /// The rise of per-second throughput, first third → last third of the measured interval, when above
-    /// [`RISING`] in any round.
+    /// 20 % in any round.
     pub rising: Option<f64>,
 }
 
