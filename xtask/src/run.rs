@@ -190,6 +190,36 @@ mod tests {
     }
 
     #[test]
+    fn servers_to_measure() {
+        let parse = |argv: &[&str]| Cli::try_parse_from(argv).map(|c| c.args);
+        let default = parse(&["run", "s"]).unwrap().options().unwrap();
+        assert_eq!(default.suts, [Sut::BenchServer]);
+        let three = parse(&["run", "s", "--sut", "bench-server,jaxws,gsoap"])
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(three.suts.len(), 3);
+        let t = parse(&["run", "s", "--target", "http://h:1", "--target-pid", "7"])
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(
+            t.suts,
+            [Sut::External(Target {
+                http: Some("http://h:1".into()),
+                chat: None,
+                pid: Some(7)
+            })]
+        );
+        assert!(parse(&["run", "s", "--target-pid", "7"]).is_err());
+        assert!(parse(&["run", "s", "--sut", "gsoap", "--target", "http://h:1"]).is_err());
+        assert!(parse(&["run", "s", "--sut", "tomcat"])
+            .unwrap()
+            .options()
+            .is_err());
+    }
+
+    #[test]
     fn arch_flags_pick_images_in_containers_and_a_process_otherwise() {
         let parse = |argv: &[&str]| Cli::try_parse_from(argv).map(|c| c.args);
         let both = parse(&[

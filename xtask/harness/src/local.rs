@@ -142,7 +142,7 @@ impl Backend for Local {
             &step.label,
         ));
         // Servers compared side by side get a per-second timeline, so a JVM still warming up shows.
-        if step.sut.is_some() {
+        if step.sut.is_some() && !step.client.operation.is_chat() {
             cmd.extend(["--interval".to_owned(), "1s".to_owned()]);
         }
         let status = programs::status(&cmd).context("running bench-client")?;

@@ -102,6 +102,13 @@ pub(super) fn identify(
                     .to_owned()
             }
         };
+        if plan.instances.iter().any(|i| i.workers.is_some()) {
+            run.notes.push(
+                "The scenario varies the server's worker threads; an external target keeps its own: its \
+                 `workers` steps all measured the same server."
+                    .to_owned(),
+            );
+        }
         run.notes.push(format!(
             "Measured {} — a server not started by wsbench{}; {sampled}.",
             rec.url.as_deref().unwrap_or("?"),
