@@ -114,7 +114,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         nofile,
     );
     let mut run = RunDoc::planned(&plan, started_at);
-    suts::begin(&opts.suts, &peers, &mut run, &mut prov);
+    suts::begin(&plan, &opts.suts, &peers, &mut run, &mut prov);
     let cpus: Vec<usize> = if pinning.enabled {
         let mut c = [pinning.server_cpus.clone(), pinning.client_cpus.clone()].concat();
         c.sort_unstable();

@@ -38,7 +38,13 @@ pub(super) fn verify(
 
 /// What is known of the run's servers before any starts: their provenance records (none for bench-server
 /// alone, as before `--sut`) and the peers' warm-up notes.
-pub(super) fn begin(suts: &[Sut], peers: &PeerBuilds, run: &mut RunDoc, prov: &mut Provenance) {
+pub(super) fn begin(
+    plan: &Plan,
+    suts: &[Sut],
+    peers: &PeerBuilds,
+    run: &mut RunDoc,
+    prov: &mut Provenance,
+) {
     if suts == [Sut::BenchServer] {
         return;
     }
@@ -46,9 +52,26 @@ pub(super) fn begin(suts: &[Sut], peers: &PeerBuilds, run: &mut RunDoc, prov: &m
         Sut::Peer(p) => peers.get(*p).ok().map(|d| d.display().to_string()),
         _ => None,
     });
+    let spec = &plan.server;
+    let unapplied: Vec<&str> = [
+        ("header_timeout", spec.header_timeout.is_some()),
+        ("idle_timeout", spec.idle_timeout.is_some()),
+        ("max_connections", spec.max_connections.is_some()),
+    ]
+    .iter()
+    .filter(|(_, set)| *set)
+    .map(|(name, _)| *name)
+    .collect();
     for sut in suts {
         if let Sut::Peer(p) = sut {
             run.notes.extend(p.warm_up_note().map(str::to_owned));
+            if !unapplied.is_empty() {
+                run.notes.push(format!(
+                    "{} has no equivalent of bench-server's server.{}: it ran without them.",
+                    p.name(),
+                    unapplied.join(", server.")
+                ));
+            }
         }
     }
 }
