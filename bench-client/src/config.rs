@@ -96,6 +96,8 @@ pub struct RunConfig {
     pub validate_first: u64,
     pub validate_every: u64,
     pub allow_errors: bool,
+    /// `--verify-only`: one checked call per request variant instead of a load.
+    pub verify_only: bool,
     pub format: Format,
     pub json: Option<PathBuf>,
     pub hlog: Option<PathBuf>,
@@ -240,6 +242,7 @@ impl RunConfig {
             validate_first: if a.validate_all { 0 } else { a.validate_first },
             validate_every: if a.validate_all { 1 } else { a.validate_every },
             allow_errors: a.allow_errors,
+            verify_only: a.verify_only,
             format: a.format,
             json: a.json,
             hlog: a.hlog,

@@ -8,8 +8,8 @@ use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
 use wsbench_harness::artifacts::{builders, emulation, Arch};
 use wsbench_harness::{limits, scenario};
 use wsbench_tools::{
-    cargo, cc, chromium, debootstrap, docker, git, host, ip, load, perf, qemu, rustup, setpriv,
-    taskset, tc, valgrind, wrk, Program,
+    cargo, cc, chromium, debootstrap, docker, git, gsoap, host, ip, jdk, load, perf, python, qemu,
+    rustup, setpriv, taskset, tc, valgrind, wrk, Program,
 };
 
 #[derive(Debug, clap::Args)]
@@ -62,6 +62,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         (
             "cross and emulated ppc64le containers (`cargo xtask build --builder cross`, `--server-arch ppc64le`)",
             cross_and_emulation(sh),
+        ),
+        (
+            "Peer servers (`--sut jaxws,gsoap`, built on first use)",
+            peers(sh),
         ),
         ("Calibration and the regression gate", extras(sh)),
         (
@@ -266,6 +270,52 @@ fn containers(sh: &Shell) -> Vec<Check> {
         (None, _) => Check::new(item, Level::Missing, "`docker` not found", d.install),
     }];
     checks.extend(programs(sh, &[tc::TC, tc::NSENTER, ip::IP], true));
+    checks
+}
+
+/// The JDK, the JAX-WS RI's jars, gSOAP's generators and library, and g++ (peers/README.md, Packages).
+fn peers(sh: &Shell) -> Vec<Check> {
+    let mut checks = programs(
+        sh,
+        &[
+            jdk::JAVA,
+            jdk::JAVAC,
+            jdk::JAR,
+            gsoap::WSDL2H,
+            gsoap::SOAPCPP2,
+            cc::GXX,
+        ],
+        false,
+    );
+    checks.extend(programs(sh, &[python::PYTHON3], true));
+    checks.push(match jdk::jaxws_jars() {
+        Ok((tools, _)) => Check::new(
+            "JAX-WS RI (jaxws)",
+            Level::Ok,
+            tools.display().to_string(),
+            "",
+        ),
+        Err(_) => Check::new(
+            "JAX-WS RI (jaxws)",
+            Level::Missing,
+            format!("{} not found", jdk::JAXWS_TOOLS),
+            jdk::JAXWS_INSTALL,
+        ),
+    });
+    checks.push(match gsoap::library() {
+        Some(lib) => Check::new(
+            "libgsoap++ (gsoap)",
+            Level::Ok,
+            lib.display().to_string(),
+            "",
+        ),
+        None => Check::new(
+            "libgsoap++ (gsoap)",
+            Level::Missing,
+            "libgsoap++.a not found",
+            gsoap::WSDL2H.install,
+        ),
+    });
     checks
 }
 

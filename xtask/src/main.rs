@@ -19,6 +19,7 @@ mod test;
 mod testing;
 #[cfg(test)]
 mod tidy;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use xshell::Shell;
@@ -40,6 +41,8 @@ enum Cmd {
     List(list::Args),
     /// Run a named scenario and write results with provenance.
     Run(run::Args),
+    /// Check, without load, that servers answer every call of a scenario right (`--sut`, `--target`).
+    Verify(verify::Args),
     /// Report what this machine has and lacks for each feature.
     Doctor(doctor::Args),
     /// Build server and client for x86_64 and/or ppc64le into target/dist.
@@ -88,6 +91,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.cmd {
         Cmd::List(args) => list::run(&sh, args),
         Cmd::Run(args) => run::run(&sh, args),
+        Cmd::Verify(args) => verify::run(&sh, args),
         Cmd::Doctor(args) => doctor::run(&sh, args),
         Cmd::Build(args) => build::run(&sh, args),
         Cmd::CrossImage(args) => cross_image::run(&sh, args),

@@ -11,6 +11,7 @@ use wsbench_harness::baseline;
 use wsbench_harness::docker::DockerOptions;
 use wsbench_harness::pipeline::{Engine, RunOptions};
 use wsbench_harness::rundoc::Status;
+use wsbench_harness::sut::{Sut, Target};
 use wsbench_harness::swarm::SwarmOptions;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -75,6 +76,24 @@ pub(crate) struct Args {
     /// `pause-server,at=40s,for=3s` (SIGSTOP, SIGCONT 3 s later). Added to the scenario's `[[fault]]`s.
     #[arg(long = "fault", value_name = "FAULT", conflicts_with = "resume")]
     pub(crate) faults: Vec<String>,
+    /// The servers to measure, each in turn with the same steps, pinning and rounds interleaved:
+    /// `bench-server`, `jaxws` (JAX-WS RI on the JDK), `gsoap` (gSOAP 2.8), e.g. `bench-server,jaxws,gsoap`;
+    /// the peers are built here on first use (peers/README.md). summary.md puts them side by side.
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "bench-server",
+        conflicts_with = "target"
+    )]
+    pub(crate) sut: String,
+    /// Measure a server wsbench did not start: `http://HOST:PORT` (HTTP and SOAP scenarios; a URL with a
+    /// path of its own is taken as the service's) or `HOST:PORT` (chat). Its answers are verified before any
+    /// load; provenance.json records what it said of itself.
+    #[arg(long, value_name = "URL")]
+    pub(crate) target: Option<String>,
+    /// With --target on this machine: the server's process, sampled for CPU and RSS (otherwise they are not).
+    #[arg(long, value_name = "PID", requires = "target")]
+    pub(crate) target_pid: Option<u32>,
     /// Save the run as the named baseline (`compare @NAME …` or `compare --baseline NAME …`).
     #[arg(long, value_name = "NAME")]
     pub(crate) save_baseline: Option<String>,
@@ -115,7 +134,12 @@ impl Args {
         }
         // Recorded among the run's sets (`fault+=…`), so a resumed run does the same faults.
         sets.extend(self.faults.iter().map(|f| format!("fault+={f}")));
+        let suts = match &self.target {
+            Some(t) => vec![Sut::External(Target::parse(t, self.target_pid)?)],
+            None => Sut::parse_list(&self.sut)?,
+        };
         Ok(RunOptions {
+            suts,
             scenario: self.scenario.clone().unwrap_or_default(),
             quick: self.quick,
             sets,
@@ -169,6 +193,36 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         args: Args,
+    }
+
+    #[test]
+    fn servers_to_measure() {
+        let parse = |argv: &[&str]| Cli::try_parse_from(argv).map(|c| c.args);
+        let default = parse(&["run", "s"]).unwrap().options().unwrap();
+        assert_eq!(default.suts, [Sut::BenchServer]);
+        let three = parse(&["run", "s", "--sut", "bench-server,jaxws,gsoap"])
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(three.suts.len(), 3);
+        let t = parse(&["run", "s", "--target", "http://h:1", "--target-pid", "7"])
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(
+            t.suts,
+            [Sut::External(Target {
+                http: Some("http://h:1".into()),
+                chat: None,
+                pid: Some(7)
+            })]
+        );
+        assert!(parse(&["run", "s", "--target-pid", "7"]).is_err());
+        assert!(parse(&["run", "s", "--sut", "gsoap", "--target", "http://h:1"]).is_err());
+        assert!(parse(&["run", "s", "--sut", "tomcat"])
+            .unwrap()
+            .options()
+            .is_err());
     }
 
     #[test]

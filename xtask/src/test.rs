@@ -67,6 +67,7 @@ fn steps() -> Result<Vec<Step>> {
     steps.extend(crate::gate::test_steps());
     steps.extend(crate::fuzz::test_steps());
     steps.extend(crate::swarm::test_steps());
+    steps.extend(crate::verify::test_steps());
     Ok(steps)
 }
 

@@ -8,6 +8,7 @@ use xshell::Shell;
 
 use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
 use wsbench_harness::rundoc::{FailedCheck, Status};
+use wsbench_harness::sut::Sut;
 use wsbench_harness::{results, screenshot};
 
 type StepFn = Box<dyn Fn(&Shell) -> Result<()>>;
@@ -132,6 +133,7 @@ pub(crate) fn quick_scenario_with(
         client_arch: None,
         thresholds: Vec::new(),
         resume: None,
+        suts: vec![Sut::BenchServer],
     };
     adjust(&mut opts);
     let start = Instant::now();

@@ -7,11 +7,13 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 
 use crate::config::RunConfig;
+use crate::engine::verify;
 use crate::flags::{Format, RunArgs};
 use crate::measure::measure;
 use crate::report;
 use crate::report::json::WriteError;
 use crate::signals;
+use crate::workload::Workload;
 
 pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
     let cfg = RunConfig::from_args(args)?;
@@ -19,6 +21,9 @@ pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
+    if cfg.verify_only {
+        return verify_only(&cfg, &rt);
+    }
     let out = rt.block_on(async {
         let stop = signals::stop_on_signals()?;
         measure(cfg.clone(), stop).await
@@ -50,5 +55,29 @@ pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// `--verify-only`: every request variant once, each answer checked in full; 1 when one is wrong.
+fn verify_only(cfg: &RunConfig, rt: &tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
+    let workload = Workload::build(cfg)?;
+    let verdicts = rt.block_on(verify::verify(cfg, &workload))?;
+    let mut wrong = 0;
+    for v in &verdicts {
+        match &v.outcome {
+            Ok(what) => println!("verified {} at {}: {what}", v.call, cfg.target.url),
+            Err(why) => {
+                wrong += 1;
+                eprintln!(
+                    "bench-client: verification failed at {}: operation {}: {why}",
+                    cfg.target.url, v.call
+                );
+            }
+        }
+    }
+    Ok(if wrong == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }

@@ -17,6 +17,7 @@ mod link;
 mod schedule;
 mod stats;
 mod tls;
+pub mod verify;
 mod worker;
 
 use std::sync::Arc;

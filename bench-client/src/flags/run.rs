@@ -108,6 +108,11 @@ pub struct RunArgs {
     /// Exit 0 even when calls failed.
     #[arg(long)]
     pub allow_errors: bool,
+    /// Call the operation once per request variant and check each answer in full (status, fault, every
+    /// field against what was sent), then exit: 0 when every answer is right, 1 naming the operation, the
+    /// field path, the expected and received values. No load, no results document.
+    #[arg(long, conflicts_with_all = ["json", "hlog"])]
+    pub verify_only: bool,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the results document (schema wsbench.results/v1) here, atomically; `-`: to standard output

@@ -70,12 +70,17 @@ pub(super) fn validate(expected: &Expect, status: StatusCode, body: &[u8]) -> Re
             list.len()
         )),
         (Expect::Echo(sent), Response::Echo(list)) if list == sent => Ok(()),
-        (Expect::Echo(sent), Response::Echo(list)) => Err(format!(
-            "echo differs from the request ({} customers back, {} sent): {}",
-            list.len(),
-            sent.len(),
-            snippet(body)
-        )),
+        (Expect::Echo(sent), Response::Echo(list)) => {
+            Err(match super::diff::first_difference(sent, list) {
+                Some(d) => format!("echoResponse: customer{d}"),
+                None => format!(
+                    "echo differs from the request ({} customers back, {} sent): {}",
+                    list.len(),
+                    sent.len(),
+                    snippet(body)
+                ),
+            })
+        }
         _ => Err(format!("wrong response element: {}", snippet(body))),
     }
 }

@@ -49,10 +49,13 @@ pub(super) fn validate(expected: &Response, body: &[u8]) -> Result<(), String> {
         {
             format!("{} items echoed, {} sent", items.len(), want.len())
         }
-        _ => format!(
-            "{} response differs from the request: {}",
-            expected.operation(),
-            snippet(body)
-        ),
+        _ => match super::diff::first_difference(expected, &got) {
+            Some(d) => format!("{}Response: {d}", expected.operation()),
+            None => format!(
+                "{} response differs from the request: {}",
+                expected.operation(),
+                snippet(body)
+            ),
+        },
     })
 }

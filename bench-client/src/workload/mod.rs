@@ -8,6 +8,7 @@
 mod check;
 mod customer;
 mod cxf;
+mod diff;
 mod snippet;
 mod variant;
 
@@ -104,6 +105,11 @@ impl Workload {
             headers,
             variants,
         })
+    }
+
+    /// Every prepared request, once.
+    pub fn variants(&self) -> &[Variant] {
+        &self.variants
     }
 
     /// The request connection `conn` sends (connections cycle through the variants).

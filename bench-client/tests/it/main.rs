@@ -19,3 +19,4 @@ mod sigint;
 mod summary;
 mod support;
 mod tls;
+mod verify;

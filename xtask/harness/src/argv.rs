@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use super::scenario::{ClientStep, Length, ServerSpec};
+use super::scenario::{ClientStep, Instance, Length, ServerSpec};
+use super::sut::Peer;
 
 /// Where bench-server listens: `--http ADDR|off`, and `--chat ADDR` when chat is served.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +66,7 @@ pub fn client(
     step: &ClientStep,
     target: &str,
     json: &Path,
-    monitor_pid: u32,
+    monitor_pid: Option<u32>,
     label: &str,
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
@@ -85,7 +86,9 @@ pub fn client(
             flag("runs", r.to_string());
         }
         flag("json", json.display().to_string());
-        flag("monitor-pid", monitor_pid.to_string());
+        if let Some(pid) = monitor_pid {
+            flag("monitor-pid", pid.to_string());
+        }
         a.insert(0, "chat".to_owned());
         return a;
     }
@@ -132,10 +135,78 @@ pub fn client(
         flag("interval", i.to_string());
     }
     flag("json", json.display().to_string());
-    flag("monitor-pid", monitor_pid.to_string());
+    if let Some(pid) = monitor_pid {
+        flag("monitor-pid", pid.to_string());
+    }
     flag("label", label.to_owned());
     if !step.keepalive {
         a.push("--no-keepalive".to_owned());
+    }
+    a
+}
+
+/// bench-client's arguments to verify `step`'s operation at `url` before any load (`--verify-only`): the
+/// same request bodies the step sends (operation, sizes), one call each.
+pub fn verify(step: &ClientStep, url: &str) -> Vec<String> {
+    let mut a = vec![
+        "--url".to_owned(),
+        url.to_owned(),
+        "--operation".to_owned(),
+        step.operation.name().to_owned(),
+    ];
+    if let Some(p) = step.packet_size {
+        a.extend(["--packet-size".to_owned(), p.to_string()]);
+    }
+    if let Some(m) = &step.message_size {
+        a.extend(["--message-size".to_owned(), m.text.clone()]);
+    }
+    // As many request variants as the step's connections use (CXF ids differ per connection).
+    if let Some(c) = step.clients {
+        a.extend(["--clients".to_owned(), c.to_string()]);
+    }
+    a.push("--verify-only".to_owned());
+    a
+}
+
+/// A peer server's command line (peers/README.md, Running), after the CPU pinning prefix: bench-server's
+/// flags where a peer has them. gsoap serves as many connections at once as it has workers, so it gets at
+/// least as many as the instance's largest client count (and its default 64); its CPU is bounded by pinning.
+pub fn peer(
+    peer: Peer,
+    build: &Path,
+    spec: &ServerSpec,
+    instance: &Instance,
+    workers: Option<u32>,
+) -> Vec<String> {
+    let mut a = match peer {
+        Peer::Jaxws => vec![
+            wsbench_tools::jdk::JAVA.name.to_owned(),
+            "-jar".to_owned(),
+            build.join("wsbench-jaxws.jar").display().to_string(),
+        ],
+        Peer::Gsoap => vec![build.join("wsbench-gsoap").display().to_string()],
+    };
+    let workers = match peer {
+        Peer::Jaxws => workers,
+        Peer::Gsoap => {
+            let clients = instance
+                .steps
+                .iter()
+                .filter_map(|s| s.client.clients)
+                .max()
+                .unwrap_or(0);
+            Some(clients.max(64))
+        }
+    };
+    a.extend(["--http".to_owned(), "127.0.0.1:0".to_owned()]);
+    if let Some(w) = workers {
+        a.extend(["--workers".to_owned(), w.to_string()]);
+    }
+    if let Some(s) = &spec.max_body {
+        a.extend(["--max-body".to_owned(), s.bytes.to_string()]);
+    }
+    if let Some(n) = spec.store_cap {
+        a.extend(["--store-cap".to_owned(), n.to_string()]);
     }
     a
 }
@@ -174,7 +245,7 @@ mod tests {
             &step.client,
             "http://127.0.0.1:1",
             Path::new("steps/02.json"),
-            42,
+            Some(42),
             &step.label,
         );
         assert_eq!(
@@ -206,7 +277,7 @@ mod tests {
             &step.client,
             "127.0.0.1:9",
             Path::new("s.json"),
-            7,
+            Some(7),
             &step.label,
         )
         .join(" ");

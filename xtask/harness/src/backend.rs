@@ -93,6 +93,13 @@ pub trait Backend {
     /// when several clients ran). Err when nothing was run or no document can be had.
     fn run_step(&mut self, step: &Step, servers: &Servers, json: &Path) -> Result<ClientRun>;
 
+    /// Calls `step`'s operation once per request variant on `servers` and checks every answer in full
+    /// (bench-client `--verify-only`), before any load: Ok(true) verified, Ok(false) when this backend does
+    /// not verify (nothing was called), Err naming the operation, field path, expected and received values.
+    fn verify(&mut self, _step: &Step, _servers: &Servers) -> Result<bool> {
+        Ok(false)
+    }
+
     /// Sockets in TIME_WAIT where the clients run, when this backend can count them.
     fn time_wait(&self) -> Option<u64>;
 

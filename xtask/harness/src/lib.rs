@@ -4,7 +4,7 @@
 //! the tidy test holds them to is `xtask/src/tidy/layers.rs`'s `HARNESS`):
 //!
 //! - base: `paths`, `atomic` (whole-or-nothing writes), `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`;
-//! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`;
+//! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`, `sut` (which server a run measures);
 //! - plan: `scenario` (TOML → validated plan, in four jobs: file, set, validate, plan);
 //! - commands: `limits` (the machine's connection limits against a plan), `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
 //!   status rule), `artifacts` (arches, dist binaries, images, emulation), `containers` (what both container
@@ -39,5 +39,6 @@ pub mod rundoc;
 pub mod scenario;
 pub mod screenshot;
 pub mod stats;
+pub mod sut;
 pub mod swarm;
 pub mod thresholds;

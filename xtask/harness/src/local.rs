@@ -1,5 +1,6 @@
-//! The local backend: bench-server and bench-client as processes on this machine, on loopback, pinned to
-//! separate CPUs with taskset when there are two or more.
+//! The local backend: the server under test (bench-server, a peer server, or an external target it does not
+//! start) and bench-client as processes on this machine, on loopback, pinned to separate CPUs with taskset
+//! when there are two or more; the server's answers verified before each instance's load.
 
 mod faults;
 pub mod process;
@@ -12,6 +13,7 @@ use std::time::Duration;
 use anyhow::{bail, Context as _, Result};
 
 use super::argv::{self, Listen};
+use super::artifacts::peers::PeerBuilds;
 use super::artifacts::Binaries;
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
 use super::clock;
@@ -19,12 +21,14 @@ use super::pinning::Pinning;
 use super::provenance::Provenance;
 use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
+use super::sut::Sut;
 use process::ServerProcess;
 use wsbench_tools::process as programs;
 use wsbench_tools::{load, setpriv};
 
-/// How long bench-server may take to bind and print READY.
-pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a server may take to bind and print READY (jaxws: 4–9 s on a busy machine, publishing its
+/// endpoints; more when the machine is loaded).
+pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long bench-server may take to drain and exit after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_secs(20);
 
@@ -50,14 +54,21 @@ pub struct Local {
     bins: Binaries,
     pinning: Pinning,
     log: File,
+    /// The peer servers' builds (`target/peers/<name>-<hash>`), for the plan's `--sut` peers.
+    peers: PeerBuilds,
     server: Option<ServerProcess>,
     /// The running server's command line on the addresses it bound: how a kill-server fault restarts it.
     restart: Vec<String>,
+    /// The process bench-client samples for the server's CPU and RSS: the started server's, `--target-pid`'s,
+    /// or none (an external target without one).
+    monitor: Option<u32>,
+    /// The running instance is an external target.
+    external: bool,
 }
 
 impl Local {
     /// Servers log their stderr to `dir/server.log`.
-    pub fn new(bins: Binaries, pinning: Pinning, dir: &Path) -> Result<Local> {
+    pub fn new(bins: Binaries, pinning: Pinning, peers: PeerBuilds, dir: &Path) -> Result<Local> {
         let log = OpenOptions::new()
             .create(true)
             .append(true)
@@ -67,8 +78,11 @@ impl Local {
             bins,
             pinning,
             log,
+            peers,
             server: None,
             restart: Vec::new(),
+            monitor: None,
+            external: false,
         })
     }
 }
@@ -93,51 +107,42 @@ impl Backend for Local {
                 instance.servers
             );
         }
-        let pin = &self.pinning;
-        let workers = instance
-            .workers
-            .or(pin.enabled.then_some(pin.server_cpus.len() as u32));
-        let mut cmd = setpriv::tied_to_parent();
-        cmd.extend(pin.prefix(&pin.server_cpus));
-        cmd.push(self.bins.server.display().to_string());
-        cmd.extend(argv::server(
-            &plan.server,
-            workers,
-            &Listen::on(&plan.server, "127.0.0.1", 0, 0),
-        ));
-        writeln!(
-            self.log,
-            "==== wsbench {}: {}",
-            clock::timestamp(),
-            cmd.join(" ")
-        )?;
-        let server = ServerProcess::start(&cmd, self.log.try_clone()?, READY_TIMEOUT)
-            .with_context(|| format!("bench-server `{}` did not start", cmd.join(" ")))?;
-        let ready = server.ready.clone();
-        self.restart = on_bound_addresses(&cmd, &ready);
-        self.server = Some(server);
+        let target = match &instance.sut {
+            Sut::External(t) => t,
+            sut => return self.start_process(plan, instance, sut),
+        };
+        self.monitor = target.pid;
+        self.external = true;
         Ok(Servers {
             endpoints: vec![Endpoint {
-                http: ready.http.map(|a| format!("http://{a}")),
-                chat: ready.chat.map(|a| a.to_string()),
-                ready: ready.line(),
+                http: target.http.clone(),
+                chat: target.chat.clone(),
+                ready: format!(
+                    "at {} (not started by wsbench)",
+                    target
+                        .http
+                        .as_deref()
+                        .or(target.chat.as_deref())
+                        .unwrap_or("?")
+                ),
             }],
-            workers: ready.workers.or(workers),
-            commands: vec![cmd],
+            workers: None,
+            commands: vec![],
         })
     }
 
     fn servers_gone(&mut self) -> Option<String> {
         match self.server.as_mut() {
-            None => Some("bench-server is not running".to_owned()),
+            // An external target is not watched: its failures show as the step's errors.
+            None if self.external => None,
+            None => Some("the server is not running".to_owned()),
             Some(s) => s
                 .exited()
-                .map(|status| format!("bench-server exited ({status})")),
+                .map(|status| format!("the server exited ({status})")),
         }
     }
 
     fn run_step(&mut self, step: &Step, servers: &Servers, json: &Path) -> Result<ClientRun> {
-        let server = self.server.as_ref().context("no bench-server is running")?;
         let endpoint = servers.endpoints.first().context("no server endpoint")?;
         let target = if step.client.operation.is_chat() {
             endpoint.chat.clone()
@@ -154,7 +159,7 @@ impl Backend for Local {
             &step.client,
             &target,
             json,
-            server.ready.pid,
+            self.monitor,
             &step.label,
         ));
         if step.faults.is_empty() {
@@ -187,18 +192,85 @@ impl Backend for Local {
         Some(load::time_wait())
     }
 
+    fn verify(&mut self, step: &Step, servers: &Servers) -> Result<bool> {
+        let endpoint = servers.endpoints.first().context("no server endpoint")?;
+        let (Some(url), false) = (endpoint.http.as_deref(), step.client.operation.is_chat()) else {
+            return Ok(false);
+        };
+        let mut cmd = self.bins.client_runner.clone();
+        cmd.push(self.bins.client.display().to_string());
+        cmd.extend(argv::verify(&step.client, url));
+        let out = programs::output(&cmd).context("running bench-client --verify-only")?;
+        if out.status.success() {
+            return Ok(true);
+        }
+        let said = String::from_utf8_lossy(&out.stderr);
+        let said: Vec<&str> = said
+            .lines()
+            .map(|l| l.trim_start_matches("bench-client: "))
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        bail!("{}", said.join("; "))
+    }
+
     fn stop(&mut self, _log: &Path) -> Result<()> {
+        self.monitor = None;
         let Some(server) = self.server.take() else {
             return Ok(());
         };
-        let status = server.stop(STOP_GRACE).context("stopping bench-server")?;
+        let status = server.stop(STOP_GRACE).context("stopping the server")?;
         if !status.success() {
-            bail!("bench-server exited with {status} on SIGTERM (see server.log)");
+            bail!("the server exited with {status} on SIGTERM (see server.log)");
         }
         Ok(())
     }
 
     fn collect(&mut self, _run: &mut RunDoc, prov: &mut Provenance) {
         prov.pinning = self.pinning.clone();
+    }
+}
+
+impl Local {
+    /// Starts bench-server or a peer as a pinned child process and waits for its READY line.
+    fn start_process(&mut self, plan: &Plan, instance: &Instance, sut: &Sut) -> Result<Servers> {
+        let pin = &self.pinning;
+        let workers = instance
+            .workers
+            .or(pin.enabled.then_some(pin.server_cpus.len() as u32));
+        let mut cmd = setpriv::tied_to_parent();
+        cmd.extend(pin.prefix(&pin.server_cpus));
+        let listen = Listen::on(&plan.server, "127.0.0.1", 0, 0);
+        match sut {
+            Sut::Peer(peer) => {
+                let build = self.peers.get(*peer)?;
+                cmd.extend(argv::peer(*peer, build, &plan.server, instance, workers));
+            }
+            _ => {
+                cmd.push(self.bins.server.display().to_string());
+                cmd.extend(argv::server(&plan.server, workers, &listen));
+            }
+        }
+        writeln!(
+            self.log,
+            "==== wsbench {}: {}",
+            clock::timestamp(),
+            cmd.join(" ")
+        )?;
+        let server = ServerProcess::start(&cmd, self.log.try_clone()?, READY_TIMEOUT)
+            .with_context(|| format!("{sut} `{}` did not start", cmd.join(" ")))?;
+        let ready = server.ready.clone();
+        self.restart = on_bound_addresses(&cmd, &ready);
+        self.monitor = Some(ready.pid);
+        self.external = false;
+        self.server = Some(server);
+        Ok(Servers {
+            endpoints: vec![Endpoint {
+                http: ready.http.map(|a| format!("http://{a}")),
+                chat: ready.chat.map(|a| a.to_string()),
+                ready: ready.line(),
+            }],
+            workers: ready.workers.or(workers),
+            commands: vec![cmd],
+        })
     }
 }

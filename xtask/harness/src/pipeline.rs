@@ -18,6 +18,7 @@ use super::pinning::Pinning;
 use super::provenance::{self, Provenance};
 use super::rundoc::{FailedCheck, RunDoc, Status};
 use super::scenario::{Instance, Plan, Scenario, Step};
+use super::sut::{Peer, Sut};
 use super::swarm::{Swarm, SwarmOptions};
 use super::{atomic, busy, clock, interrupt, limits, paths, results, thresholds};
 pub use resume::Resumed;
@@ -53,6 +54,8 @@ pub struct RunOptions {
     /// `--resume DIR`: continue that run from its first unfinished step (its scenario, `--quick` and
     /// `--set`s are the run's own; `scenario`, `quick` and `sets` are not used).
     pub resume: Option<PathBuf>,
+    /// The servers measured, each in turn (`--sut`, `--target`); `[Sut::BenchServer]` by default.
+    pub suts: Vec<Sut>,
 }
 
 /// What a run wrote: its directory and run.json as written.
@@ -71,7 +74,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Some(r) => r.plan(&root)?,
         None => Scenario::load(&root, &opts.scenario)?.plan(opts.quick, &opts.sets)?,
     };
-    let mut plan = plan;
+    let mut plan = plan.for_suts(&opts.suts)?;
     plan.thresholds
         .extend(thresholds::collect(&toml::Table::new(), &opts.thresholds)?);
     // Several server instances (a scale-out scenario) exist only as containers.
@@ -79,6 +82,12 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Engine::Local if plan.needs_containers() => Engine::Docker(DockerOptions::default()),
         e => e.clone(),
     };
+    if opts.suts != [Sut::BenchServer] && !matches!(engine, Engine::Local) {
+        anyhow::bail!(
+            "--sut and --target run as processes on this machine; with --containers or --swarm only \
+             bench-server is measured so far"
+        );
+    }
     if opts.client_arch.is_some() && !matches!(engine, Engine::Local) {
         anyhow::bail!(
             "--client-arch runs an emulated client process: it cannot be combined with containers"
@@ -95,6 +104,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Engine::Local => artifacts::build_release(sh)?,
         Engine::Docker(_) | Engine::Swarm(_) => docker::binaries(sh)?,
     };
+    let peers = artifacts::peers::build_all(sh, &root, &peers_of(&opts.suts))?;
     let nofile = provenance::RlimitNofile {
         before: nofile_before,
         in_force: nofile,
@@ -106,7 +116,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
                 &sh.current_dir().join(&opts.out).join(&plan.scenario.name),
                 &started_at,
             )?;
-            let prov = Provenance::begin(
+            let mut prov = Provenance::begin(
                 sh,
                 &root,
                 &plan,
@@ -115,7 +125,9 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
                 pinning.clone(),
                 nofile,
             );
-            (dir, RunDoc::planned(&plan, started_at), prov)
+            let mut run = RunDoc::planned(&plan, started_at);
+            suts::begin(&plan, &opts.suts, &peers, &mut run, &mut prov);
+            (dir, run, prov)
         }
     };
     for short in limits::short_for(limits::most_connections(&plan)) {
@@ -132,7 +144,8 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     println!("wsbench: {} → {}", plan.scenario.name, dir.display());
     // run.json and provenance.json exist from the start: a run whose xtask is killed can be read and resumed.
     save(&dir, &run, &prov)?;
-    let mut backend: Box<dyn Backend> = match start_backend(sh, &engine, bins, pinning, &dir) {
+    let mut backend: Box<dyn Backend> = match start_backend(sh, &engine, bins, pinning, peers, &dir)
+    {
         Ok(b) => b,
         Err(e) => {
             run.problems.push(format!("{e:#}"));
@@ -153,10 +166,11 @@ fn start_backend(
     engine: &Engine,
     bins: artifacts::Binaries,
     pinning: Pinning,
+    peers: artifacts::peers::PeerBuilds,
     dir: &Path,
 ) -> Result<Box<dyn Backend>> {
     Ok(match engine {
-        Engine::Local => Box::new(Local::new(bins, pinning, dir)?),
+        Engine::Local => Box::new(Local::new(bins, pinning, peers, dir)?),
         Engine::Docker(o) => Box::new(docker::Docker::start(sh, o)?),
         Engine::Swarm(o) => Box::new(Swarm::start(sh, o)?),
     })
@@ -177,6 +191,18 @@ pub fn measure(
              {} cannot do them: run without --containers/--swarm",
             backend.describe()
         ));
+        return finish(dir, run, prov);
+    }
+    let external = plan.instances.iter().any(|i| {
+        matches!(i.sut, Sut::External(_))
+            && i.steps.iter().any(|s| !s.faults.is_empty())
+    });
+    if external {
+        run.problems.push(
+            "faults (kill-server, pause-server) are done to a server wsbench started; a --target it did not \
+             start is not its to kill or pause"
+                .to_owned(),
+        );
         return finish(dir, run, prov);
     }
     run_steps(plan, backend, dir, &mut run, &mut prov);
@@ -222,7 +248,28 @@ pub fn run_steps(
             .server
             .extend(servers.commands.iter().cloned());
         for e in &servers.endpoints {
-            println!("bench-server {}", e.ready);
+            println!("{} {}", instance.sut.name(), e.ready);
+        }
+        suts::identify(plan, instance, &servers, prov, run);
+        match suts::verify(instance, &servers, backend) {
+            Ok(0) => {}
+            Ok(n) => println!(
+                "{}: {n} call(s) verified in full before the load",
+                instance.sut
+            ),
+            Err(e) => {
+                run.problems.push(format!(
+                    "{} not measured: a call checked before any load was answered wrongly: {e:#}",
+                    instance.sut
+                ));
+                run.steps[first..index]
+                    .iter_mut()
+                    .for_each(|s| s.status = Status::Failed);
+                if let Err(e) = backend.stop(&log) {
+                    run.problems.push(format!("{e:#}"));
+                }
+                continue;
+            }
         }
         for (i, step) in (first..index).zip(&instance.steps) {
             if interrupt::interrupted() || stopped(run) {
@@ -359,6 +406,16 @@ fn save(dir: &Path, run: &RunDoc, prov: &Provenance) -> Result<()> {
         })
 }
 
+/// The peers among `suts`.
+fn peers_of(suts: &[Sut]) -> Vec<Peer> {
+    suts.iter()
+        .filter_map(|s| match s {
+            Sut::Peer(p) => Some(*p),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Judges the run's checks, settles its status and writes run.json and provenance.json.
 fn finish(dir: &Path, mut run: RunDoc, mut prov: Provenance) -> Result<Outcome> {
     run.finished_at = Some(clock::timestamp());
@@ -431,5 +488,7 @@ fn create_run_dir(base: &Path, started_at: &str) -> Result<PathBuf> {
     Ok(dir)
 }
 
+pub mod check;
+pub mod suts;
 #[cfg(test)]
 mod tests;

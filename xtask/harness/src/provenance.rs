@@ -47,9 +47,36 @@ pub struct Provenance {
     /// `--server-arch` (containers): the server image's architecture, build and emulator.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_arch: Option<ClientArch>,
+    /// Each server measured (`--sut`, `--target`), as it identified itself; absent: bench-server alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sut: Vec<SutRecord>,
     /// `run --resume`: each time the run was continued, and which steps were (re)run then.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumes: Vec<Resume>,
+}
+
+/// What was measured: one server under test, as it identified itself.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SutRecord {
+    /// `bench-server`, `jaxws`, `gsoap`, `external`.
+    pub name: String,
+    /// false: a server wsbench did not start (`--target`), which it neither pinned nor stopped.
+    pub started_by_wsbench: bool,
+    /// Where the clients reached it.
+    pub url: Option<String>,
+    /// Its `Server` header (GET of the URL), if it sent one.
+    pub server_header: Option<String>,
+    /// Service path → SHA-256 of the WSDL it served at `?wsdl` (SOAP scenarios).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub wsdl_sha256: BTreeMap<String, String>,
+    /// The process sampled for the server's CPU and RSS; None: not sampled.
+    pub sampled_pid: Option<u32>,
+    /// A peer's build directory (`target/peers/<name>-<hash>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    /// What could not be found out, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One `cargo xtask run --resume DIR`.
@@ -119,6 +146,7 @@ impl Provenance {
             swarm: None,
             server_arch: None,
             resumes: Vec::new(),
+            sut: Vec::new(),
         }
     }
 }

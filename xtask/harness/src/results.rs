@@ -42,7 +42,8 @@ pub struct Run {
 pub struct Step {
     pub meta: StepEntry,
     pub doc: StepDoc,
-    /// The run's record beside the figures (timeline, recoveries, connections), when the document has one.
+    /// What bench-client recorded beside the figures (timeline, the monitored process's CPU time), when
+    /// its document has it.
     pub record: Option<RunRecord>,
 }
 

@@ -149,6 +149,10 @@ pub struct StepEntry {
     /// The round of a repeated step (ids end `-r<round>`); None when steps run once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
+    /// The server it measured (`bench-server`, `jaxws`, `gsoap`, `external`) when the run named one
+    /// (`--sut`, `--target`); absent: bench-server alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sut: Option<String>,
     pub keepalive: bool,
     pub duration_s: Option<f64>,
     pub requests: Option<u64>,
@@ -205,6 +209,7 @@ impl StepEntry {
             workers: step.workers,
             servers: step.servers,
             round: step.round,
+            sut: step.sut.clone(),
             keepalive: c.keepalive,
             duration_s: match c.length {
                 Some(Length::Duration(d)) => Some(d.0.as_secs_f64()),

@@ -177,6 +177,49 @@ mod tests {
         clients = [1, 2]
     "#;
 
+    /// Several servers: each round runs every step against each server in turn, ids and labels naming it.
+    #[test]
+    fn servers_are_interleaved_by_round_and_named_in_ids() {
+        use crate::sut::Sut;
+        let suts = Sut::parse_list("bench-server,gsoap").unwrap();
+        let plan = scenario(BASE)
+            .plan(false, &["repeat=2".into()])
+            .unwrap()
+            .for_suts(&suts)
+            .unwrap();
+        let order: Vec<(String, String)> = plan
+            .instances
+            .iter()
+            .flat_map(|i| {
+                i.steps
+                    .iter()
+                    .map(|s| (i.sut.name().to_owned(), s.id.clone()))
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("bench-server", "01-clients-4-bench-server-r1"),
+                ("bench-server", "02-small-clients-4-bench-server-r1"),
+                ("gsoap", "01-clients-4-gsoap-r1"),
+                ("gsoap", "02-small-clients-4-gsoap-r1"),
+                ("bench-server", "01-clients-4-bench-server-r2"),
+                ("bench-server", "02-small-clients-4-bench-server-r2"),
+                ("gsoap", "01-clients-4-gsoap-r2"),
+                ("gsoap", "02-small-clients-4-gsoap-r2"),
+            ]
+            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        );
+        let step = &plan.instances[1].steps[0];
+        assert_eq!(step.label, "clients=4 sut=gsoap");
+        assert_eq!(step.sut.as_deref(), Some("gsoap"));
+        let one = scenario(BASE).plan(false, &[]).unwrap();
+        let ids: Vec<String> = one.steps().map(|s| s.id.clone()).collect();
+        let alone = one.for_suts(&[Sut::BenchServer]).unwrap();
+        assert_eq!(alone.steps().map(|s| s.id.clone()).collect::<Vec<_>>(), ids);
+        assert!(alone.steps().all(|s| s.sut.is_none()));
+    }
+
     /// The tidy check of every committed scenario: parses (deny_unknown_fields), validates full and quick,
     /// and the quick plan stays well inside the one-minute budget of `--quick`.
     #[test]

@@ -115,6 +115,7 @@ impl Page<'_> {
         self.findings(&mut h);
         self.published(&mut h);
         self.thresholds(&mut h);
+        self.servers(&mut h);
         self.steps(&mut h);
         h.push_str("<h2>Charts</h2>\n");
         for c in self.charts {
@@ -422,6 +423,41 @@ impl Page<'_> {
         }
         h.push_str("</table></div>\n<p class=\"sub\">Latencies in ms (corrected for coordinated omission in open loop). \
                     Client CPU is bench-client's own use of one CPU-second per second of wall time.</p>\n");
+    }
+
+    /// The servers measured side by side (`--sut`), a row per server for each step.
+    fn servers(&self, h: &mut String) {
+        let table = crate::side::table(self.run);
+        if table.is_empty() {
+            return;
+        }
+        h.push_str(
+            "<h2>Servers side by side</h2>\n<table>\n<tr><th>step</th><th>server</th><th>req/s</th>\
+             <th>p50 ms</th><th>p99 ms</th><th>server CPU per call</th><th>server RSS</th><th></th></tr>\n",
+        );
+        let or = |v: Option<f64>, unit: &str| {
+            v.map_or("not sampled".to_owned(), |v| format!("{}{unit}", num(v)))
+        };
+        for (step, cells) in &table {
+            for c in cells {
+                let _ = writeln!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    esc(step),
+                    esc(&c.sut),
+                    or(c.per_s, ""),
+                    or(c.p50_ms, ""),
+                    or(c.p99_ms, ""),
+                    or(c.cpu_us_per_call, " µs"),
+                    or(c.rss_mb, " MB"),
+                    c.rising.map_or(String::new(), |r| format!(
+                        "⚠ still rising (+{} %)",
+                        num(r * 100.0)
+                    )),
+                );
+            }
+        }
+        h.push_str("</table>\n");
     }
 
     fn provenance(&self, h: &mut String) {

@@ -13,6 +13,7 @@ pub mod fixtures;
 mod html;
 pub mod knee;
 mod plot;
+pub mod side;
 pub mod summary;
 mod sweep;
 #[cfg(test)]

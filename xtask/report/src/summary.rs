@@ -143,6 +143,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
         ));
     }
     o.line(format!("- Status: **{}**.", run.status_words()));
+    for r in loaded.provenance.iter().flat_map(|p| &p.sut) {
+        o.line(format!("- Server measured: {}", crate::side::identity(r)));
+    }
     for p in &run.problems {
         o.line(format!("- Problem: {p}"));
     }
@@ -160,6 +163,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     }
 
     headline(o, loaded);
+    for line in crate::side::lines(loaded) {
+        o.line(line);
+    }
     thresholds(o, loaded);
     steps_table(o, run, docs);
     for line in crate::faults::section(loaded)

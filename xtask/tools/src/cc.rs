@@ -1,6 +1,6 @@
 //! The C toolchain that links the static binaries: the host's `cc` or a cross `<prefix>-gcc`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use xshell::{cmd, Shell};
 
@@ -33,4 +33,33 @@ pub fn static_libc(sh: &Shell, linker: &str) -> Option<PathBuf> {
         .unwrap_or_default();
     let path = PathBuf::from(found.trim());
     (path.is_absolute() && path.exists()).then_some(path)
+}
+
+pub const GXX: Program = Program {
+    name: "g++",
+    version_args: &["--version"],
+    install: "apt-get install g++ libgsoap-dev",
+    used_for: "building the gsoap peer server (--sut gsoap)",
+};
+
+/// `g++` of `sources` into `out`, linking gSOAP's `libgsoap++` statically (its flags as Debian built it:
+/// `pkg-config --cflags gsoap++`), with the include directories `includes`.
+pub fn gxx_gsoap(
+    sh: &Shell,
+    includes: &[PathBuf],
+    sources: &[PathBuf],
+    out: &Path,
+) -> anyhow::Result<()> {
+    GXX.require(sh)?;
+    let includes: Vec<String> = includes
+        .iter()
+        .map(|d| format!("-I{}", d.display()))
+        .collect();
+    cmd!(
+        sh,
+        "g++ -std=c++17 -O2 -g -Wall -Wextra -pthread -DWITH_IPV6 -DWITH_DOM {includes...} {sources...} -Wl,-Bstatic -lgsoap++ -Wl,-Bdynamic -o {out}"
+    )
+    .quiet()
+    .run()?;
+    Ok(())
 }

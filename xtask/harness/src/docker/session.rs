@@ -207,7 +207,7 @@ impl Session {
                 share,
                 &target,
                 &Path::new(OUT).join(&file),
-                1,
+                Some(1),
                 &step.label,
             ));
             let child = docker::run_attached(&args)?;

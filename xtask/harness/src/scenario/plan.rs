@@ -8,6 +8,7 @@ use super::file::{FaultSpec, Operation, ServerSpec, StepSpec};
 use super::set::Draft;
 use super::validate::{self, ClientStep};
 use super::Scenario;
+use crate::sut::Sut;
 use crate::thresholds::{self, Threshold};
 
 /// Expands `draft` (the scenario with its overrides applied) into the plan of a run.
@@ -49,6 +50,7 @@ pub(super) fn expand(
         instances.push(Instance {
             workers: w,
             servers: s.unwrap_or(1),
+            sut: Sut::BenchServer,
             steps,
         });
     }
@@ -139,6 +141,7 @@ fn step(
         workers,
         servers: s,
         round: None,
+        sut: None,
         client,
         faults: Vec::new(),
     })
@@ -157,6 +160,28 @@ fn rounds(steps: &[Step], repeat: u32) -> Vec<Step> {
         .collect()
 }
 
+/// `step` against `sut`: its name in the id (before the round) and in the label.
+fn for_sut(step: &Step, sut: &Sut) -> Step {
+    let base = match step.round {
+        Some(r) => step
+            .id
+            .strip_suffix(&format!("-r{r}"))
+            .unwrap_or(&step.id)
+            .to_owned(),
+        None => step.id.clone(),
+    };
+    let mut id = format!("{base}-{}", sut.name());
+    if let Some(r) = step.round {
+        id.push_str(&format!("-r{r}"));
+    }
+    Step {
+        id,
+        label: format!("{} sut={}", step.label, sut.name()),
+        sut: Some(sut.name().to_owned()),
+        ..step.clone()
+    }
+}
+
 /// One step of a run: a bench-client invocation against one server instance.
 #[derive(Debug, Clone)]
 pub struct Step {
@@ -170,6 +195,8 @@ pub struct Step {
     pub servers: Option<u32>,
     /// The round (1 …) of a repeated step (`repeat`), None when steps run once.
     pub round: Option<u32>,
+    /// The server it measures, when the run names one (`--sut`, `--target`); None: bench-server alone.
+    pub sut: Option<String>,
     pub client: ClientStep,
     /// Faults done to the server while the step runs (`[[fault]]`, `--fault`), in order of `at`.
     pub faults: Vec<FaultSpec>,
@@ -182,6 +209,8 @@ pub struct Instance {
     pub workers: Option<u32>,
     /// How many bench-server instances (containers) serve the steps.
     pub servers: u32,
+    /// The server the steps measure (bench-server unless `--sut`/`--target` say otherwise).
+    pub sut: Sut,
     pub steps: Vec<Step>,
 }
 
@@ -202,6 +231,60 @@ pub struct Plan {
 impl Plan {
     pub fn steps(&self) -> impl Iterator<Item = &Step> {
         self.instances.iter().flat_map(|i| &i.steps)
+    }
+
+    /// The plan run against each of `suts` in turn: with one, every instance measures it (ids unchanged);
+    /// with several, each instance is split by round and each round runs against
+    /// every SUT in the order given (rounds interleaved, so drift of the machine spreads over them alike),
+    /// each step's id and label naming its server (`01-clients-4-gsoap-r1`, `clients=4 sut=gsoap`).
+    pub fn for_suts(mut self, suts: &[Sut]) -> Result<Plan> {
+        ensure!(!suts.is_empty(), "no server to measure");
+        for sut in suts {
+            if !matches!(sut, Sut::BenchServer) {
+                ensure!(
+                    !self.needs_containers(),
+                    "{sut} cannot be measured by a scale-out scenario (several bench-server instances)"
+                );
+            }
+            if matches!(sut, Sut::Peer(_)) && self.steps().any(|s| s.client.operation.is_chat()) {
+                anyhow::bail!(
+                    "{} has no peer for {sut}: the peers serve SOAP and HTTP, not the chat protocol",
+                    self.scenario.name
+                );
+            }
+        }
+        if let [only] = suts {
+            let name = (*only != Sut::BenchServer).then(|| only.name().to_owned());
+            for i in &mut self.instances {
+                i.sut = only.clone();
+                for st in &mut i.steps {
+                    st.sut.clone_from(&name);
+                }
+            }
+            return Ok(self);
+        }
+        let mut out = Vec::new();
+        for inst in &self.instances {
+            let mut rounds: Vec<Option<u32>> = inst.steps.iter().map(|s| s.round).collect();
+            rounds.dedup();
+            for round in rounds {
+                for sut in suts {
+                    let steps = inst
+                        .steps
+                        .iter()
+                        .filter(|s| s.round == round)
+                        .map(|s| for_sut(s, sut))
+                        .collect();
+                    out.push(Instance {
+                        sut: sut.clone(),
+                        steps,
+                        ..inst.clone()
+                    });
+                }
+            }
+        }
+        self.instances = out;
+        Ok(self)
     }
 
     /// Several server instances: only container runs provide them.

@@ -392,7 +392,7 @@ impl Session {
             interrupt::check()?;
             let server = &self.servers[i % self.servers.len()];
             let target = clients::target(share, &server.http_url, &server.chat_addr, &step.id)?;
-            let mut command = argv::client(share, &target, Path::new(RESULT), 0, &step.label);
+            let mut command = argv::client(share, &target, Path::new(RESULT), Some(0), &step.label);
             // The server runs on another node: there is no process of it to sample from a client task.
             if let Some(at) = command.iter().position(|a| a == "--monitor-pid") {
                 command.drain(at..at + 2);

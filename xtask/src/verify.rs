@@ -1,0 +1,306 @@
+//! `cargo xtask verify <scenario> [--sut LIST | --target URL]`: would these servers pass? Each is started (or
+//! reached) as `run` would, and every call the scenario's steps make is made once and its answer checked in
+//! full (bench-client `--verify-only`); no load, no results. Exit 1 names the server, operation, field path,
+//! expected and received values.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context as _, Result};
+use xshell::Shell;
+
+use wsbench_harness::pipeline::check;
+use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
+use wsbench_harness::sut::{Sut, Target};
+
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct Args {
+    /// Scenario name (see `cargo xtask list`) or the path of a scenario .toml file.
+    pub(crate) scenario: String,
+    /// The servers to check: `bench-server`, `jaxws`, `gsoap`, comma-separated.
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = "bench-server",
+        conflicts_with = "target"
+    )]
+    pub(crate) sut: String,
+    /// A server wsbench did not start: `http://HOST:PORT` (a URL with a path of its own is the service's).
+    #[arg(long, value_name = "URL")]
+    pub(crate) target: Option<String>,
+    /// Override a scenario value (as `run --set`): the calls checked are those of the steps it makes.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub(crate) sets: Vec<String>,
+}
+
+pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
+    let suts = match &args.target {
+        Some(t) => vec![Sut::External(Target::parse(t, None)?)],
+        None => Sut::parse_list(&args.sut)?,
+    };
+    let opts = RunOptions {
+        scenario: args.scenario.clone(),
+        quick: false,
+        sets: args.sets.clone(),
+        out: PathBuf::new(),
+        pin: true,
+        engine: Engine::Local,
+        client_arch: None,
+        thresholds: Vec::new(),
+        suts,
+        resume: None,
+    };
+    let logs = sh.create_temp_dir()?;
+    let verdicts = check::verify(sh, &opts, logs.path())?;
+    let mut refused = 0;
+    for v in &verdicts {
+        match &v.outcome {
+            Ok(0) => println!("not checked {}: the scenario makes no HTTP call", v.sut),
+            Ok(n) => println!(
+                "ok      {}: {n} distinct call(s) answered right in full",
+                v.sut
+            ),
+            Err(e) => {
+                refused += 1;
+                println!("REFUSED {e:#}");
+            }
+        }
+    }
+    if refused > 0 {
+        let log = std::fs::read_to_string(logs.path().join("server.log")).unwrap_or_default();
+        if !log.trim().is_empty() {
+            eprintln!("the servers' log:\n{}", tail(&log, 20));
+        }
+        bail!(
+            "{refused} of {} server(s) would not be measured by {}",
+            verdicts.len(),
+            args.scenario
+        );
+    }
+    Ok(())
+}
+
+/// The last `n` lines of `text`.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// This subcommand's steps of `cargo xtask test`: the servers side by side on a short customer-small run;
+/// `--target` against a bench-server started by the test itself; a wrong server refused before any load; and,
+/// opt-in (`--only sut:zeep`: over 3 minutes here, most of it the JVM's first calls), zeep's check of every
+/// peer.
+pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
+    use crate::testing::Step;
+    vec![
+        Step::new("sut:side-by-side", side_by_side),
+        Step::new("sut:target", target),
+        Step::new("sut:refused", refused),
+        Step::opt_in("sut:zeep", zeep),
+    ]
+}
+
+/// Quick customer-small on bench-server, gsoap and jaxws, shortened: one summary with the three side by side.
+fn side_by_side(sh: &Shell) -> Result<()> {
+    let suts = Sut::parse_list("bench-server,gsoap,jaxws")?;
+    crate::testing::quick_scenario_with(
+        sh,
+        "customer-small",
+        |o| {
+            o.suts = suts;
+            o.sets = vec!["duration=3s".into(), "warmup=2s".into()];
+        },
+        |outcome| {
+            let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+            anyhow::ensure!(
+                summary.contains("## Servers side by side"),
+                "no side-by-side section:\n{summary}"
+            );
+            for name in ["bench-server", "gsoap", "jaxws"] {
+                anyhow::ensure!(
+                    summary.contains(&format!("| {name} |")),
+                    "{name} is not in the side-by-side table:\n{summary}"
+                );
+            }
+            let prov = provenance(outcome)?;
+            anyhow::ensure!(prov.sut.len() == 3, "provenance.json has {:?}", prov.sut);
+            for r in &prov.sut {
+                anyhow::ensure!(
+                    r.started_by_wsbench && !r.wsdl_sha256.is_empty() && r.url.is_some(),
+                    "the record of {} lacks its identity: {r:?}",
+                    r.name
+                );
+            }
+            Ok(())
+        },
+    )
+}
+
+/// A bench-server started here by hand (as a user would), measured with `--target` and `--target-pid`.
+fn target(sh: &Shell) -> Result<()> {
+    use wsbench_harness::local::process::ServerProcess;
+    let bins = wsbench_harness::artifacts::build_release(sh)?;
+    let log = tempfile_log(sh)?;
+    let argv = vec![
+        bins.server.display().to_string(),
+        "--http".to_owned(),
+        "127.0.0.1:0".to_owned(),
+    ];
+    let server = ServerProcess::start(&argv, log, std::time::Duration::from_secs(30))?;
+    let url = format!(
+        "http://{}",
+        server.ready.http.context("bench-server serves no HTTP")?
+    );
+    let pid = server.ready.pid;
+    let result = crate::testing::quick_scenario_with(
+        sh,
+        "customer-small",
+        |o| {
+            o.suts = vec![Sut::External(Target {
+                http: Some(url.clone()),
+                chat: None,
+                pid: Some(pid),
+            })];
+            o.sets = vec!["duration=2s".into(), "warmup=1s".into()];
+        },
+        |outcome| {
+            let prov = provenance(outcome)?;
+            let r = prov.sut.first().context("provenance.json has no sut")?;
+            anyhow::ensure!(
+                !r.started_by_wsbench
+                    && r.url.as_deref() == Some(url.as_str())
+                    && r.sampled_pid == Some(pid)
+                    && r.wsdl_sha256.contains_key(bench_proto::customer::PATH),
+                "provenance.json's sut: {r:?}"
+            );
+            anyhow::ensure!(prov.commands.server.is_empty(), "wsbench started a server");
+            let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+            anyhow::ensure!(
+                summary.contains("not started by wsbench") && summary.contains(&url),
+                "summary.md does not say what it measured:\n{summary}"
+            );
+            Ok(())
+        },
+    );
+    server.stop(std::time::Duration::from_secs(20))?;
+    result
+}
+
+/// A server answering 404 to everything: `verify` refuses it naming the operation, and a run measures
+/// nothing (no step document, the run failed) — the load never started.
+fn refused(sh: &Shell) -> Result<()> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let url = format!("http://{}", listener.local_addr()?);
+    std::thread::spawn(move || answer_404(&listener));
+    let opts = |out: PathBuf| RunOptions {
+        scenario: "customer-small".into(),
+        quick: true,
+        sets: vec!["duration=1s".into()],
+        out,
+        pin: true,
+        engine: Engine::Local,
+        client_arch: None,
+        thresholds: Vec::new(),
+        suts: vec![Sut::External(Target::parse(&url, None).expect("a URL"))],
+        resume: None,
+    };
+    let tmp = sh.create_temp_dir()?;
+    let verdicts = check::verify(sh, &opts(PathBuf::new()), tmp.path())?;
+    let said = format!("{:#}", verdicts[0].outcome.as_ref().expect_err("refused"));
+    anyhow::ensure!(
+        said.contains("operation echo") && said.contains("HTTP 404"),
+        "verify's refusal does not name the operation and status: {said}"
+    );
+    let outcome = wsbench_harness::pipeline::execute(sh, &opts(tmp.path().to_path_buf()))?;
+    let steps = std::fs::read_dir(outcome.dir.join("steps"))?.count();
+    anyhow::ensure!(
+        steps == 0
+            && outcome
+                .run
+                .problems
+                .iter()
+                .any(|p| p.contains("not measured") && p.contains("HTTP 404")),
+        "a refused server was measured ({steps} documents): {:?}",
+        outcome.run.problems
+    );
+    println!("refused before any load: {said}");
+    Ok(())
+}
+
+/// zeep, a third-party SOAP client, checks every operation on bench-server and both peers started fresh
+/// (`get` compared with bench-server's answers), and shows with `--self-test` that a wrong answer fails.
+fn zeep(sh: &Shell) -> Result<()> {
+    use std::time::Duration;
+    use wsbench_harness::artifacts::peers;
+    use wsbench_harness::local::process::ServerProcess;
+    use wsbench_harness::sut::Peer;
+    use wsbench_tools::python;
+    anyhow::ensure!(
+        python::has_zeep(sh),
+        "python3 cannot import zeep: {}",
+        python::PYTHON3.install
+    );
+    let root = wsbench_harness::paths::project_root();
+    let bins = wsbench_harness::artifacts::build_release(sh)?;
+    let built = peers::build_all(sh, &root, &Peer::ALL)?;
+    let listen = ["--http".to_owned(), "127.0.0.1:0".to_owned()];
+    let mut argvs = vec![[vec![bins.server.display().to_string()], listen.to_vec()].concat()];
+    for (peer, dir) in built.iter() {
+        let mut a = match peer {
+            Peer::Jaxws => vec![
+                wsbench_tools::jdk::JAVA.name.to_owned(),
+                "-jar".to_owned(),
+                dir.join("wsbench-jaxws.jar").display().to_string(),
+            ],
+            Peer::Gsoap => vec![dir.join("wsbench-gsoap").display().to_string()],
+        };
+        a.extend(listen.iter().cloned());
+        argvs.push(a);
+    }
+    let mut servers = Vec::new();
+    for argv in &argvs {
+        servers.push(ServerProcess::start(
+            argv,
+            tempfile_log(sh)?,
+            Duration::from_secs(60),
+        )?);
+    }
+    let urls: Vec<String> = servers
+        .iter()
+        .filter_map(|s| s.ready.http.map(|a| format!("http://{a}")))
+        .collect();
+    let script = root.join("peers/tests/zeep_check.py");
+    let mut args = vec!["--reference".to_owned(), urls[0].clone()];
+    args.extend(urls.iter().cloned());
+    let checked = python::run(sh, &script, &args)
+        .and_then(|()| python::run(sh, &script, &["--self-test".to_owned(), urls[1].clone()]));
+    for s in servers {
+        s.stop(Duration::from_secs(20))?;
+    }
+    checked
+}
+
+/// Answers every request on `listener` with 404 (one request per connection).
+fn answer_404(listener: &std::net::TcpListener) {
+    use std::io::{Read as _, Write as _};
+    for mut s in listener.incoming().map_while(Result::ok) {
+        let mut buf = [0u8; 65536];
+        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+        let _ = s.read(&mut buf);
+        let _ = s.write_all(
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found",
+        );
+    }
+}
+
+fn provenance(outcome: &Outcome) -> Result<wsbench_harness::provenance::Provenance> {
+    let text = std::fs::read_to_string(outcome.dir.join("provenance.json"))?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+fn tempfile_log(sh: &Shell) -> Result<std::fs::File> {
+    let dir = sh.create_temp_dir()?;
+    let path = dir.path().join("server.log");
+    // The directory outlives the file handle only as long as the test: leak it on purpose.
+    std::mem::forget(dir);
+    Ok(std::fs::File::create(path)?)
+}
