@@ -500,18 +500,7 @@ fn only_the_tools_crate_runs_programs_or_reads_proc() {
 }
 
 /// Production functions of the workspace allowed past 100 lines, each with its reason.
-const LONG_FUNCTIONS: [(&str, &str, &str); 2] = [
-    (
-        "bench-client/src/chat/user.rs",
-        "converse",
-        "being reworked in another branch (client)",
-    ),
-    (
-        "bench-client/src/chat/driver.rs",
-        "run_once",
-        "being reworked in another branch (client)",
-    ),
-];
+const LONG_FUNCTIONS: [(&str, &str, &str); 0] = [];
 
 /// No production function of the workspace (xtask, its crates, bench-proto, bench-server, bench-client) runs
 /// past 100 lines but the listed exceptions.

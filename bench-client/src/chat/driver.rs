@@ -60,42 +60,10 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
         load.count as usize,
     );
     let mut shared = Arc::new(RunShared::new(load.clone(), phase, stamps));
-    let mut tasks: Vec<JoinHandle<UserResult>> = Vec::with_capacity(load.connections() as usize);
-    let mut controls: Vec<mpsc::Sender<Phase>> = Vec::with_capacity(tasks.capacity());
-    let mut driver_errors = ErrorCounts::default();
-    let mut first_errors = Vec::new();
-
-    'rooms: for room in 0..load.rooms as usize {
-        for number in 1..=load.users {
-            let (entered_tx, entered) = oneshot::channel();
-            // Room for both messages a user can get: Running, then Abort.
-            let (control, ctl) = mpsc::channel(2);
-            controls.push(control);
-            let user = User::new(shared.clone(), room, number, entered_tx);
-            tasks.push(tokio::spawn(user.run(ctl)));
-            let ready = tokio::select! {
-                r = timeout(load.timeout, entered) => r,
-                _ = stop.wait_for(|&s| s) => break 'rooms,
-            };
-            match ready {
-                Ok(Ok(Ok(()))) => {}
-                // The user counted its own error and aborted the run.
-                Ok(Ok(Err(_))) | Ok(Err(_)) => break 'rooms,
-                Err(_) => {
-                    *driver_errors.get_mut(ErrorKind::Timeout) += 1;
-                    first_errors.push(format!(
-                        "Mark{number} in Room{}: not entered within {:?}",
-                        load.start as usize + room,
-                        load.timeout
-                    ));
-                    break 'rooms;
-                }
-            }
-        }
-    }
+    let users = enter_all(load, &shared, &mut stop).await;
 
     let all_entered =
-        tasks.len() as u64 == load.connections() && *shared.phase.borrow() == Phase::Setup;
+        users.tasks.len() as u64 == load.connections() && *shared.phase.borrow() == Phase::Setup;
     let begin = Instant::now();
     let started = all_entered
         && shared.phase.send_if_modified(|p| {
@@ -106,7 +74,7 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
             setup
         });
     tell(
-        &controls,
+        &users.controls,
         if started {
             Phase::Running
         } else {
@@ -115,16 +83,16 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
     );
 
     let mut failed = shared.phase.subscribe();
-    let mut join = Box::pin(join_all(tasks));
+    let mut join = Box::pin(join_all(users.tasks));
     let results = tokio::select! {
         r = &mut join => r,
         _ = stop.wait_for(|&s| s) => {
             shared.phase.send_replace(Phase::Abort);
-            tell(&controls, Phase::Abort);
+            tell(&users.controls, Phase::Abort);
             join.await
         }
         _ = failed.wait_for(|&p| p == Phase::Abort) => {
-            tell(&controls, Phase::Abort);
+            tell(&users.controls, Phase::Abort);
             join.await
         }
     };
@@ -137,11 +105,88 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
         validated: 0,
         bytes_sent: 0,
         bytes_received: 0,
-        errors: driver_errors,
-        first_errors,
+        errors: users.errors,
+        first_errors: users.first_errors,
         latency: new_histogram(),
         completed: started && *shared.phase.borrow() == Phase::Running,
     };
+    let end = add_up(&mut out, results, begin);
+    // Every user task has ended, and with it its share of `shared`.
+    match Arc::get_mut(&mut shared) {
+        Some(shared) => {
+            for h in shared.latency.iter_mut() {
+                // Same precision on both sides, and the sum grows to any range: adding cannot fail.
+                let _ = out.latency.add(&*h.get_mut());
+            }
+        }
+        None => {
+            *out.errors.get_mut(ErrorKind::Io) += 1;
+            out.first_errors
+                .push("the run's latency histograms were still in use".to_owned());
+            out.completed = false;
+        }
+    }
+    if started {
+        out.elapsed = end.saturating_duration_since(begin);
+    }
+    out
+}
+
+/// The users created so far, their control channels, and what went wrong while they entered.
+struct Entered {
+    tasks: Vec<JoinHandle<UserResult>>,
+    controls: Vec<mpsc::Sender<Phase>>,
+    errors: ErrorCounts,
+    first_errors: Vec<String>,
+}
+
+/// Creates the users room by room, each entered before the next connects; stops at the first that fails to
+/// enter (it counted its own error), at a user not entered within the timeout, or when `stop` turns true.
+async fn enter_all(
+    load: &ChatLoad,
+    shared: &Arc<RunShared>,
+    stop: &mut watch::Receiver<bool>,
+) -> Entered {
+    let mut users = Entered {
+        tasks: Vec::with_capacity(load.connections() as usize),
+        controls: Vec::with_capacity(load.connections() as usize),
+        errors: ErrorCounts::default(),
+        first_errors: Vec::new(),
+    };
+    for room in 0..load.rooms as usize {
+        for number in 1..=load.users {
+            let (entered_tx, entered) = oneshot::channel();
+            // Room for both messages a user can get: Running, then Abort.
+            let (control, ctl) = mpsc::channel(2);
+            users.controls.push(control);
+            let user = User::new(shared.clone(), room, number, entered_tx);
+            users.tasks.push(tokio::spawn(user.run(ctl)));
+            let ready = tokio::select! {
+                r = timeout(load.timeout, entered) => r,
+                _ = stop.wait_for(|&s| s) => return users,
+            };
+            match ready {
+                Ok(Ok(Ok(()))) => {}
+                // The user counted its own error and aborted the run.
+                Ok(Ok(Err(_))) | Ok(Err(_)) => return users,
+                Err(_) => {
+                    *users.errors.get_mut(ErrorKind::Timeout) += 1;
+                    users.first_errors.push(format!(
+                        "Mark{number} in Room{}: not entered within {:?}",
+                        load.start as usize + room,
+                        load.timeout
+                    ));
+                    return users;
+                }
+            }
+        }
+    }
+    users
+}
+
+/// Adds every user's counts into `out` (a panicked user is an I/O error); returns when the last connection
+/// closed.
+fn add_up(out: &mut RunOutcome, results: (Vec<UserResult>, u64), begin: Instant) -> Instant {
     let (results, panicked) = results;
     if panicked > 0 {
         *out.errors.get_mut(ErrorKind::Io) += panicked;
@@ -164,25 +209,7 @@ pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>
         }
         end = end.max(r.closed_at);
     }
-    // Every user task has ended, and with it its share of `shared`.
-    match Arc::get_mut(&mut shared) {
-        Some(shared) => {
-            for h in shared.latency.iter_mut() {
-                // Same precision on both sides, and the sum grows to any range: adding cannot fail.
-                let _ = out.latency.add(&*h.get_mut());
-            }
-        }
-        None => {
-            *out.errors.get_mut(ErrorKind::Io) += 1;
-            out.first_errors
-                .push("the run's latency histograms were still in use".to_owned());
-            out.completed = false;
-        }
-    }
-    if started {
-        out.elapsed = end.saturating_duration_since(begin);
-    }
-    out
+    end
 }
 
 /// Tells every user (whose channel has room for it: each gets at most two messages).

@@ -10,7 +10,7 @@
 
 use std::cell::RefCell;
 use std::future::{poll_fn, Future};
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -25,7 +25,7 @@ use thread_local::ThreadLocal;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio::time::{interval_at, sleep_until, timeout, Instant, MissedTickBehavior};
+use tokio::time::{interval_at, sleep_until, timeout, Instant, MissedTickBehavior, Sleep};
 
 use super::flagged::Flagged;
 use super::load::ChatLoad;
@@ -103,6 +103,14 @@ enum Action {
     Pong,
     Close,
     Fail(ErrorKind, String),
+}
+
+/// Pause mode's send timer, and whether anything arrived since the stall detector's last tick.
+struct Pacing {
+    /// When this user sends next (allocated once per user, not per message).
+    send_timer: Pin<Box<Sleep>>,
+    send_armed: bool,
+    active: bool,
 }
 
 /// What woke the conversation loop.
@@ -230,39 +238,18 @@ impl User {
         // registered or reset per message.)
         let mut stall = interval_at(Instant::now() + limit, limit);
         stall.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let mut active = false;
-        // Pause mode: when this user sends next.
-        let send_timer = sleep_until(Instant::now());
-        tokio::pin!(send_timer);
-        let mut send_armed = false;
+        let mut pace = Pacing {
+            send_timer: Box::pin(sleep_until(Instant::now())),
+            send_armed: false,
+            active: false,
+        };
         // Raised when the control channel or a timer may be ready (see `flagged`).
         let side = Flagged::new();
         loop {
-            let mut used = 0;
-            loop {
-                let action = match decode(&buf[used..], MAX_PACKET) {
-                    Ok(Some((packet, n))) => {
-                        used += n;
-                        self.handle(packet)
-                    }
-                    Ok(None) => break,
-                    Err(e) => Action::Fail(
-                        ErrorKind::Validation,
-                        format!("bad packet from the server: {e}"),
-                    ),
-                };
-                // Waiting to start polls the control channel with the task's own waker.
-                let uses_ctl = matches!(action, Action::StartThenChat);
-                if !self.act(action, &mut stream, ctl).await {
-                    return;
-                }
-                if uses_ctl {
-                    side.raise();
-                }
+            if !self.drain(&mut buf, &mut stream, ctl, &side).await {
+                return;
             }
-            buf.advance(used);
-            buf.reserve(4096);
-            if !paced && self.running && !send_armed && self.sent == count {
+            if !paced && self.running && !pace.send_armed && self.sent == count {
                 self.maybe_leave_paused(&mut stream).await;
             }
             // The read first: a packet that has arrived is handled without polling the control channel
@@ -284,7 +271,8 @@ impl User {
                     let mut scx = side.context(cx);
                     let event = if let Poll::Ready(p) = ctl.poll_recv(&mut scx) {
                         Event::Phase(p)
-                    } else if send_armed && send_timer.as_mut().poll(&mut scx).is_ready() {
+                    } else if pace.send_armed && pace.send_timer.as_mut().poll(&mut scx).is_ready()
+                    {
                         Event::SendDue
                     } else if stall.poll_tick(&mut scx).is_ready() {
                         Event::Tick
@@ -297,63 +285,105 @@ impl User {
                 })
                 .await
             };
-            match event {
-                Event::Read(read) => match read {
-                    Ok(0) => {
-                        if !self.done {
-                            self.fail(ErrorKind::Io, "the server closed the connection".into());
-                        }
-                        return;
-                    }
-                    Ok(n) => {
-                        self.result.bytes_received += n as u64;
-                        active = true;
-                    }
-                    Err(e) => {
-                        self.fail(ErrorKind::Io, format!("reading: {e}"));
-                        return;
-                    }
-                },
-                Event::Phase(phase) => match phase {
-                    Some(Phase::Running) => {
-                        self.running = true;
-                        active = true;
-                        if !paced {
-                            let first = self.shared.load.pause.mul_f64(self.random_fraction());
-                            send_timer.as_mut().reset(Instant::now() + first);
-                            send_armed = true;
-                        }
-                    }
-                    Some(Phase::Setup) => {}
-                    Some(Phase::Abort) | None => return,
-                },
-                Event::SendDue => {
-                    self.sent += 1;
-                    if !self.send_chat(&mut stream).await {
-                        return;
-                    }
-                    send_armed = self.sent < count;
-                    if send_armed {
-                        send_timer
-                            .as_mut()
-                            .reset(Instant::now() + self.shared.load.pause);
-                    }
+            if !self.on_event(event, &mut stream, &mut pace).await {
+                return;
+            }
+        }
+    }
+
+    /// Handles every whole packet in `buf` and drops them from it; false when the conversation is over.
+    async fn drain(
+        &mut self,
+        buf: &mut BytesMut,
+        stream: &mut TcpStream,
+        ctl: &mut mpsc::Receiver<Phase>,
+        side: &Flagged,
+    ) -> bool {
+        let mut used = 0;
+        loop {
+            let action = match decode(&buf[used..], MAX_PACKET) {
+                Ok(Some((packet, n))) => {
+                    used += n;
+                    self.handle(packet)
                 }
-                Event::Tick => {
-                    if !active && (self.running || self.entered.is_some()) {
-                        let what = if self.entered.is_some() {
-                            "entering the room"
-                        } else {
-                            "the next packet"
-                        };
-                        self.fail(
-                            ErrorKind::Timeout,
-                            format!("waited more than {limit:?} for {what}"),
-                        );
-                        return;
-                    }
-                    active = false;
+                Ok(None) => break,
+                Err(e) => Action::Fail(
+                    ErrorKind::Validation,
+                    format!("bad packet from the server: {e}"),
+                ),
+            };
+            // Waiting to start polls the control channel with the task's own waker.
+            let uses_ctl = matches!(action, Action::StartThenChat);
+            if !self.act(action, stream, ctl).await {
+                return false;
+            }
+            if uses_ctl {
+                side.raise();
+            }
+        }
+        buf.advance(used);
+        buf.reserve(4096);
+        true
+    }
+
+    /// Reacts to what woke the conversation; false when it is over.
+    async fn on_event(&mut self, event: Event, stream: &mut TcpStream, pace: &mut Pacing) -> bool {
+        let limit = self.shared.load.timeout;
+        match event {
+            Event::Read(Ok(0)) => {
+                if !self.done {
+                    self.fail(ErrorKind::Io, "the server closed the connection".into());
                 }
+                false
+            }
+            Event::Read(Ok(n)) => {
+                self.result.bytes_received += n as u64;
+                pace.active = true;
+                true
+            }
+            Event::Read(Err(e)) => {
+                self.fail(ErrorKind::Io, format!("reading: {e}"));
+                false
+            }
+            Event::Phase(Some(Phase::Running)) => {
+                self.running = true;
+                pace.active = true;
+                if !self.shared.load.paced() {
+                    let first = self.shared.load.pause.mul_f64(self.random_fraction());
+                    pace.send_timer.as_mut().reset(Instant::now() + first);
+                    pace.send_armed = true;
+                }
+                true
+            }
+            Event::Phase(Some(Phase::Setup)) => true,
+            Event::Phase(Some(Phase::Abort) | None) => false,
+            Event::SendDue => {
+                self.sent += 1;
+                if !self.send_chat(stream).await {
+                    return false;
+                }
+                pace.send_armed = self.sent < u64::from(self.shared.load.count);
+                if pace.send_armed {
+                    let next = Instant::now() + self.shared.load.pause;
+                    pace.send_timer.as_mut().reset(next);
+                }
+                true
+            }
+            Event::Tick => {
+                if !pace.active && (self.running || self.entered.is_some()) {
+                    let what = if self.entered.is_some() {
+                        "entering the room"
+                    } else {
+                        "the next packet"
+                    };
+                    self.fail(
+                        ErrorKind::Timeout,
+                        format!("waited more than {limit:?} for {what}"),
+                    );
+                    return false;
+                }
+                pace.active = false;
+                true
             }
         }
     }
