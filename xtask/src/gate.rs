@@ -4,6 +4,7 @@
 
 mod build;
 mod callgrind;
+mod ceilings;
 mod criterion;
 mod decide;
 mod instructions;

@@ -501,18 +501,7 @@ fn only_the_tools_crate_runs_programs_or_reads_proc() {
 }
 
 /// Production functions of the workspace allowed past 100 lines, each with its reason.
-const LONG_FUNCTIONS: [(&str, &str, &str); 2] = [
-    (
-        "bench-server/src/http/metrics.rs",
-        "render",
-        "being reworked in another branch (server)",
-    ),
-    (
-        "bench-server/src/http/soap.rs",
-        "dispatch",
-        "being reworked in another branch (server)",
-    ),
-];
+const LONG_FUNCTIONS: [(&str, &str, &str); 0] = [];
 
 /// No production function of the workspace (xtask, its crates, bench-proto, bench-server, bench-client) runs
 /// past 100 lines but the listed exceptions.

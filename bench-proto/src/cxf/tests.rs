@@ -297,8 +297,9 @@ fn string_leaves_expand_references_and_refuse_what_is_not_xml() {
     );
 }
 
-/// Text is cut from the input, checked as UTF-8 once as a whole: non-ASCII text reads as itself, in fields and
-/// attributes, and a message with a byte that is not UTF-8 is still refused where that byte is.
+/// Text is cut from the input, checked as UTF-8 once as a whole as the message is opened: non-ASCII text reads
+/// as itself, in fields and attributes, and a message with a byte that is not UTF-8 anywhere is refused, at that
+/// byte.
 #[test]
 fn text_is_checked_as_utf8_once_and_bad_bytes_are_still_refused() {
     let text = String::from_utf8(to_vec(&echo_complex_request(1, 1))).unwrap();
@@ -328,8 +329,27 @@ fn text_is_checked_as_utf8_once_and_bad_bytes_are_still_refused() {
         .position(|w| w == "\u{fffd}".as_bytes())
         .unwrap();
     bytes.splice(at..at + 3, [0xFF]);
-    let err = parse_request(&bytes).unwrap_err().to_string();
+    let err = parse_request(&bytes).unwrap_err();
+    assert_eq!(err.fault().code, FaultCode::Client);
+    let err = err.to_string();
     assert!(err.contains("utf-8"), "{err}");
-    // The field's own check reports it: the byte after `a`.
-    assert!(err.contains("from index 1"), "{err}");
+    // The check of the whole message reports where: the byte after `a`.
+    assert!(err.contains(&format!("at byte {at}:")), "{err}");
+
+    // Outside every field read (an unknown attribute, a comment, a skipped header block) a bad byte is
+    // refused all the same, in a message of binary fields that never asks for text.
+    let base64 = to_vec(&echo_base64_request());
+    assert!(parse_request(&base64).is_ok());
+    for (at, markup) in [
+        ("<echoBase64Doc ", &b"a=\"\xFF\" "[..]),
+        ("<soap:Body>", b"<!--\xFF-->"),
+        ("<soap:Body>", b"<?pi \xFF?>"),
+    ] {
+        let text = String::from_utf8(base64.clone()).unwrap();
+        let i = text.find(at).unwrap() + at.len();
+        let mut bad = base64.clone();
+        bad.splice(i..i, markup.iter().copied());
+        let err = parse_request(&bad).unwrap_err().to_string();
+        assert!(err.contains("not UTF-8"), "{err}");
+    }
 }

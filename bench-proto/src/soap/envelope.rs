@@ -40,7 +40,7 @@ impl<'a> BodyReader<'a> {
         limits: &Limits,
         check_headers: bool,
     ) -> Result<Self, SoapError> {
-        let mut me = Self::new(input, *limits);
+        let mut me = Self::new(input, *limits)?;
         let envelope = me.prolog().map_err(|e| e.at("Envelope"))?;
         if !me.is_in(&envelope, SOAP11_ENV_NS) {
             let ns = me.namespace_of(&envelope);

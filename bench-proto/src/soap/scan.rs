@@ -72,11 +72,6 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// The whole input.
-    pub(super) fn input(&self) -> &'a [u8] {
-        self.input
-    }
-
     /// Offset of the next unread byte.
     pub(super) fn position(&self) -> usize {
         self.pos

@@ -137,6 +137,15 @@ impl Metrics {
 
     /// Prometheus text exposition format 0.0.4, appended to `w`.
     pub(crate) fn render(&self, g: &Gauges, w: &mut String) {
+        self.render_labelled(w);
+        for (name, kind, help, v) in self.scalars(g) {
+            header(w, name, kind, help);
+            let _ = writeln!(w, "{name} {v}");
+        }
+    }
+
+    /// The families with labels: SOAP requests and faults by operation, HTTP responses by status.
+    fn render_labelled(&self, w: &mut String) {
         header(
             w,
             "wsbench_soap_requests_total",
@@ -176,7 +185,11 @@ impl Metrics {
                 let _ = writeln!(w, "wsbench_http_responses_total{{code=\"{code}\"}} {v}");
             }
         }
-        let scalars: [(&str, &str, &str, u64); 15] = [
+    }
+
+    /// The families without labels, (name, type, help, value), the server-wide gauges `g` among them.
+    fn scalars(&self, g: &Gauges) -> [(&'static str, &'static str, &'static str, u64); 15] {
+        [
             (
                 "wsbench_http_received_bytes_total",
                 "counter",
@@ -267,11 +280,7 @@ impl Metrics {
                 "Customers in the in-memory store.",
                 g.store_size,
             ),
-        ];
-        for (name, kind, help, v) in scalars {
-            header(w, name, kind, help);
-            let _ = writeln!(w, "{name} {v}");
-        }
+        ]
     }
 }
 

@@ -10,7 +10,8 @@ use hyper::body::{Body as _, Incoming};
 use std::sync::Arc;
 
 use super::app::App;
-use super::body::{read_limited, ReadBodyError, ResponseBody};
+use super::body::{read_limited, ReadBody, ReadBodyError, ResponseBody};
+use super::budget::Charge;
 use super::metrics::SoapOp;
 use super::pool::PooledBuf;
 use super::reply::{closing, text, with_type, TEXT_XML};
@@ -37,45 +38,9 @@ pub(crate) async fn dispatch(
         );
         return (resp, 0);
     }
-    let limit = app.config.max_body;
-    let declared = req.body().size_hint().exact();
-    if declared.is_some_and(|n| n > limit as u64) {
-        return (too_large(), 0);
-    }
-    // While peers that do not read hold the response budget, leave new bodies in the kernel (backpressure)
-    // rather than read what cannot be answered yet; checked again before building. (Checked here first: the
-    // await of `room` costs more than the check when, as nearly always, there is room.)
-    if !app.response_budget.has_room() {
-        app.response_budget.room().await;
-    }
-    let (budget, timeout) = (&app.request_budget, app.config.body_timeout);
-    let body = match read_limited(req.into_body(), declared, limit, budget, timeout).await {
+    let body = match read_body(app, req).await {
         Ok(body) => body,
-        Err(ReadBodyError::TooLarge { .. }) => return (too_large(), limit),
-        Err(ReadBodyError::Timeout(_)) => {
-            let resp = text(
-                StatusCode::REQUEST_TIMEOUT,
-                "the request body did not arrive within the body timeout\n",
-            );
-            return (closing(resp), 0);
-        }
-        Err(ReadBodyError::Busy(_)) => {
-            let resp = text(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "no memory for the request body in time (request budget spent); retry later\n",
-            );
-            return (closing(resp), 0);
-        }
-        Err(e @ ReadBodyError::Io(_)) => {
-            tracing::debug!("{e}");
-            return (
-                closing(text(
-                    StatusCode::BAD_REQUEST,
-                    "the request body could not be read\n",
-                )),
-                0,
-            );
-        }
+        Err(resp) => return resp,
     };
     let body_in = body.bytes.len();
     // Responses are built only while the response budget has room (peers not reading hold it).
@@ -110,7 +75,66 @@ pub(crate) async fn dispatch(
     app.metrics.soap_request(op);
     let charge = app.response_budget.charge(out.len());
     drop(provisional);
-    let resp = match outcome {
+    (respond(app, op, outcome, out, charge), body_in)
+}
+
+/// Reads the body of a SOAP request within the size limit, the request budget and the body timeout; the
+/// error response (and the body bytes it counts as read) otherwise.
+async fn read_body(
+    app: &Arc<App>,
+    req: Request<Incoming>,
+) -> Result<ReadBody, (Response<ResponseBody>, usize)> {
+    let limit = app.config.max_body;
+    let declared = req.body().size_hint().exact();
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err((too_large(), 0));
+    }
+    // While peers that do not read hold the response budget, leave new bodies in the kernel (backpressure)
+    // rather than read what cannot be answered yet; checked again before building. (Checked here first: the
+    // await of `room` costs more than the check when, as nearly always, there is room.)
+    if !app.response_budget.has_room() {
+        app.response_budget.room().await;
+    }
+    let (budget, timeout) = (&app.request_budget, app.config.body_timeout);
+    match read_limited(req.into_body(), declared, limit, budget, timeout).await {
+        Ok(body) => Ok(body),
+        Err(ReadBodyError::TooLarge { .. }) => Err((too_large(), limit)),
+        Err(ReadBodyError::Timeout(_)) => {
+            let resp = text(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive within the body timeout\n",
+            );
+            Err((closing(resp), 0))
+        }
+        Err(ReadBodyError::Busy(_)) => {
+            let resp = text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "no memory for the request body in time (request budget spent); retry later\n",
+            );
+            Err((closing(resp), 0))
+        }
+        Err(e @ ReadBodyError::Io(_)) => {
+            tracing::debug!("{e}");
+            Err((
+                closing(text(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read\n",
+                )),
+                0,
+            ))
+        }
+    }
+}
+
+/// The HTTP response for a call's outcome, its body `out` (charged to the response budget by `charge`).
+fn respond(
+    app: &Arc<App>,
+    op: SoapOp,
+    outcome: Outcome,
+    out: PooledBuf,
+    charge: Charge,
+) -> Response<ResponseBody> {
+    match outcome {
         Outcome::Ok => with_type(StatusCode::OK, TEXT_XML, ResponseBody::pooled(out, charge)),
         Outcome::Streamed(cursor) => {
             let rest = GetStream::new(app.clone(), cursor, out, charge);
@@ -133,8 +157,7 @@ pub(crate) async fn dispatch(
                 ResponseBody::pooled(out, charge),
             )
         }
-    };
-    (resp, body_in)
+    }
 }
 
 /// Bodies at least this big are parsed (and their responses written) on tokio's blocking pool rather than on

@@ -53,11 +53,14 @@ pub(crate) enum Verdict {
     OnlyHead,
     /// Only the base has it (removed or renamed in the head): nothing to compare.
     OnlyBase,
+    /// The head counts more instructions per iteration than the hot path's ceiling allows, whatever the base.
+    /// Fails the gate.
+    OverCeiling,
 }
 
 impl Verdict {
     pub(crate) fn fails(self) -> bool {
-        self == Verdict::Regressed
+        matches!(self, Verdict::Regressed | Verdict::OverCeiling)
     }
 
     fn label(self) -> &'static str {
@@ -69,6 +72,7 @@ impl Verdict {
             Verdict::Unchanged => "ok",
             Verdict::OnlyHead => "new in head (no base to compare)",
             Verdict::OnlyBase => "missing in head (only in base)",
+            Verdict::OverCeiling => "OVER ITS CEILING",
         }
     }
 }
@@ -204,6 +208,16 @@ impl Row {
             change,
             verdict: icount_verdict(base, head, threshold),
         }
+    }
+
+    /// This instruction row, failed if its head counts more than `ceiling` instructions per iteration.
+    pub(crate) fn within_ceiling(mut self, ceiling: Option<f64>) -> Row {
+        if let (Some(ceiling), Some(head)) = (ceiling, self.head) {
+            if head > ceiling {
+                self.verdict = Verdict::OverCeiling;
+            }
+        }
+        self
     }
 }
 
@@ -372,6 +386,27 @@ mod tests {
         );
         assert_eq!(icount_verdict(Some(0), Some(1), 0.02), Verdict::Regressed);
         assert_eq!(icount_verdict(Some(0), Some(0), 0.02), Verdict::Unchanged);
+    }
+
+    /// A head over its ceiling fails even when the base was as slow (a cost given back in small steps); under
+    /// it, or without one, the relative rule decides.
+    #[test]
+    fn a_head_over_its_ceiling_fails_whatever_the_base() {
+        let row = |base, head, ceiling| {
+            Row::instructions("cxf/echo", Some(base), Some(head), 10, 0.02)
+                .within_ceiling(ceiling)
+                .verdict
+        };
+        assert_eq!(row(1_010, 1_010, Some(100.0)), Verdict::OverCeiling);
+        assert!(Verdict::OverCeiling.fails());
+        assert_eq!(row(1_000, 1_000, Some(100.0)), Verdict::Unchanged);
+        assert_eq!(row(1_000, 1_100, Some(200.0)), Verdict::Regressed);
+        assert_eq!(row(1_000, 5_000, None), Verdict::Regressed);
+        let only_base = Row::instructions("cxf/echo", Some(5_000), None, 10, 0.02);
+        assert_eq!(
+            only_base.within_ceiling(Some(1.0)).verdict,
+            Verdict::OnlyBase
+        );
     }
 
     #[test]

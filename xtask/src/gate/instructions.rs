@@ -9,6 +9,7 @@ use xshell::Shell;
 
 use super::build::Target;
 use super::callgrind;
+use super::ceilings;
 use super::criterion::BenchBin;
 use super::decide::{self, Row};
 use super::{target, union, wanted, Args, ICOUNT};
@@ -86,13 +87,10 @@ fn one_binary(
                 decide::icount_change(b, h) * 100.0
             );
         }
-        rows.push(Row::instructions(
-            &name,
-            b,
-            h,
-            path.iters,
-            args.icount_threshold,
-        ));
+        rows.push(
+            Row::instructions(&name, b, h, path.iters, args.icount_threshold)
+                .within_ceiling(ceilings::of(&name)),
+        );
     }
     Ok(rows)
 }

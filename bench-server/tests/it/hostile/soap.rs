@@ -53,6 +53,74 @@ fn bad(name: &'static str, body: Vec<u8>, says: &'static str) -> Bad {
     }
 }
 
+/// A valid echoBase64Doc (its one field binary: no text is ever asked for) with `markup` spliced in at `at`,
+/// each `\u{1}` of it made the byte 0xFF, which is never UTF-8.
+fn base64_with_bad_byte(at: &str, markup: &str) -> Vec<u8> {
+    let mut b = Vec::new();
+    cxf::write_request(&cxf::Request::EchoBase64(b"hello".to_vec()), &mut b);
+    let text = String::from_utf8(b).unwrap();
+    let mut body = replace(&text, at, &format!("{at}{markup}"));
+    for byte in &mut body {
+        if *byte == 1 {
+            *byte = 0xFF;
+        }
+    }
+    body
+}
+
+/// Malformed UTF-8 where no field is read: not well-formed XML (XML 1.0 §4.3.3), so a Client fault, wherever
+/// it sits (issue 30, item 2).
+fn bad_utf8_anywhere() -> Vec<Bad> {
+    let op = "<echoBase64Doc xmlns=\"http://cxf.apache.org/cxf/performance/types\"";
+    let body = "<soap:Body>";
+    let cases: [(&'static str, &str, String); 8] = [
+        (
+            "utf-8: invalid byte in an unknown attribute's name",
+            op,
+            " a\u{1}b=\"v\"".into(),
+        ),
+        (
+            "utf-8: invalid byte in an unknown attribute's value",
+            op,
+            " a=\"v\u{1}\"".into(),
+        ),
+        (
+            "utf-8: invalid byte in an xmlns prefix",
+            op,
+            " xmlns:q\u{1}=\"urn:q\"".into(),
+        ),
+        (
+            "utf-8: invalid byte in a namespace URI",
+            op,
+            " xmlns:q=\"urn:\u{1}\"".into(),
+        ),
+        (
+            "utf-8: invalid byte in a comment",
+            body,
+            "<!-- \u{1} -->".into(),
+        ),
+        (
+            "utf-8: invalid byte in a processing instruction",
+            body,
+            "<?pi \u{1}?>".into(),
+        ),
+        (
+            "utf-8: invalid byte in header-block text",
+            "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\">",
+            "<soap:Header><h:t xmlns:h=\"urn:h\">\u{1}</h:t></soap:Header>".into(),
+        ),
+        (
+            "utf-8: invalid byte after the Envelope, in a comment",
+            "</soap:Envelope>",
+            "<!--\u{1}-->".into(),
+        ),
+    ];
+    cases
+        .into_iter()
+        .map(|(name, at, markup)| bad(name, base64_with_bad_byte(at, &markup), "utf-8"))
+        .collect()
+}
+
 fn table() -> Vec<Bad> {
     let lol = |depth: usize| {
         let mut decls = String::from(r#"<!ENTITY l0 "lollollollollollollollollollol">"#);
@@ -112,6 +180,7 @@ fn table() -> Vec<Bad> {
         bad("value: base64 with a bad character", { let mut b = Vec::new(); cxf::write_request(&cxf::Request::EchoBase64(b"hello".to_vec()), &mut b); replace(&String::from_utf8(b).unwrap(), "aGVsbG8=", "a!GVsbG8=") }, ""),
         bad("value: a required field missing", envelope(&format!(r#"<p:echoComplexTypeDoc xmlns:p="{TYPES}"><p:in/></p:echoComplexTypeDoc>"#)), "missing"),
     ];
+    table.extend(bad_utf8_anywhere());
     let mut get = Vec::new();
     customer::write_request(&customer::get_request(7, 0), &mut get);
     let get = String::from_utf8(get).unwrap();
