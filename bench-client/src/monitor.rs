@@ -1,7 +1,8 @@
 //! `--monitor-pid`: system CPU user/sys/idle from /proc/stat and a process's RSS from /proc/PID/status,
 //! sampled about once a second by a task of its own (never on the load path), and once more when it stops,
 //! so the samples cover the whole measured interval however short it was; a process's CPU time
-//! (/proc/PID/stat) and the client's own RSS, read where they are wanted.
+//! (/proc/PID/stat), its RSS and open file descriptors at each interval's end, and the client's own RSS,
+//! read where they are wanted.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -87,8 +88,16 @@ fn read_cpu() -> Option<CpuJiffies> {
     parse_proc_stat(&std::fs::read_to_string("/proc/stat").ok()?)
 }
 
-fn read_rss(pid: u32) -> Option<u64> {
+/// A process's resident memory, kB; `None` when it cannot be read (it exited).
+pub fn read_rss(pid: u32) -> Option<u64> {
     parse_vm_rss_kb(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
+}
+
+/// A process's open file descriptors (the entries of /proc/PID/fd); `None` when they cannot be listed
+/// (it exited, or belongs to another user).
+pub fn open_fds(pid: u32) -> Option<u64> {
+    let dir = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    Some(dir.filter(Result::is_ok).count() as u64)
 }
 
 /// A running sampler; [`Monitor::finish`] stops it and returns the samples.
@@ -206,6 +215,11 @@ mod tests {
         assert!(read_cpu().is_some_and(|c| c.total > 0));
         assert!(read_rss(std::process::id()).is_some_and(|kb| kb > 0));
         assert!(own_rss_kb().is_some_and(|kb| kb > 0));
+        let before = open_fds(std::process::id()).unwrap();
+        let file = std::fs::File::open("/proc/self/status").unwrap();
+        assert!(open_fds(std::process::id()).is_some_and(|n| n > before));
+        drop(file);
+        assert_eq!(open_fds(u32::MAX), None, "no such process");
         assert!(process_cpu_s(std::process::id()).is_some());
     }
 }

@@ -13,7 +13,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
 use super::stats::{Connects, Report, Tally, WorkerEnd};
-use crate::monitor::own_rss_kb;
+use crate::monitor::{open_fds, own_rss_kb, read_rss};
 
 /// All workers' measurements so far, merged.
 #[derive(Debug)]
@@ -61,6 +61,8 @@ pub(super) struct Collector {
     first_errors: [Option<String>; 6],
     in_flight: InFlight,
     last_completion: Option<Instant>,
+    /// `--monitor-pid`: read at each interval's close (RSS, open fds) for the soak verdict's series.
+    monitor_pid: Option<u32>,
 }
 
 impl Collector {
@@ -69,6 +71,7 @@ impl Collector {
         workers: usize,
         interval: Duration,
         open_loop: bool,
+        monitor_pid: Option<u32>,
     ) -> Collector {
         Collector {
             rx,
@@ -81,6 +84,7 @@ impl Collector {
             first_errors: Default::default(),
             in_flight: InFlight::default(),
             last_completion: None,
+            monitor_pid,
         }
     }
 
@@ -179,6 +183,8 @@ impl Collector {
             corrected: encode_histogram(&tally.corrected),
             uncorrected: tally.uncorrected.as_ref().map(encode_histogram),
             client_rss_kb: own_rss_kb(),
+            server_rss_kb: self.monitor_pid.and_then(read_rss),
+            server_fds: self.monitor_pid.and_then(open_fds),
         });
         self.totals.add(&tally);
         Closed {
@@ -270,7 +276,7 @@ mod tests {
     #[test]
     fn an_interval_closes_once_every_worker_has_reported_it() {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut c = Collector::new(rx, 2, Duration::from_secs(1), false);
+        let mut c = Collector::new(rx, 2, Duration::from_secs(1), false, Some(std::process::id()));
         let interval = |worker, idx, ok| Report::Interval {
             worker,
             idx,
@@ -312,13 +318,18 @@ mod tests {
         let shape: Vec<(f64, f64, u64)> =
             s.intervals.iter().map(|i| (i.t_s, i.dur_s, i.ok)).collect();
         assert_eq!(shape, [(0.0, 1.0, 7), (1.0, 1.0, 3), (2.0, 0.5, 5)]);
+        // The monitored process (here, this one) is read at each close: its RSS and open fds.
+        assert!(s
+            .intervals
+            .iter()
+            .all(|i| i.server_rss_kb.is_some_and(|kb| kb > 0) && i.server_fds.is_some_and(|n| n > 0)));
         assert_eq!(s.corrected.len(), 15);
     }
 
     #[test]
     fn a_worker_gone_without_its_last_report_is_an_error() {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut c = Collector::new(rx, 1, Duration::from_secs(1), false);
+        let mut c = Collector::new(rx, 1, Duration::from_secs(1), false, None);
         drop(tx);
         assert!(block(c.next()).is_err());
     }

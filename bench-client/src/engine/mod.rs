@@ -62,7 +62,13 @@ pub fn start(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<Run
         start_tx,
         stop_tx,
         ready_rx,
-        collector: collect::Collector::new(report_rx, threads, cfg.interval, cfg.rate.is_some()),
+        collector: collect::Collector::new(
+            report_rx,
+            threads,
+            cfg.interval,
+            cfg.rate.is_some(),
+            cfg.monitor_pid,
+        ),
         threads: Vec::with_capacity(threads),
         progress: progress.clone(),
     };

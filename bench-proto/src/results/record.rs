@@ -91,6 +91,14 @@ pub struct Interval {
     pub uncorrected: Option<String>,
     /// The client process's resident memory at the end of the interval.
     pub client_rss_kb: Option<u64>,
+    /// `--monitor-pid`: that process's resident memory at the end of the interval (`None` without one,
+    /// or when it could not be read: it exited).
+    #[serde(default)]
+    pub server_rss_kb: Option<u64>,
+    /// `--monitor-pid`: that process's open file descriptors (entries of /proc/PID/fd) at the end of the
+    /// interval; a count that keeps growing under a steady load is a leak.
+    #[serde(default)]
+    pub server_fds: Option<u64>,
 }
 
 /// A run of failed calls and the successes that ended it: connections that failed and then succeeded
