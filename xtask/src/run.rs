@@ -71,6 +71,11 @@ pub(crate) struct Args {
     /// `throughput>1000/s`; added to the scenario's `[thresholds]`. The run exits non-zero naming the failed ones.
     #[arg(long = "threshold", value_name = "COND")]
     pub(crate) thresholds: Vec<String>,
+    /// Judge every step as a soak by its per-minute series: the server's RSS slope (MiB/h), the growth of
+    /// its open fds and the p99 drift, each against a limit (the scenario's `[soak]`, or 16 MiB/h, 16 fds,
+    /// +50 %); a limit exceeded fails the run. For long steps: `--soak --set duration=1h`.
+    #[arg(long)]
+    pub(crate) soak: bool,
     /// A fault done to the server during every step, `KIND,at=T,for=D` from the start of the step's measured
     /// interval: `kill-server,at=20s,for=5s` (SIGKILL, restarted on the same address 5 s later),
     /// `pause-server,at=40s,for=3s` (SIGSTOP, SIGCONT 3 s later). Added to the scenario's `[[fault]]`s.
@@ -149,6 +154,7 @@ impl Args {
             // In containers the arch picks the client image instead of an emulated client process.
             client_arch: self.client_arch.filter(|_| !self.containers),
             thresholds: self.thresholds.clone(),
+            soak: self.soak,
             resume: self.resume.clone(),
         })
     }

@@ -132,6 +132,7 @@ pub(crate) fn quick_scenario_with(
         engine: Engine::Local,
         client_arch: None,
         thresholds: Vec::new(),
+        soak: false,
         resume: None,
         suts: vec![Sut::BenchServer],
     };

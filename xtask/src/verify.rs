@@ -46,6 +46,7 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         engine: Engine::Local,
         client_arch: None,
         thresholds: Vec::new(),
+        soak: false,
         suts,
         resume: None,
     };
@@ -200,6 +201,7 @@ fn refused(sh: &Shell) -> Result<()> {
         engine: Engine::Local,
         client_arch: None,
         thresholds: Vec::new(),
+        soak: false,
         suts: vec![Sut::External(Target::parse(&url, None).expect("a URL"))],
         resume: None,
     };

@@ -276,7 +276,13 @@ mod tests {
     #[test]
     fn an_interval_closes_once_every_worker_has_reported_it() {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut c = Collector::new(rx, 2, Duration::from_secs(1), false, Some(std::process::id()));
+        let mut c = Collector::new(
+            rx,
+            2,
+            Duration::from_secs(1),
+            false,
+            Some(std::process::id()),
+        );
         let interval = |worker, idx, ok| Report::Interval {
             worker,
             idx,
@@ -319,10 +325,9 @@ mod tests {
             s.intervals.iter().map(|i| (i.t_s, i.dur_s, i.ok)).collect();
         assert_eq!(shape, [(0.0, 1.0, 7), (1.0, 1.0, 3), (2.0, 0.5, 5)]);
         // The monitored process (here, this one) is read at each close: its RSS and open fds.
-        assert!(s
-            .intervals
-            .iter()
-            .all(|i| i.server_rss_kb.is_some_and(|kb| kb > 0) && i.server_fds.is_some_and(|n| n > 0)));
+        assert!(s.intervals.iter().all(
+            |i| i.server_rss_kb.is_some_and(|kb| kb > 0) && i.server_fds.is_some_and(|n| n > 0)
+        ));
         assert_eq!(s.corrected.len(), 15);
     }
 

@@ -4,7 +4,8 @@
 //! the tidy test holds them to is `xtask/src/tidy/layers.rs`'s `HARNESS`):
 //!
 //! - base: `paths`, `atomic` (whole-or-nothing writes), `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`;
-//! - inputs: `thresholds`, `ready` (bench-server's READY line), `busy`, `sut` (which server a run measures);
+//! - inputs: `thresholds`, `soak` (the soak verdict's limits and judge), `ready` (bench-server's READY line), `busy`,
+//!   `sut` (which server a run measures);
 //! - plan: `scenario` (TOML → validated plan, in four jobs: file, set, validate, plan);
 //! - commands: `limits` (the machine's connection limits against a plan), `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
 //!   status rule), `artifacts` (arches, dist binaries, images, emulation), `containers` (what both container
@@ -38,6 +39,7 @@ pub mod results;
 pub mod rundoc;
 pub mod scenario;
 pub mod screenshot;
+pub mod soak;
 pub mod stats;
 pub mod sut;
 pub mod swarm;

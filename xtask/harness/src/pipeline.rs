@@ -18,6 +18,7 @@ use super::pinning::Pinning;
 use super::provenance::{self, Provenance};
 use super::rundoc::{FailedCheck, RunDoc, Status};
 use super::scenario::{Instance, Plan, Scenario, Step};
+use super::soak::SoakLimits;
 use super::sut::{Peer, Sut};
 use super::swarm::{Swarm, SwarmOptions};
 use super::{atomic, busy, clock, interrupt, limits, paths, results, thresholds};
@@ -51,6 +52,8 @@ pub struct RunOptions {
     pub client_arch: Option<Arch>,
     /// `--threshold` conditions, added to the scenario's `[thresholds]`.
     pub thresholds: Vec<String>,
+    /// `--soak`: judge every step as a soak (the scenario's `[soak]` limits, or the defaults).
+    pub soak: bool,
     /// `--resume DIR`: continue that run from its first unfinished step (its scenario, `--quick` and
     /// `--set`s are the run's own; `scenario`, `quick` and `sets` are not used).
     pub resume: Option<PathBuf>,
@@ -77,6 +80,9 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     let mut plan = plan.for_suts(&opts.suts)?;
     plan.thresholds
         .extend(thresholds::collect(&toml::Table::new(), &opts.thresholds)?);
+    if opts.soak && plan.soak.is_none() {
+        plan.soak = Some(SoakLimits::default());
+    }
     // Several server instances (a scale-out scenario) exist only as containers.
     let engine = match &opts.engine {
         Engine::Local if plan.needs_containers() => Engine::Docker(DockerOptions::default()),
@@ -193,10 +199,10 @@ pub fn measure(
         ));
         return finish(dir, run, prov);
     }
-    let external = plan.instances.iter().any(|i| {
-        matches!(i.sut, Sut::External(_))
-            && i.steps.iter().any(|s| !s.faults.is_empty())
-    });
+    let external = plan
+        .instances
+        .iter()
+        .any(|i| matches!(i.sut, Sut::External(_)) && i.steps.iter().any(|s| !s.faults.is_empty()));
     if external {
         run.problems.push(
             "faults (kill-server, pause-server) are done to a server wsbench started; a --target it did not \
@@ -432,9 +438,11 @@ fn finish(dir: &Path, mut run: RunDoc, mut prov: Provenance) -> Result<Outcome> 
 }
 
 /// The checks the run failed beyond its steps' status: each threshold not met at a step (as
-/// [`results::Run::verdicts`] judges them) and each sign of a busy machine.
+/// [`results::Run::verdicts`] judges them), each soak limit exceeded ([`results::Run::soak_verdicts`]) and
+/// each sign of a busy machine.
 fn failed_checks(dir: &Path, run: &RunDoc) -> Vec<FailedCheck> {
-    let thresholds = match results::Run::load(dir) {
+    let loaded = results::Run::load(dir);
+    let thresholds = match &loaded {
         _ if run.thresholds.is_empty() => vec![],
         Ok(loaded) => loaded
             .verdicts()
@@ -444,6 +452,19 @@ fn failed_checks(dir: &Path, run: &RunDoc) -> Vec<FailedCheck> {
             .collect(),
         Err(e) => vec![format!("not judged: {e:#}")],
     };
+    let soak = match &loaded {
+        _ if run.soak.is_none() => vec![],
+        Ok(loaded) => loaded
+            .soak_verdicts()
+            .iter()
+            .flat_map(|v| v.failures())
+            .collect(),
+        Err(e) => vec![format!("not judged: {e:#}")],
+    };
+    let soak = soak.into_iter().map(|detail| FailedCheck {
+        check: FailedCheck::SOAK.to_owned(),
+        detail,
+    });
     let thresholds = thresholds.into_iter().map(|detail| FailedCheck {
         check: FailedCheck::THRESHOLD.to_owned(),
         detail,
@@ -452,7 +473,7 @@ fn failed_checks(dir: &Path, run: &RunDoc) -> Vec<FailedCheck> {
         check: FailedCheck::BUSY.to_owned(),
         detail: b.clone(),
     });
-    thresholds.chain(busy).collect()
+    thresholds.chain(soak).chain(busy).collect()
 }
 
 /// Labels the run with its `--client-arch` client (and says so in every summary when it is emulated).

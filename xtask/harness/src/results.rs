@@ -9,12 +9,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use bench_proto::results::{LatencySummary, Mode, ResultsDoc, RunRecord, SystemSample, SCHEMA};
+use bench_proto::results::{
+    LatencySummary, Mode, ResultsDoc, RunRecord, SystemSample, Timeline, SCHEMA,
+};
 use hdrhistogram::Histogram;
 
 use super::provenance::Provenance;
 use super::rundoc::{RunDoc, Status, StepEntry};
 use super::scenario::{Metric, Published};
+use super::soak::{self, SoakVerdict};
 use super::stats::Estimate;
 use super::thresholds::{Figures, Threshold};
 
@@ -173,6 +176,26 @@ impl Run {
             }
         }
         out
+    }
+
+    /// Every step judged as a soak by the run's `soak` limits (none without them); a step without a
+    /// timeline is judged on an empty one (not measured: a failure).
+    pub fn soak_verdicts(&self) -> Vec<SoakVerdict> {
+        let Some(limits) = &self.manifest.soak else {
+            return vec![];
+        };
+        let empty = Timeline::default();
+        self.steps
+            .iter()
+            .map(|s| {
+                let timeline = s
+                    .record
+                    .as_ref()
+                    .and_then(|r| r.timeline.as_ref())
+                    .unwrap_or(&empty);
+                soak::judge(&s.meta.id, timeline, limits)
+            })
+            .collect()
     }
 
     /// Loads `dir`; a missing or unreadable step document is recorded on the step, not an error.

@@ -51,6 +51,9 @@ pub struct RunDoc {
     /// Signs of a busy machine just before the load started (other processes using CPU).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub busy: Vec<String>,
+    /// `--soak`, `[soak]`: every step is judged as a soak by these limits ([`crate::soak`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soak: Option<crate::soak::SoakLimits>,
     /// The checks beyond its steps' own status that the run failed (a threshold, a busy machine): any one
     /// makes the run's status `failed` ([`RunDoc::settle`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -61,7 +64,7 @@ pub struct RunDoc {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FailedCheck {
-    /// What was checked: [`FailedCheck::THRESHOLD`] or [`FailedCheck::BUSY`].
+    /// What was checked: [`FailedCheck::THRESHOLD`], [`FailedCheck::SOAK`] or [`FailedCheck::BUSY`].
     pub check: String,
     /// What failed, in words: `p99<1ms at 01-clients-16 (3.2 ms)`.
     pub detail: String,
@@ -70,6 +73,7 @@ pub struct FailedCheck {
 impl FailedCheck {
     pub const THRESHOLD: &'static str = "threshold";
     pub const BUSY: &'static str = "busy machine";
+    pub const SOAK: &'static str = "soak";
 }
 
 impl std::fmt::Display for FailedCheck {
@@ -256,6 +260,7 @@ impl RunDoc {
             repeat: (plan.repeat > 1).then_some(plan.repeat),
             thresholds: plan.thresholds.iter().map(|t| t.text.clone()).collect(),
             busy: Vec::new(),
+            soak: plan.soak.clone(),
             failed_checks: Vec::new(),
         }
     }

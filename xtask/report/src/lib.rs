@@ -14,6 +14,7 @@ mod html;
 pub mod knee;
 mod plot;
 pub mod side;
+pub mod soak;
 pub mod summary;
 mod sweep;
 #[cfg(test)]

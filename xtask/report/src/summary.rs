@@ -167,6 +167,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
         o.line(line);
     }
     thresholds(o, loaded);
+    for line in crate::soak::section(loaded) {
+        o.line(line);
+    }
     steps_table(o, run, docs);
     for line in crate::faults::section(loaded)
         .into_iter()

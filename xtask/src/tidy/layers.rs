@@ -31,7 +31,7 @@ pub(crate) const HARNESS: [(&str, &[&str]); 9] = [
             "screenshot",
         ],
     ),
-    ("inputs", &["thresholds", "ready", "busy", "sut"]),
+    ("inputs", &["thresholds", "soak", "ready", "busy", "sut"]),
     ("plan", &["scenario"]),
     (
         "commands",

@@ -366,6 +366,9 @@ pub struct ScenarioFile {
     /// Pass/fail conditions, k6-style: `p99 = "<5ms"`, `errors = "<1%"`, `throughput = ">1000/s"`.
     #[serde(default)]
     pub thresholds: toml::Table,
+    /// Judge every step as a soak (`run --soak` with these limits; a key left out keeps its default).
+    #[serde(default)]
+    pub soak: Option<crate::soak::SoakLimits>,
     #[serde(default)]
     pub published: Vec<Published>,
 }

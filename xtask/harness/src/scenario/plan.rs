@@ -70,6 +70,7 @@ pub(super) fn expand(
         instances,
         repeat: draft.repeat,
         thresholds,
+        soak: scenario.file.soak.clone(),
     })
 }
 
@@ -226,6 +227,8 @@ pub struct Plan {
     pub repeat: u32,
     /// The scenario's `[thresholds]`; `run --threshold` adds to them.
     pub thresholds: Vec<Threshold>,
+    /// The scenario's `[soak]` limits; `run --soak` sets the defaults when it has none.
+    pub soak: Option<crate::soak::SoakLimits>,
 }
 
 impl Plan {
