@@ -202,3 +202,35 @@ fn cross_toml_pins_the_images_of_the_pinned_cross() {
         );
     }
 }
+
+#[test]
+fn soak_runs_an_hour_of_cxf_echo_complex_weekly_and_uploads_its_results() {
+    let lines = check_workflow("soak.yml");
+    assert_eq!(
+        lines,
+        ["cargo xtask run cxf-echo-complex --soak --set duration=1h --out target/soak-results"]
+    );
+    let wf = load("soak.yml");
+    assert!(
+        wf["on"]["schedule"][0]["cron"].as_str().is_some(),
+        "scheduled"
+    );
+    let (_, job) = jobs(&wf).into_iter().next().unwrap();
+    let upload = steps(job)
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/upload-artifact@"))
+        })
+        .expect("an upload step");
+    assert_eq!(
+        upload["if"].as_str(),
+        Some("always()"),
+        "uploaded when the verdict fails too"
+    );
+    assert_eq!(
+        upload["with"]["path"].as_str(),
+        Some("target/soak-results/")
+    );
+}
