@@ -6,6 +6,7 @@ mod calibrate;
 mod compare;
 mod cross_image;
 mod doctor;
+mod durability;
 mod execute;
 mod fuzz;
 mod gate;
