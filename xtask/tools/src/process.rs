@@ -240,6 +240,24 @@ pub fn arg(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// The process whose command line holds `word` as one of its arguments (the first found; not this one):
+/// a child found by a path only it was given, such as bench-client's `--json` file.
+pub fn find_by_arg(word: &str) -> Option<u32> {
+    let me = std::process::id();
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+        let holds = cmdline.split(|b| *b == 0).any(|a| a == word.as_bytes());
+        (holds && pid != me && alive(pid)).then_some(pid)
+    })
+}
+
+/// SIGKILL to `pid` (kill -9: it cannot clean up, which is what a durability test wants).
+pub fn kill9(pid: u32) -> anyhow::Result<()> {
+    kill(Pid::from_raw(i32::try_from(pid)?), Signal::SIGKILL)
+        .with_context(|| format!("SIGKILL to {pid}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,22 +280,4 @@ mod tests {
         assert_eq!(status(&sh("exit 3")).unwrap().code(), Some(3));
         assert!(!alive(u32::MAX >> 2));
     }
-}
-
-/// The process whose command line holds `word` as one of its arguments (the first found; not this one):
-/// a child found by a path only it was given, such as bench-client's `--json` file.
-pub fn find_by_arg(word: &str) -> Option<u32> {
-    let me = std::process::id();
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-        let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
-        let holds = cmdline.split(|b| *b == 0).any(|a| a == word.as_bytes());
-        (holds && pid != me && alive(pid)).then_some(pid)
-    })
-}
-
-/// SIGKILL to `pid` (kill -9: it cannot clean up, which is what a durability test wants).
-pub fn kill9(pid: u32) -> anyhow::Result<()> {
-    kill(Pid::from_raw(i32::try_from(pid)?), Signal::SIGKILL)
-        .with_context(|| format!("SIGKILL to {pid}"))
 }
