@@ -193,10 +193,10 @@ pub fn measure(
         ));
         return finish(dir, run, prov);
     }
-    let external = plan.instances.iter().any(|i| {
-        matches!(i.sut, Sut::External(_))
-            && i.steps.iter().any(|s| !s.faults.is_empty())
-    });
+    let external = plan
+        .instances
+        .iter()
+        .any(|i| matches!(i.sut, Sut::External(_)) && i.steps.iter().any(|s| !s.faults.is_empty()));
     if external {
         run.problems.push(
             "faults (kill-server, pause-server) are done to a server wsbench started; a --target it did not \
