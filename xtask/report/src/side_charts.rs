@@ -2,7 +2,7 @@
 //! server, for each metric of the side-by-side table — throughput, p50, p99, server CPU per call, RSS.
 
 use super::charts::{colour, references};
-use super::plot::{Line, Plot, WIDTH};
+use super::plot::{fmt_num, Line, Note, Plot, WIDTH};
 use super::side::{self, Cell};
 use wsbench_harness::results::{Axis, Run};
 
@@ -44,6 +44,22 @@ pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
     let mut out = vec![];
     let mut throughput = grouped(&table, &suts, "Throughput by server", calls, |c| c.per_s);
     throughput.references = references(run, Axis::Step, metrics, 1.0);
+    // The table's flag, in the legend too: a bar that is still rising is not yet the server's figure.
+    for (k, sut) in suts.iter().enumerate() {
+        let rise = table
+            .iter()
+            .flat_map(|(_, cells)| cells)
+            .filter(|c| &c.sut == sut)
+            .filter_map(|c| c.rising)
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+        if let Some(r) = rise {
+            throughput.notes.push(Note {
+                text: format!("{sut}: still rising (+{} %)", fmt_num(r * 100.0)),
+                color: colour(k),
+                dashed: true,
+            });
+        }
+    }
     out.push((
         "servers-throughput.svg",
         throughput,

@@ -965,6 +965,7 @@ fn several_servers_get_grouped_bars_per_metric() {
             .collect::<Vec<_>>(),
         ["01-clients-16", "02-clients-64"]
     );
+    assert!(tput.notes.is_empty(), "{:?}", tput.notes);
     // Step 2 of gsoap: 9000 / 2 × 2.
     assert!(
         tput.lines[1].points.contains(&(2.0, 9000.0)),
