@@ -40,7 +40,8 @@ pub fn plots(
     curves: &[Curve],
 ) -> anyhow::Result<Vec<(&'static str, Plot, String)>> {
     // Several servers: their grouped bars first, as the side-by-side table comes before the steps.
-    let mut plots: Vec<(&str, Plot, String)> = super::side_charts::plots(run);
+    let mut plots: Vec<(&str, Plot, String)> =
+        super::side_charts::plots(run, |m| references(run, Axis::Step, m, 1.0));
     let swept = curves.iter().any(|c| !c.points.is_empty());
     if swept {
         plots.push((
@@ -158,12 +159,12 @@ fn fmt_x_axis(v: f64) -> String {
     }
 }
 
-pub(crate) fn colour(i: usize) -> RGBColor {
+fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
 /// Published figures of the given metrics, one reference per (metric, label), scaled by `factor`.
-pub(crate) fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Reference> {
+fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Reference> {
     const REF_COLOURS: [RGBColor; 4] = [
         INK,
         RGBColor(0x9b, 0x1c, 0x1c),

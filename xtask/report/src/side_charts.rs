@@ -1,13 +1,16 @@
 //! The grouped charts of a run that measured several servers (`--sut a,b,…`): one group per step, one bar per
 //! server, for each metric of the side-by-side table — throughput, p50, p99, server CPU per call, RSS.
 
-use super::charts::{colour, references};
-use super::plot::{fmt_num, Line, Note, Plot, WIDTH};
+use super::plot::{fmt_num, Line, Note, Plot, Reference, PALETTE, WIDTH};
 use super::side::{self, Cell};
-use wsbench_harness::results::{Axis, Run};
+use wsbench_harness::results::Run;
 
 /// The grouped charts, `(file, plot, caption)`; none unless the run measured more than one server.
-pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
+/// `published`: the published figures of the given metrics, as levels (a step is a category here).
+pub fn plots(
+    run: &Run,
+    published: impl Fn(&[&str]) -> Vec<Reference>,
+) -> Vec<(&'static str, Plot, String)> {
     let table = side::table(run);
     let mut suts: Vec<String> = vec![];
     for c in table.iter().flat_map(|(_, cells)| cells) {
@@ -18,23 +21,7 @@ pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
     if suts.len() < 2 {
         return vec![];
     }
-    let unsampled = |f: fn(&Cell) -> Option<f64>| {
-        let missing: Vec<&str> = suts
-            .iter()
-            .filter(|s| {
-                !table
-                    .iter()
-                    .flat_map(|(_, cells)| cells)
-                    .any(|c| &c.sut == *s && f(c).is_some())
-            })
-            .map(String::as_str)
-            .collect();
-        if missing.is_empty() {
-            String::new()
-        } else {
-            format!(" No bar for {}: not sampled.", missing.join(", "))
-        }
-    };
+    let unsampled = |f: fn(&Cell) -> Option<f64>| unsampled(&table, &suts, f);
     let (calls, metrics): (&str, &[&str]) = if run.is_chat() {
         ("messages/s", &["chat_score_msg_per_s"])
     } else {
@@ -43,23 +30,8 @@ pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
     let median = "each bar the median of the step's rounds";
     let mut out = vec![];
     let mut throughput = grouped(&table, &suts, "Throughput by server", calls, |c| c.per_s);
-    throughput.references = references(run, Axis::Step, metrics, 1.0);
-    // The table's flag, in the legend too: a bar that is still rising is not yet the server's figure.
-    for (k, sut) in suts.iter().enumerate() {
-        let rise = table
-            .iter()
-            .flat_map(|(_, cells)| cells)
-            .filter(|c| &c.sut == sut)
-            .filter_map(|c| c.rising)
-            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
-        if let Some(r) = rise {
-            throughput.notes.push(Note {
-                text: format!("{sut}: still rising (+{} %)", fmt_num(r * 100.0)),
-                color: colour(k),
-                dashed: true,
-            });
-        }
-    }
+    throughput.references = published(metrics);
+    throughput.notes = rising(&table, &suts);
     out.push((
         "servers-throughput.svg",
         throughput,
@@ -77,7 +49,7 @@ pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
     let mut p99 = grouped(&table, &suts, "p99 latency by server", "p99 (ms)", |c| {
         c.p99_ms
     });
-    p99.references = references(run, Axis::Step, &["p99_latency_ms"], 1.0);
+    p99.references = published(&["p99_latency_ms"]);
     out.push((
         "servers-p99.svg",
         p99,
@@ -154,4 +126,53 @@ fn grouped(
         });
     }
     p
+}
+
+/// A server's colour, the same in every chart.
+fn colour(k: usize) -> plotters::style::RGBColor {
+    PALETTE[k % PALETTE.len()]
+}
+
+/// The caption's sentence naming the servers with no value of `f` at any step (not sampled).
+fn unsampled(
+    table: &[(String, Vec<Cell>)],
+    suts: &[String],
+    f: fn(&Cell) -> Option<f64>,
+) -> String {
+    let missing: Vec<&str> = suts
+        .iter()
+        .filter(|s| {
+            !table
+                .iter()
+                .flat_map(|(_, cells)| cells)
+                .any(|c| &c.sut == *s && f(c).is_some())
+        })
+        .map(String::as_str)
+        .collect();
+    if missing.is_empty() {
+        String::new()
+    } else {
+        format!(" No bar for {}: not sampled.", missing.join(", "))
+    }
+}
+
+/// The table's flag, in the legend too: a bar that is still rising is not yet the server's figure.
+fn rising(table: &[(String, Vec<Cell>)], suts: &[String]) -> Vec<Note> {
+    let mut notes = vec![];
+    for (k, sut) in suts.iter().enumerate() {
+        let rise = table
+            .iter()
+            .flat_map(|(_, cells)| cells)
+            .filter(|c| &c.sut == sut)
+            .filter_map(|c| c.rising)
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+        if let Some(r) = rise {
+            notes.push(Note {
+                text: format!("{sut}: still rising (+{} %)", fmt_num(r * 100.0)),
+                color: colour(k),
+                dashed: true,
+            });
+        }
+    }
+    notes
 }
