@@ -87,16 +87,18 @@ fn tail(text: &str, n: usize) -> String {
 }
 
 /// This subcommand's steps of `cargo xtask test`: the servers side by side on a short customer-small run;
-/// `--target` against a bench-server started by the test itself; a wrong server refused before any load; and,
-/// opt-in (`--only sut:zeep`: over 3 minutes here, most of it the JVM's first calls), zeep's check of every
-/// peer.
+/// zeep's check of bench-server and every peer (7 s here with the binaries and peers the step before built: the
+/// checks take 2 s, the rest is starting the servers; alone, on a clean checkout, it builds them first);
+/// `--target` against a bench-server started by the test itself, as processes and from a client container on
+/// the host's network (`--containers`: about 11 s more here, the images built by the earlier steps); and a
+/// wrong server refused before any load.
 pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
     use crate::testing::Step;
     vec![
         Step::new("sut:side-by-side", side_by_side),
+        Step::new("sut:zeep", zeep),
         Step::new("sut:target", target),
         Step::new("sut:refused", refused),
-        Step::opt_in("sut:zeep", zeep),
     ]
 }
 
@@ -152,38 +154,65 @@ fn target(sh: &Shell) -> Result<()> {
         server.ready.http.context("bench-server serves no HTTP")?
     );
     let pid = server.ready.pid;
-    let result = crate::testing::quick_scenario_with(
-        sh,
-        "customer-small",
-        |o| {
-            o.suts = vec![Sut::External(Target {
-                http: Some(url.clone()),
-                chat: None,
-                pid: Some(pid),
-            })];
-            o.sets = vec!["duration=2s".into(), "warmup=1s".into()];
-        },
-        |outcome| {
-            let prov = provenance(outcome)?;
-            let r = prov.sut.first().context("provenance.json has no sut")?;
-            anyhow::ensure!(
-                !r.started_by_wsbench
-                    && r.url.as_deref() == Some(url.as_str())
-                    && r.sampled_pid == Some(pid)
-                    && r.wsdl_sha256.contains_key(bench_proto::customer::PATH),
-                "provenance.json's sut: {r:?}"
-            );
-            anyhow::ensure!(prov.commands.server.is_empty(), "wsbench started a server");
-            let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
-            anyhow::ensure!(
-                summary.contains("not started by wsbench") && summary.contains(&url),
-                "summary.md does not say what it measured:\n{summary}"
-            );
-            Ok(())
-        },
-    );
+    // As processes, then driven by a client container on the host's network (`--containers`).
+    let docker = Engine::Docker(wsbench_harness::docker::DockerOptions::default());
+    let mut result = Ok(());
+    for engine in [Engine::Local, docker] {
+        let in_containers = !matches!(engine, Engine::Local);
+        result = crate::testing::quick_scenario_with(
+            sh,
+            "customer-small",
+            |o| {
+                o.suts = vec![Sut::External(Target {
+                    http: Some(url.clone()),
+                    chat: None,
+                    pid: Some(pid),
+                })];
+                o.sets = vec!["duration=2s".into(), "warmup=1s".into()];
+                o.engine = engine;
+            },
+            |outcome| check_target(outcome, &url, pid, in_containers),
+        );
+        if result.is_err() {
+            break;
+        }
+    }
     server.stop(std::time::Duration::from_secs(20))?;
     result
+}
+
+/// What a `--target` run must have written: the server's identity, that wsbench did not start it, and, in
+/// containers, that a client container on the host's network drove it and sampled it.
+fn check_target(outcome: &Outcome, url: &str, pid: u32, in_containers: bool) -> Result<()> {
+    let prov = provenance(outcome)?;
+    let r = prov.sut.first().context("provenance.json has no sut")?;
+    anyhow::ensure!(
+        !r.started_by_wsbench
+            && r.url.as_deref() == Some(url)
+            && r.sampled_pid == Some(pid)
+            && r.wsdl_sha256.contains_key(bench_proto::customer::PATH),
+        "provenance.json's sut: {r:?}"
+    );
+    anyhow::ensure!(prov.commands.server.is_empty(), "wsbench started a server");
+    let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+    anyhow::ensure!(
+        summary.contains("not started by wsbench") && summary.contains(url),
+        "summary.md does not say what it measured:\n{summary}"
+    );
+    if in_containers {
+        let client: Vec<String> = prov.commands.client.values().map(|c| c.join(" ")).collect();
+        let client = client.join("\n");
+        anyhow::ensure!(
+            client.starts_with("docker run") && client.contains("--network host --pid host"),
+            "not a client container on the host's network: {client}"
+        );
+        anyhow::ensure!(
+            summary.contains("client containers on the host's network")
+                && summary.contains(" µs |"),
+            "summary.md does not say how the target was reached, or has no server CPU:\n{summary}"
+        );
+    }
+    Ok(())
 }
 
 /// A server answering 404 to everything: `verify` refuses it naming the operation, and a run measures

@@ -107,8 +107,12 @@ fn a_results_folder_deleted_mid_run_stops_it_with_status_3() {
             .stderr(Stdio::piped()),
     );
     wait_for_doc(&json, "a checkpoint", |_, r| intervals(r) >= 1);
-    std::fs::remove_dir_all(&dir).unwrap();
+    // Taken away in one step (a rename), then deleted once the client is gone: removing it in place races
+    // with the client's next checkpoint file and fails with "directory not empty".
+    let moved = dir.with_extension("removed");
+    std::fs::rename(&dir, &moved).unwrap();
     let out = child.wait(Duration::from_secs(30));
+    std::fs::remove_dir_all(&moved).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(

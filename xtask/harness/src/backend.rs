@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{bail, Context as _, Result};
 
 use super::provenance::Provenance;
 use super::rundoc::{FaultRecord, RunDoc};
@@ -108,4 +108,26 @@ pub trait Backend {
 
     /// Once at the end: what this backend adds to run.json (notes) and provenance.json (its own record).
     fn collect(&mut self, run: &mut RunDoc, prov: &mut Provenance);
+}
+
+/// [`Backend::verify`] by a bench-client on this machine (`client`: its command, after any runner), for a
+/// backend whose servers this machine reaches at their endpoint's URL.
+pub fn verify_with(client: &[String], step: &Step, servers: &Servers) -> Result<bool> {
+    let endpoint = servers.endpoints.first().context("no server endpoint")?;
+    let (Some(url), false) = (endpoint.http.as_deref(), step.client.operation.is_chat()) else {
+        return Ok(false);
+    };
+    let mut cmd = client.to_vec();
+    cmd.extend(super::argv::verify(&step.client, url));
+    let out = wsbench_tools::process::output(&cmd).context("running bench-client --verify-only")?;
+    if out.status.success() {
+        return Ok(true);
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = said
+        .lines()
+        .map(|l| l.trim_start_matches("bench-client: "))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    bail!("{}", said.join("; "))
 }

@@ -1,6 +1,6 @@
 //! The Docker backend (`cargo xtask run … --containers`): server and client containers `FROM scratch` on a
 //! private network, standing in for separate hosts; everything created is removed again, also on failure or
-//! Ctrl-C.
+//! Ctrl-C. An external `--target` gets no server container: client containers on the host's network drive it.
 
 mod session;
 pub mod shaping;
@@ -11,12 +11,14 @@ use anyhow::Context as _;
 use xshell::Shell;
 
 use super::artifacts::{self, Arch, Binaries};
+use super::backend::verify_with;
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
 use super::containers::tuning;
 use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
+use super::sut::{Sut, Target};
 use session::Session;
 
 /// How a container run is laid out.
@@ -60,6 +62,8 @@ pub fn binaries(sh: &Shell) -> anyhow::Result<Binaries> {
 pub struct Docker {
     session: Session,
     opts: DockerOptions,
+    /// Whether an external target was driven (its client containers on the host's network).
+    external: bool,
 }
 
 impl Docker {
@@ -68,6 +72,29 @@ impl Docker {
         Ok(Docker {
             session: Session::start(sh, opts)?,
             opts: opts.clone(),
+            external: false,
+        })
+    }
+
+    /// An external target (`--target`): no server container; the clients reach it from the host's network.
+    fn drive(&mut self, target: &Target) -> anyhow::Result<Servers> {
+        self.session.use_target(target)?;
+        self.external = true;
+        let at = target
+            .http
+            .as_deref()
+            .or(target.chat.as_deref())
+            .unwrap_or("?");
+        Ok(Servers {
+            endpoints: vec![Endpoint {
+                http: target.http.clone(),
+                chat: target.chat.clone(),
+                ready: format!(
+                    "at {at} (not started by wsbench; client containers on the host's network)"
+                ),
+            }],
+            workers: None,
+            commands: vec![],
         })
     }
 }
@@ -81,6 +108,14 @@ impl Backend for Docker {
     }
 
     fn start(&mut self, plan: &Plan, instance: &Instance) -> anyhow::Result<Servers> {
+        match &instance.sut {
+            Sut::BenchServer => {}
+            Sut::External(target) => return self.drive(target),
+            Sut::Peer(p) => anyhow::bail!(
+                "{} runs as a process on this machine; peers have no container image yet",
+                p.name()
+            ),
+        }
         let servers = self.session.start_servers(
             &plan.server,
             instance.workers,
@@ -126,6 +161,16 @@ impl Backend for Docker {
         None
     }
 
+    fn verify(&mut self, step: &Step, servers: &Servers) -> anyhow::Result<bool> {
+        // Only an external target is reached from this machine as from the client containers (the host's
+        // network); a server container sits on a private network.
+        if !self.external {
+            return Ok(false);
+        }
+        let client = [self.session.native_client().display().to_string()];
+        verify_with(&client, step, servers)
+    }
+
     fn stop(&mut self, log: &Path) -> anyhow::Result<()> {
         self.session.stop_servers(log)
     }
@@ -151,6 +196,14 @@ impl Backend for Docker {
                 .collect::<Vec<_>>()
                 .join(", "),
         ));
+        if self.external {
+            run.notes.push(
+                "The external target was driven by client containers on the host's network (`docker run \
+                 --network host`): its URL reached from them what it reaches from this machine; no server \
+                 container was started, and the clients ran unpinned with the host's sysctls."
+                    .to_owned(),
+            );
+        }
         if let Some(link) = &self.opts.link {
             run.notes.push(format!(
                 "The server's link was shaped to {link} each way with tc (tbf)."

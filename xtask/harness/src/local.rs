@@ -193,24 +193,9 @@ impl Backend for Local {
     }
 
     fn verify(&mut self, step: &Step, servers: &Servers) -> Result<bool> {
-        let endpoint = servers.endpoints.first().context("no server endpoint")?;
-        let (Some(url), false) = (endpoint.http.as_deref(), step.client.operation.is_chat()) else {
-            return Ok(false);
-        };
-        let mut cmd = self.bins.client_runner.clone();
-        cmd.push(self.bins.client.display().to_string());
-        cmd.extend(argv::verify(&step.client, url));
-        let out = programs::output(&cmd).context("running bench-client --verify-only")?;
-        if out.status.success() {
-            return Ok(true);
-        }
-        let said = String::from_utf8_lossy(&out.stderr);
-        let said: Vec<&str> = said
-            .lines()
-            .map(|l| l.trim_start_matches("bench-client: "))
-            .filter(|l| !l.trim().is_empty())
-            .collect();
-        bail!("{}", said.join("; "))
+        let mut client = self.bins.client_runner.clone();
+        client.push(self.bins.client.display().to_string());
+        super::backend::verify_with(&client, step, servers)
     }
 
     fn stop(&mut self, _log: &Path) -> Result<()> {

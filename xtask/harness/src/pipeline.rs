@@ -88,12 +88,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Engine::Local if plan.needs_containers() => Engine::Docker(DockerOptions::default()),
         e => e.clone(),
     };
-    if opts.suts != [Sut::BenchServer] && !matches!(engine, Engine::Local) {
-        anyhow::bail!(
-            "--sut and --target run as processes on this machine; with --containers or --swarm only \
-             bench-server is measured so far"
-        );
-    }
+    refuse_suts(&opts.suts, &engine)?;
     if opts.client_arch.is_some() && !matches!(engine, Engine::Local) {
         anyhow::bail!(
             "--client-arch runs an emulated client process: it cannot be combined with containers"
@@ -410,6 +405,27 @@ fn save(dir: &Path, run: &RunDoc, prov: &Provenance) -> Result<()> {
                 dir.display()
             )
         })
+}
+
+/// What a backend cannot measure: peers run as processes on this machine only (they have no image yet); a
+/// `--target` is driven by client containers on one Docker engine, not yet by a swarm's tasks.
+fn refuse_suts(suts: &[Sut], engine: &Engine) -> Result<()> {
+    match engine {
+        Engine::Local => Ok(()),
+        Engine::Docker(_) => match suts.iter().find(|s| matches!(s, Sut::Peer(_))) {
+            Some(p) => anyhow::bail!(
+                "--sut {}: peers run as processes on this machine and have no container image yet; with \
+                 --containers, bench-server or a --target is measured",
+                p.name()
+            ),
+            None => Ok(()),
+        },
+        Engine::Swarm(_) if suts != [Sut::BenchServer] => anyhow::bail!(
+            "--sut and --target are not yet run on a swarm: run them as processes on this machine, or a \
+             --target with --containers"
+        ),
+        Engine::Swarm(_) => Ok(()),
+    }
 }
 
 /// The peers among `suts`.

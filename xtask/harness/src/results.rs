@@ -295,16 +295,18 @@ impl Run {
 
     /// The first of clients, rate, workers that takes more than one value across steps.
     pub fn axis(&self) -> Axis {
+        // Swept within one server: servers side by side (`--sut`) each report their own worker count, which
+        // is no sweep.
         let varies = |axis: Axis| {
-            let mut xs: Vec<f64> = self
+            let mut xs: Vec<(Option<&str>, f64)> = self
                 .steps
                 .iter()
                 .enumerate()
-                .filter_map(|(i, s)| axis.value(i, &s.meta))
+                .filter_map(|(i, s)| Some((s.meta.sut.as_deref(), axis.value(i, &s.meta)?)))
                 .collect();
-            xs.sort_by(f64::total_cmp);
+            xs.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
             xs.dedup();
-            xs.len() > 1
+            xs.windows(2).any(|w| w[0].0 == w[1].0)
         };
         [Axis::Clients, Axis::Rate, Axis::Workers]
             .into_iter()

@@ -39,7 +39,9 @@ pub fn plots(
     axis: Axis,
     curves: &[Curve],
 ) -> anyhow::Result<Vec<(&'static str, Plot, String)>> {
-    let mut plots: Vec<(&str, Plot, String)> = vec![];
+    // Several servers: their grouped bars first, as the side-by-side table comes before the steps.
+    let mut plots: Vec<(&str, Plot, String)> =
+        super::side_charts::plots(run, |m| references(run, Axis::Step, m, 1.0));
     let swept = curves.iter().any(|c| !c.points.is_empty());
     if swept {
         plots.push((

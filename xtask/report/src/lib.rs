@@ -1,7 +1,7 @@
 //! wsbench's report layer: pure functions from a results directory, as the harness's one reader
 //! (`wsbench_harness::results`) loads it, to `summary.md` ([`summary`]), `report.html` and `charts/*.svg`
 //! (self-contained, written at the end of every run and redrawn by `cargo xtask report`), the knee of a sweep in
-//! sentences, and `cargo xtask compare`'s text ([`compare`]). Nothing here runs a program or reads a file but
+//! sentences, grouped bars of the servers measured side by side, and `cargo xtask compare`'s text ([`compare`]). Nothing here runs a program or reads a file but
 //! [`write_summary`] and [`render`], the writers.
 
 mod charts;
@@ -14,6 +14,7 @@ mod html;
 pub mod knee;
 mod plot;
 pub mod side;
+mod side_charts;
 pub mod soak;
 pub mod summary;
 mod sweep;

@@ -901,3 +901,126 @@ fn time_series_start_at_zero_seconds() {
     let rss = plots.iter().find(|p| p.0 == "server-rss.svg").unwrap();
     assert_eq!(rss.1.lines[0].points.first().map(|p| p.0), Some(0.0));
 }
+
+/// The single-step fixture as a run of two steps against three servers (`--sut bench-server,gsoap,jaxws`),
+/// jaxws's CPU not sampled.
+fn three_servers() -> Scratch {
+    let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
+    let dir = copy_of(&single, "servers");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let step = run["steps"][0].clone();
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("steps/01-clients-16.json")).unwrap())
+            .unwrap();
+    let mut steps = vec![];
+    for (n, label) in [(1, "clients=16"), (2, "clients=64")] {
+        for (k, sut) in ["bench-server", "gsoap", "jaxws"].iter().enumerate() {
+            let id = format!("0{n}-{}-{sut}", label.replace('=', "-"));
+            let mut s = step.clone();
+            s["id"] = id.clone().into();
+            s["label"] = label.into();
+            s["sut"] = (*sut).into();
+            s["result"] = format!("steps/{id}.json").into();
+            let mut d = doc.clone();
+            d["throughput"]["total_per_s"] = (9000.0 / (k as f64 + 1.0) * n as f64).into();
+            d["system"]["mean"]["server_rss_kb_max"] = (20_000 * (k + 1) * (k + 1)).into();
+            fs::write(dir.join(format!("steps/{id}.json")), d.to_string()).unwrap();
+            steps.push(s);
+        }
+    }
+    run["steps"] = steps.into();
+    fs::write(dir.join("run.json"), run.to_string()).unwrap();
+    dir
+}
+
+/// Issue 25, item 3: a run of several servers gets a grouped chart per metric of its side-by-side table — a
+/// group per step, a bar per server in its own colour, the servers in the legend — and, as headless Chromium
+/// lays the SVG out, every step's name and every server's is drawn and no two texts meet.
+#[test]
+fn several_servers_get_grouped_bars_per_metric() {
+    let dir = three_servers();
+    let plots = plots_of(&dir);
+    let files: Vec<&str> = plots.iter().map(|p| p.0).collect();
+    for want in [
+        "servers-throughput.svg",
+        "servers-p50.svg",
+        "servers-p99.svg",
+        "servers-rss.svg",
+    ] {
+        assert!(files.contains(&want), "{want} missing from {files:?}");
+    }
+    let sh = xshell::Shell::new().unwrap();
+    let (_, tput, caption) = plots
+        .iter()
+        .find(|p| p.0 == "servers-throughput.svg")
+        .unwrap();
+    assert!(tput.bars, "{caption}");
+    let names: Vec<&str> = tput.lines.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["bench-server", "gsoap", "jaxws"]);
+    assert_eq!(
+        tput.categories
+            .iter()
+            .map(|c| c.1.as_str())
+            .collect::<Vec<_>>(),
+        ["01-clients-16", "02-clients-64"]
+    );
+    assert!(tput.notes.is_empty(), "{:?}", tput.notes);
+    // Step 2 of gsoap: 9000 / 2 × 2.
+    assert!(
+        tput.lines[1].points.contains(&(2.0, 9000.0)),
+        "{:?}",
+        tput.lines[1]
+    );
+    let svg = tput.to_svg().unwrap();
+    let shapes = wsbench_harness::screenshot::shapes(&sh, &svg).unwrap();
+    let texts: Vec<&wsbench_harness::screenshot::Shape> =
+        shapes.iter().filter(|s| s.tag == "text").collect();
+    for want in [
+        "01-clients-16",
+        "02-clients-64",
+        "bench-server",
+        "gsoap",
+        "jaxws",
+    ] {
+        assert!(
+            texts.iter().any(|t| t.text == want),
+            "{want} not drawn: {texts:#?}"
+        );
+    }
+    for (i, a) in texts.iter().enumerate() {
+        for b in &texts[i + 1..] {
+            let inner = wsbench_harness::screenshot::Shape {
+                left: a.left + 1.0,
+                top: a.top + 2.0,
+                right: a.right - 1.0,
+                bottom: a.bottom - 2.0,
+                ..(*a).clone()
+            };
+            assert!(!inner.overlaps(b), "{a:#?} meets {b:#?}");
+        }
+    }
+    // Six bars, one per server and step, each in its server's colour.
+    let bars = |hex: &str| {
+        shapes
+            .iter()
+            .filter(|s| s.tag == "rect" && s.fill == hex)
+            .count()
+    };
+    assert_eq!(bars("#4E79A7") + bars("#F28E2B") + bars("#E15759"), 6 + 3);
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    assert!(
+        html.contains("<figure id=\"servers-p99\">"),
+        "p99 chart not in the page"
+    );
+}
+
+/// A run of one server (the default) draws no grouped chart.
+#[test]
+fn one_server_gets_no_grouped_bars() {
+    for (name, run) in every_fixture() {
+        let (axis, curves) = super::sweep::curves(&run, super::DEFAULT_KNEE_GAIN);
+        let plots = super::charts::plots(&run, axis, &curves).unwrap();
+        assert!(plots.iter().all(|p| !p.0.starts_with("servers-")), "{name}");
+    }
+}

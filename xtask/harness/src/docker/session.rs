@@ -23,6 +23,7 @@ use crate::provenance::Provenance;
 use crate::ready::{self, NotReady};
 use crate::rundoc::RunDoc;
 use crate::scenario::{ServerSpec, Step};
+use crate::sut::Target;
 use wsbench_tools::{docker, process};
 
 const HTTP_PORT: u16 = 8080;
@@ -47,6 +48,8 @@ pub struct Session {
     link: Option<shaping::Rate>,
     pinning: Option<CpuSets>,
     servers: Vec<ServerEndpoint>,
+    /// A server wsbench did not start (`--target`), driven instead of any server container.
+    external: Option<Target>,
     started: usize,
     history: Vec<History>,
 }
@@ -90,6 +93,7 @@ impl Session {
             link,
             pinning: None,
             servers: Vec::new(),
+            external: None,
             started: 0,
             history: Vec::new(),
         };
@@ -166,21 +170,66 @@ impl Session {
         Ok(&self.servers)
     }
 
+    /// Drives `target` from now on instead of server containers (none is started): the client containers join
+    /// the host's network namespace (`--network host`), so the target's URL means in them what it means on
+    /// this machine — a server on this machine's loopback or on another host alike — and, with `--target-pid`,
+    /// the host's PID namespace to sample that process.
+    pub fn use_target(&mut self, target: &Target) -> anyhow::Result<()> {
+        ensure!(
+            self.servers.is_empty(),
+            "servers are already running: stop them first"
+        );
+        self.external = Some(target.clone());
+        self.pinning = None;
+        Ok(())
+    }
+
+    /// Where share `i`'s client container reaches its server: `(http URL, chat address, docker run options,
+    /// the PID bench-client samples)`.
+    fn reach(&self, i: usize) -> (Option<String>, Option<String>, Vec<String>, Option<u32>) {
+        if let Some(t) = &self.external {
+            // Docker refuses namespaced sysctls in the host's network namespace: the host's own are in force.
+            let mut args = vec!["--network".to_owned(), "host".to_owned()];
+            if t.pid.is_some() {
+                args.extend(["--pid".into(), "host".into()]);
+            }
+            return (t.http.clone(), t.chat.clone(), args, t.pid);
+        }
+        let server = &self.servers[i % self.servers.len()];
+        let mut args = vec!["--network".to_owned(), self.network.clone()];
+        if let Some(cpus) = self.pinning.as_ref().and_then(|p| p.clients.clone()) {
+            args.extend(["--cpuset-cpus".into(), cpus]);
+        }
+        for (k, v) in tuning::CLIENT_SYSCTLS {
+            args.extend(["--sysctl".into(), format!("{k}={v}")]);
+        }
+        // Joining the server's PID namespace makes the server PID 1 for --monitor-pid (RSS sampling).
+        args.extend(["--pid".into(), format!("container:{}", server.name)]);
+        (
+            server.http_url.clone(),
+            server.chat_addr.clone(),
+            args,
+            Some(1),
+        )
+    }
+
     /// Runs one step in client containers (at least one per server, spreading the load across them), writes
     /// the step's results document to `json_out` (merged exactly when there are several).
     pub fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<ClientRunRecord> {
-        ensure!(!self.servers.is_empty(), "no server container is running");
+        ensure!(
+            !self.servers.is_empty() || self.external.is_some(),
+            "no server container is running"
+        );
         let k = self.clients_containers.max(self.servers.len());
         let shares =
             clients::split(&step.client, k).with_context(|| format!("step {}", step.id))?;
-        let client_cpus = self.pinning.as_ref().and_then(|p| p.clients.clone());
         let mut children = Vec::new();
         let mut commands = Vec::new();
         let mut files = Vec::new();
         for (i, share) in shares.iter().enumerate() {
             interrupt::check()?;
-            let server = &self.servers[i % self.servers.len()];
-            let target = clients::target(share, &server.http_url, &server.chat_addr, &step.id)?;
+            let (http_url, chat_addr, reach, monitor) = self.reach(i);
+            let target = clients::target(share, &http_url, &chat_addr, &step.id)?;
             let file = format!("{}.{}.json", step.id, i + 1);
             let name = format!("wsbench-{}-{}-client-{}", self.id, step.id, i + 1);
             let mut args = vec![
@@ -189,15 +238,7 @@ impl Session {
                 "--label".into(),
                 containers::label(&self.id),
             ];
-            args.extend(["--network".into(), self.network.clone()]);
-            if let Some(cpus) = &client_cpus {
-                args.extend(["--cpuset-cpus".into(), cpus.clone()]);
-            }
-            for (k, v) in tuning::CLIENT_SYSCTLS {
-                args.extend(["--sysctl".into(), format!("{k}={v}")]);
-            }
-            // Joining the server's PID namespace makes the server PID 1 for --monitor-pid (RSS sampling).
-            args.extend(["--pid".into(), format!("container:{}", server.name)]);
+            args.extend(reach);
             args.extend([
                 "--volume".into(),
                 format!("{}:{OUT}", self.out_dir.display()),
@@ -207,7 +248,7 @@ impl Session {
                 share,
                 &target,
                 &Path::new(OUT).join(&file),
-                Some(1),
+                monitor,
                 &step.label,
             ));
             let child = docker::run_attached(&args)?;
@@ -265,6 +306,7 @@ impl Session {
     /// Stops the servers gracefully (SIGTERM), appends their stderr (and shaping statistics) to `log`, removes
     /// them; fails if one did not exit cleanly.
     pub fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
+        self.external = None;
         let mut text = String::new();
         let mut failures = Vec::new();
         for server in std::mem::take(&mut self.servers) {
@@ -296,6 +338,11 @@ impl Session {
             bail!("server containers: {}", failures.join("; "));
         }
         Ok(())
+    }
+
+    /// This machine's bench-client (the static build the client image holds).
+    pub fn native_client(&self) -> PathBuf {
+        self.dist.client()
     }
 
     /// How the binaries in the images were built.
