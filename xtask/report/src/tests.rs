@@ -1024,3 +1024,29 @@ fn one_server_gets_no_grouped_bars() {
         assert!(plots.iter().all(|p| !p.0.starts_with("servers-")), "{name}");
     }
 }
+
+/// Servers side by side each report their own worker count (gsoap 64, jaxws 2): that is no workers sweep, and
+/// no knee is read into it; one server's steps over worker counts still are a sweep.
+#[test]
+fn servers_side_by_side_are_no_workers_sweep() {
+    use wsbench_harness::results::{Axis, Run};
+    let dir = three_servers();
+    let set_workers = |workers: &dyn Fn(&str, usize) -> u32| {
+        let path = dir.join("run.json");
+        let mut run: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        for (i, s) in run["steps"].as_array_mut().unwrap().iter_mut().enumerate() {
+            s["clients"] = 16.into();
+            s["workers"] = workers(s["sut"].as_str().unwrap(), i).into();
+        }
+        fs::write(&path, run.to_string()).unwrap();
+        Run::load(&dir).unwrap().axis()
+    };
+    let own = |sut: &str, _: usize| match sut {
+        "gsoap" => 64,
+        "jaxws" => 2,
+        _ => 1,
+    };
+    assert_eq!(set_workers(&own), Axis::Step);
+    assert_eq!(set_workers(&|_, i| 1 + i as u32 / 3), Axis::Workers);
+}
