@@ -9,9 +9,8 @@ use anyhow::{ensure, Context as _, Result};
 use bench_proto::results::{ResultsDoc, RunRecord};
 use xshell::Shell;
 
-use wsbench_harness::pipeline::{Engine, RunOptions};
+use wsbench_harness::pipeline::RunOptions;
 use wsbench_harness::rundoc::Status;
-use wsbench_harness::sut::Sut;
 use wsbench_tools::process::{find_by_arg, kill9};
 
 /// The kill lands this far into the measured interval: mid-interval (the quick interval is 1 s), so the
@@ -22,18 +21,11 @@ const INTERVAL_S: f64 = 1.0;
 
 fn options(out: &Path, resume: Option<PathBuf>) -> RunOptions {
     RunOptions {
-        scenario: "cxf-echo-complex".to_owned(),
         quick: true,
         // Short: the whole step (connections, 1 s of warm-up, 6 s measured) twice, killed once.
         sets: vec!["duration=6s".to_owned(), "warmup=1s".to_owned()],
-        out: out.to_path_buf(),
-        pin: true,
-        engine: Engine::Local,
-        client_arch: None,
-        thresholds: Vec::new(),
-        soak: false,
         resume,
-        suts: vec![Sut::BenchServer],
+        ..RunOptions::new("cxf-echo-complex", out)
     }
 }
 

@@ -6,9 +6,8 @@ use std::time::Instant;
 use anyhow::{ensure, Result};
 use xshell::Shell;
 
-use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
+use wsbench_harness::pipeline::{Outcome, RunOptions};
 use wsbench_harness::rundoc::{FailedCheck, Status};
-use wsbench_harness::sut::Sut;
 use wsbench_harness::{results, screenshot};
 
 type StepFn = Box<dyn Fn(&Shell) -> Result<()>>;
@@ -124,17 +123,8 @@ pub(crate) fn quick_scenario_with(
         .unwrap_or_else(|| tmp.path().to_path_buf());
     // As a user's `cargo xtask run <name> --quick --out <tmp>` gets it.
     let mut opts = RunOptions {
-        scenario: name.to_owned(),
         quick: true,
-        sets: Vec::new(),
-        out,
-        pin: true,
-        engine: Engine::Local,
-        client_arch: None,
-        thresholds: Vec::new(),
-        soak: false,
-        resume: None,
-        suts: vec![Sut::BenchServer],
+        ..RunOptions::new(name, out)
     };
     adjust(&mut opts);
     let start = Instant::now();

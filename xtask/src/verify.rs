@@ -38,17 +38,9 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         None => Sut::parse_list(&args.sut)?,
     };
     let opts = RunOptions {
-        scenario: args.scenario.clone(),
-        quick: false,
         sets: args.sets.clone(),
-        out: PathBuf::new(),
-        pin: true,
-        engine: Engine::Local,
-        client_arch: None,
-        thresholds: Vec::new(),
-        soak: false,
         suts,
-        resume: None,
+        ..RunOptions::new(args.scenario.clone(), PathBuf::new())
     };
     let logs = sh.create_temp_dir()?;
     let verdicts = check::verify(sh, &opts, logs.path())?;
@@ -222,17 +214,10 @@ fn refused(sh: &Shell) -> Result<()> {
     let url = format!("http://{}", listener.local_addr()?);
     std::thread::spawn(move || answer_404(&listener));
     let opts = |out: PathBuf| RunOptions {
-        scenario: "customer-small".into(),
         quick: true,
         sets: vec!["duration=1s".into()],
-        out,
-        pin: true,
-        engine: Engine::Local,
-        client_arch: None,
-        thresholds: Vec::new(),
-        soak: false,
         suts: vec![Sut::External(Target::parse(&url, None).expect("a URL"))],
-        resume: None,
+        ..RunOptions::new("customer-small", out)
     };
     let tmp = sh.create_temp_dir()?;
     let verdicts = check::verify(sh, &opts(PathBuf::new()), tmp.path())?;

@@ -61,6 +61,26 @@ pub struct RunOptions {
     pub suts: Vec<Sut>,
 }
 
+impl RunOptions {
+    /// `cargo xtask run <scenario> --out <out>` with no other flag: full length, pinned, processes on this
+    /// machine, bench-server measured.
+    pub fn new(scenario: impl Into<String>, out: impl Into<PathBuf>) -> RunOptions {
+        RunOptions {
+            scenario: scenario.into(),
+            quick: false,
+            sets: Vec::new(),
+            out: out.into(),
+            pin: true,
+            engine: Engine::Local,
+            client_arch: None,
+            thresholds: Vec::new(),
+            soak: false,
+            resume: None,
+            suts: vec![Sut::BenchServer],
+        }
+    }
+}
+
 /// What a run wrote: its directory and run.json as written.
 #[derive(Debug)]
 pub struct Outcome {
@@ -235,13 +255,7 @@ pub fn run_steps(
         let servers = match backend.start(plan, instance) {
             Ok(s) => s,
             Err(e) => {
-                run.problems.push(format!("{e:#}"));
-                run.steps[first..index]
-                    .iter_mut()
-                    .for_each(|s| s.status = Status::Failed);
-                if let Err(e) = backend.stop(&log) {
-                    run.problems.push(format!("{e:#}"));
-                }
+                abandon(run, first..index, format!("{e:#}"), backend, &log);
                 continue;
             }
         };
@@ -259,16 +273,11 @@ pub fn run_steps(
                 instance.sut
             ),
             Err(e) => {
-                run.problems.push(format!(
+                let problem = format!(
                     "{} not measured: a call checked before any load was answered wrongly: {e:#}",
                     instance.sut
-                ));
-                run.steps[first..index]
-                    .iter_mut()
-                    .for_each(|s| s.status = Status::Failed);
-                if let Err(e) = backend.stop(&log) {
-                    run.problems.push(format!("{e:#}"));
-                }
+                );
+                abandon(run, first..index, problem, backend, &log);
                 continue;
             }
         }
@@ -389,6 +398,24 @@ fn run_step(
                 .exit
                 .map_or("by a signal".to_owned(), |c| format!("status {c}"))
         ));
+    }
+}
+
+/// An instance that cannot be measured (its server did not start, or answered wrongly before the load): its
+/// steps failed, the problem recorded, whatever was started stopped.
+fn abandon(
+    run: &mut RunDoc,
+    steps: std::ops::Range<usize>,
+    problem: String,
+    backend: &mut dyn Backend,
+    log: &Path,
+) {
+    run.problems.push(problem);
+    run.steps[steps]
+        .iter_mut()
+        .for_each(|s| s.status = Status::Failed);
+    if let Err(e) = backend.stop(log) {
+        run.problems.push(format!("{e:#}"));
     }
 }
 
