@@ -67,6 +67,11 @@ struct Cli {
     /// Chat: unsent bytes all connections together may have (see docs/contracts.md).
     #[arg(long, value_name = "BYTES", default_value_t = ChatConfig::DEFAULT_SEND_MEMORY)]
     chat_send_memory: usize,
+    /// Chat: how a room sends each message to its members: `uring` (one io_uring submission of a send per
+    /// member), `writes` (one write system call per member), or `auto` (uring unless the kernel or a seccomp
+    /// profile refuses io_uring). The READY line says which, and whether io_uring was allowed.
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    fanout: chat::Fanout,
     /// Most connections served at once; further ones wait in the listen backlog.
     #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
@@ -190,12 +195,13 @@ fn start(cli: Cli) -> anyhow::Result<()> {
 }
 
 async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
-    let chat_config = ChatConfig {
+    let mut chat_config = ChatConfig {
         idle_timeout: cli.idle_timeout,
         max_connections: cli.max_connections,
         send_buffer: cli.chat_send_buffer,
         packet_timeout: cli.chat_packet_timeout,
         send_memory: cli.chat_send_memory,
+        fanout: cli.fanout,
         ..ChatConfig::default()
     };
     let http_config = HttpConfig {
@@ -233,6 +239,9 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     }
     if let Some(l) = &chat_listener {
         write!(ready, " chat={}", l.local_addr()?)?;
+        let fanout = chat_config.fanout.resolve()?;
+        write!(ready, " {}", fanout.ready_words())?;
+        chat_config.fanout = fanout.fanout;
     }
     write!(ready, " workers={workers} pid={}", std::process::id())?;
     {

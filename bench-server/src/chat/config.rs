@@ -41,6 +41,79 @@ pub struct ChatConfig {
     pub max_text: usize,
     /// Longest room name (VOLANO `length.roomname`).
     pub max_room_name: usize,
+    /// How a room sends each chat message to its members.
+    pub fanout: Fanout,
+}
+
+/// How a room sends a chat message to its members (`--fanout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fanout {
+    /// io_uring where the kernel allows it (see [`Fanout::resolve`]), else `Writes`.
+    #[default]
+    Auto,
+    /// One io_uring submission per message: a `send` per member, all in one system call.
+    Uring,
+    /// One `write` system call per member.
+    Writes,
+}
+
+/// What [`Fanout::resolve`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// `Uring` or `Writes`.
+    pub fanout: Fanout,
+    /// Whether this process may use io_uring: `Ok`, or why not in one word (`EPERM`: refused, as Docker's
+    /// default seccomp profile does; `ENOSYS`: no io_uring in this kernel; `disabled-by-sysctl`).
+    pub io_uring: Result<(), String>,
+}
+
+impl Fanout {
+    /// Tries io_uring (whatever the choice, so that the READY line says whether it was allowed) and picks
+    /// the path: `Auto` falls back to `Writes` when io_uring is refused; `Uring` then fails.
+    pub fn resolve(self) -> anyhow::Result<Resolved> {
+        let io_uring = super::uring::probe();
+        let fanout = match (self, &io_uring) {
+            (Fanout::Writes, _) | (Fanout::Auto, Err(_)) => Fanout::Writes,
+            (Fanout::Uring | Fanout::Auto, Ok(())) => Fanout::Uring,
+            (Fanout::Uring, Err(why)) => {
+                anyhow::bail!("--fanout uring: this kernel refuses io_uring ({why})")
+            }
+        };
+        Ok(Resolved { fanout, io_uring })
+    }
+
+    /// The name `--fanout` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fanout::Auto => "auto",
+            Fanout::Uring => "uring",
+            Fanout::Writes => "writes",
+        }
+    }
+}
+
+impl std::str::FromStr for Fanout {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Fanout, String> {
+        match s {
+            "auto" => Ok(Fanout::Auto),
+            "uring" => Ok(Fanout::Uring),
+            "writes" => Ok(Fanout::Writes),
+            _ => Err(format!("{s}: expected auto, uring or writes")),
+        }
+    }
+}
+
+impl Resolved {
+    /// The READY line's words for it: `fanout=uring io_uring=ok`, `fanout=writes io_uring=EPERM`.
+    pub fn ready_words(&self) -> String {
+        let allowed = match &self.io_uring {
+            Ok(()) => "ok",
+            Err(why) => why,
+        };
+        format!("fanout={} io_uring={allowed}", self.fanout.name())
+    }
 }
 
 impl ChatConfig {
@@ -111,6 +184,7 @@ impl Default for ChatConfig {
             max_profile: 200,
             max_text: 200,
             max_room_name: 100,
+            fanout: Fanout::default(),
         }
     }
 }

@@ -15,7 +15,8 @@ mod peer;
 mod room;
 mod server;
 mod stats;
+mod uring;
 
-pub use config::ChatConfig;
+pub use config::{ChatConfig, Fanout, Resolved};
 pub use server::{run, serve};
 pub use stats::{ChatStats, ChatStatsSnapshot};

@@ -10,6 +10,7 @@
 //! write happens under the outbox's lock, and a direct write only when the outbox is empty, so bytes reach
 //! the socket in the order they were sent.
 
+use std::os::fd::{AsRawFd as _, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -94,6 +95,20 @@ struct Outbox {
     writer_waiting: bool,
     /// The writer is gone: nothing more is accepted.
     closed: bool,
+    /// A send submitted to io_uring by the fan-out is in flight: until it completes, whatever else comes
+    /// is queued behind it (see [`Peer::begin_direct`]).
+    in_flight: bool,
+}
+
+/// How the io_uring fan-out may send a packet to a peer (see [`Peer::begin_direct`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Direct {
+    /// Straight to this socket: nothing is queued before it. [`Peer::end_direct`] must follow.
+    Fd(RawFd),
+    /// Through [`Peer::send`] (bytes are queued before it, or there is no socket).
+    Queue,
+    /// The connection is closing.
+    Closed,
 }
 
 /// Why a packet could not be queued.
@@ -134,12 +149,12 @@ impl Peer {
         if self.kill.is_killed() {
             return Err(QueueError::Closed);
         }
-        let mut out = self.outbox();
+        let out = self.outbox();
         if out.closed {
             return Err(QueueError::Closed);
         }
         let mut rest = packet;
-        if out.bytes.is_empty() {
+        if out.bytes.is_empty() && !out.in_flight {
             if let Some(socket) = &self.socket {
                 match socket.try_write(rest) {
                     Ok(n) if n == rest.len() => return Ok(()),
@@ -153,6 +168,17 @@ impl Peer {
                 }
             }
         }
+        self.enqueue(out, rest, false)
+    }
+
+    /// Queues `rest` for the writer, after what is queued (or before it: `front`, for the remainder of a
+    /// send that was in flight while others queued), within the limits.
+    fn enqueue(
+        &self,
+        mut out: MutexGuard<'_, Outbox>,
+        rest: &[u8],
+        front: bool,
+    ) -> Result<(), QueueError> {
         let len = rest.len();
         let pending = out.bytes.len();
         let limits = &*self.limits;
@@ -164,13 +190,66 @@ impl Peer {
         {
             return Err(QueueError::Full);
         }
-        out.bytes.extend_from_slice(rest);
+        if front {
+            out.bytes.splice(0..0, rest.iter().copied());
+        } else {
+            out.bytes.extend_from_slice(rest);
+        }
         self.account(len as isize);
-        if std::mem::take(&mut out.writer_waiting) {
+        self.wake_writer(out);
+        Ok(())
+    }
+
+    /// Wakes the writer if it waits and there is something to write.
+    fn wake_writer(&self, mut out: MutexGuard<'_, Outbox>) {
+        if !out.bytes.is_empty() && std::mem::take(&mut out.writer_waiting) {
             drop(out);
             self.ready.notify_one();
         }
-        Ok(())
+    }
+
+    /// Claims the socket for one send the io_uring fan-out submits itself: only when nothing is queued or
+    /// in flight, so bytes still reach the socket in order. Until [`Peer::end_direct`], whatever else is
+    /// sent to this peer is queued behind it.
+    pub(crate) fn begin_direct(&self) -> Direct {
+        if self.kill.is_killed() {
+            return Direct::Closed;
+        }
+        let mut out = self.outbox();
+        if out.closed {
+            return Direct::Closed;
+        }
+        match &self.socket {
+            Some(socket) if out.bytes.is_empty() && !out.in_flight => {
+                out.in_flight = true;
+                Direct::Fd(socket.as_ref().as_raw_fd())
+            }
+            _ => Direct::Queue,
+        }
+    }
+
+    /// Ends a send begun with [`Peer::begin_direct`], whose completion was `result` (bytes sent, or a
+    /// negated errno): what the socket did not take is queued ahead of anything queued meanwhile.
+    pub(crate) fn end_direct(&self, packet: &[u8], result: i32) -> Result<(), QueueError> {
+        let mut out = self.outbox();
+        out.in_flight = false;
+        let rest = match usize::try_from(result) {
+            Ok(n) => packet.get(n..).unwrap_or_default(),
+            Err(_) if result == -libc::EAGAIN => packet,
+            Err(_) => {
+                drop(out);
+                self.kill.kill();
+                return Err(QueueError::Closed);
+            }
+        };
+        if rest.is_empty() {
+            self.wake_writer(out);
+            return Ok(());
+        }
+        if out.closed {
+            return Err(QueueError::Closed);
+        }
+        self.enqueue(out, rest, true)
     }
 
     fn account(&self, delta: isize) {
@@ -203,7 +282,8 @@ impl Peer {
         loop {
             let empty = {
                 let mut out = self.outbox();
-                out.writer_waiting = out.bytes.is_empty();
+                // In flight: the fan-out wakes the writer when it completes, if bytes are queued then.
+                out.writer_waiting = out.bytes.is_empty() || out.in_flight;
                 out.writer_waiting
             };
             if empty {
@@ -234,6 +314,9 @@ impl Peer {
     /// Writes as much of the outbox as the socket takes now (nothing, if it is not writable after all).
     fn flush(&self, socket: &OwnedWriteHalf) -> std::io::Result<()> {
         let mut out = self.outbox();
+        if out.in_flight {
+            return Ok(());
+        }
         let written = match socket.try_write(&out.bytes) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,

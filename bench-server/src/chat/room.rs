@@ -18,11 +18,14 @@ use bytes::Bytes;
 
 use super::peer::{Peer, PeerId, QueueError};
 use super::stats::{add, bump, ChatStats};
+use super::uring;
 
 /// Every room, by name (modified-UTF-8 bytes, compared exactly).
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
     rooms: Mutex<BTreeMap<Bytes, Arc<Room>>>,
+    /// Rooms fan chat out through io_uring (`uring`), not one `write` per member.
+    uring: bool,
 }
 
 #[derive(Debug)]
@@ -36,6 +39,8 @@ struct RoomState {
     members: Vec<Member>,
     /// Set when the room has been removed from the registry; whoever finds it set looks the room up again.
     removed: bool,
+    /// Chat goes out through io_uring (see [`Registry`]).
+    uring: bool,
 }
 
 #[derive(Debug)]
@@ -55,6 +60,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Registry {
+    /// No rooms yet; `uring`: their chat fans out through io_uring.
+    pub(crate) fn new(uring: bool) -> Registry {
+        Registry {
+            rooms: Mutex::default(),
+            uring,
+        }
+    }
+
     /// The names of the rooms whose name contains `filter` ignoring case (all rooms when it is empty), in
     /// order, as many as fit in `max_bytes` encoded (two bytes of length each, then the name).
     pub(crate) fn names(&self, filter: JStr<'_>, max_bytes: usize) -> Vec<Bytes> {
@@ -99,7 +112,10 @@ impl Registry {
                         let name = Bytes::copy_from_slice(room_name.as_bytes());
                         let room = Arc::new(Room {
                             name: name.clone(),
-                            state: Mutex::default(),
+                            state: Mutex::new(RoomState {
+                                uring: self.uring,
+                                ..RoomState::default()
+                            }),
                         });
                         rooms.insert(name, room.clone());
                         bump(&stats.rooms_created);
@@ -199,22 +215,31 @@ impl RoomState {
     fn fan_out(&mut self, room: &Bytes, from: PeerId, packet: &[u8], stats: &ChatStats) {
         let mut queued = 0;
         let mut evicted = false;
+        let mut done = |peer: &Peer, sent: Result<(), QueueError>| match sent {
+            Ok(()) => queued += 1,
+            Err(QueueError::Full) => {
+                evict(peer, stats);
+                evicted = true;
+            }
+            Err(QueueError::Closed) => evicted = true,
+        };
         // Members in join order, starting after the sender and wrapping round: no member is always served
         // last, and whoever joined after the sender (in a turn-taking room, who speaks next) is not kept
         // waiting behind everyone who joined before.
-        let (before, after) = match self.members.iter().position(|m| m.peer.id == from) {
-            Some(i) => (&self.members[..i], &self.members[i + 1..]),
+        let n = self.members.len();
+        let (start, count) = match self.members.iter().position(|m| m.peer.id == from) {
+            Some(i) => (i + 1, n - 1),
             // The sender is not (or no longer) a member: everyone gets it.
-            None => (&self.members[..0], &self.members[..]),
+            None => (0, n),
         };
-        for m in after.iter().chain(before) {
-            match m.peer.send(packet) {
-                Ok(()) => queued += 1,
-                Err(QueueError::Full) => {
-                    evict(&m.peer, stats);
-                    evicted = true;
-                }
-                Err(QueueError::Closed) => evicted = true,
+        let order = (0..count).map(|k| (start + k) % n);
+        let members = &self.members;
+        let by_uring =
+            self.uring && uring::fan_out(order.clone(), |i| &members[i].peer, packet, &mut done);
+        if !by_uring {
+            for i in order {
+                let peer = &members[i].peer;
+                done(peer, peer.send(packet));
             }
         }
         add(&stats.deliveries, queued);
@@ -310,7 +335,7 @@ mod tests {
 
     #[test]
     fn a_full_outbox_evicts_its_member_and_the_room_is_told() {
-        let (registry, stats) = (Registry::default(), Arc::new(ChatStats::default()));
+        let (registry, stats) = (Registry::new(false), Arc::new(ChatStats::default()));
         let mut chat = Vec::new();
         Chat {
             kind: Kind::Indication,
@@ -357,7 +382,7 @@ mod tests {
 
     #[test]
     fn rooms_exist_while_they_have_members() {
-        let (registry, stats) = (Registry::default(), Arc::new(ChatStats::default()));
+        let (registry, stats) = (Registry::new(false), Arc::new(ChatStats::default()));
         let (a, room) = member(&registry, 1, "Ann", 1 << 16, &stats);
         let (b, _) = member(&registry, 2, "Bob", 1 << 16, &stats);
         assert_eq!(

@@ -8,7 +8,7 @@ use anyhow::Context as _;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
-use super::config::ChatConfig;
+use super::config::{ChatConfig, Fanout};
 use super::conn::{self, Shared};
 use super::peer::Limits;
 use super::room::Registry;
@@ -42,10 +42,15 @@ pub async fn serve(
         total: config.send_memory,
         queued: AtomicUsize::new(0),
     });
+    let uring = match config.fanout {
+        Fanout::Writes => false,
+        Fanout::Uring => true,
+        Fanout::Auto => config.fanout.resolve()?.fanout == Fanout::Uring,
+    };
     let shared = Arc::new(Shared {
         config,
         stats,
-        registry: Registry::default(),
+        registry: Registry::new(uring),
         limits,
     });
     let mut tasks = JoinSet::new();

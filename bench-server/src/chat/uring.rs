@@ -1,0 +1,152 @@
+//! The io_uring fan-out: one `io_uring_enter` sends a packet to every member of a room (one `send` SQE per
+//! member whose socket nothing waits on), instead of one `write` system call per member; and the probe
+//! that finds out at startup whether the kernel (or a seccomp profile, as Docker's default one) allows
+//! io_uring at all.
+//!
+//! Each worker thread has its own ring, made on its first fan-out and reused: nothing is allocated per
+//! message, and no lock is shared between threads. Sends are non-blocking (`MSG_DONTWAIT`), so the kernel
+//! completes each inline within the submission: a socket that takes all of the packet is done, and what a
+//! socket refuses (`EAGAIN`, or a short send) is queued in the member's outbox ahead of anything queued
+//! meanwhile, for its writer, exactly as on the `write` path (see `peer`).
+
+use std::cell::RefCell;
+use std::io;
+
+use io_uring::{opcode, types, IoUring};
+
+use super::peer::{Direct, Peer, QueueError};
+
+/// Submission queue entries per ring: a room of up to this many members takes one submission; a bigger
+/// room takes one per this many.
+const ENTRIES: u32 = 64;
+
+thread_local! {
+    /// This thread's ring (None until its first fan-out, or if it could not be made).
+    static RING: RefCell<Option<IoUring>> = const { RefCell::new(None) };
+}
+
+/// Why io_uring cannot be used here, as the READY line and provenance name it (one word).
+pub fn probe() -> Result<(), String> {
+    // 2: disabled for everyone; 1: only for a group (the attempt below decides); 0: allowed.
+    if let Ok(s) = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled") {
+        if s.trim() == "2" {
+            return Err("disabled-by-sysctl".to_owned());
+        }
+    }
+    IoUring::new(2).map(drop).map_err(|e| errno_name(&e))
+}
+
+fn errno_name(e: &io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::EPERM) => "EPERM".to_owned(),
+        Some(libc::ENOSYS) => "ENOSYS".to_owned(),
+        Some(libc::EACCES) => "EACCES".to_owned(),
+        Some(libc::ENOMEM) => "ENOMEM".to_owned(),
+        Some(n) => format!("errno-{n}"),
+        None => "unknown".to_owned(),
+    }
+}
+
+/// Sends `packet` to the peers `order` yields (indices for `peer`), calling `done` with each one's outcome
+/// (in completion order). Returns false, having sent nothing, if this thread has no ring: the caller then
+/// uses the `write` path.
+pub(crate) fn fan_out<'p>(
+    order: impl Iterator<Item = usize>,
+    peer: impl Fn(usize) -> &'p Peer,
+    packet: &[u8],
+    mut done: impl FnMut(&'p Peer, Result<(), QueueError>),
+) -> bool {
+    let Ok(len) = u32::try_from(packet.len()) else {
+        return false;
+    };
+    RING.with(|cell| {
+        // A fan-out within a fan-out (none today) would find the ring borrowed: it takes the `write` path.
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return false;
+        };
+        if slot.is_none() {
+            *slot = IoUring::new(ENTRIES).ok();
+        }
+        let Some(ring) = slot.as_mut() else {
+            return false;
+        };
+        let mut order = order.peekable();
+        // The peers whose send is in the submission now, for a ring that fails.
+        let mut begun = [0usize; ENTRIES as usize];
+        while order.peek().is_some() {
+            let mut submitted = 0;
+            {
+                let mut sq = ring.submission();
+                while !sq.is_full() {
+                    let Some(i) = order.next() else { break };
+                    let p = peer(i);
+                    match p.begin_direct() {
+                        Direct::Fd(fd) => {
+                            let send = opcode::Send::new(types::Fd(fd), packet.as_ptr(), len)
+                                .flags(libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL)
+                                .build()
+                                .user_data(i as u64);
+                            // SAFETY: `packet` outlives the send: every submitted entry is completed
+                            // before this function returns (`complete`). Cannot fail: not full.
+                            #[allow(unsafe_code)]
+                            let _ = unsafe { sq.push(&send) };
+                            begun[submitted] = i;
+                            submitted += 1;
+                        }
+                        Direct::Queue => done(p, p.send(packet)),
+                        Direct::Closed => done(p, Err(QueueError::Closed)),
+                    }
+                }
+            }
+            if !complete(ring, &begun[..submitted], &peer, packet, &mut done) {
+                // The ring failed: this thread uses the `write` path from now on.
+                *slot = None;
+                order.for_each(|i| {
+                    let p = peer(i);
+                    done(p, p.send(packet));
+                });
+                return true;
+            }
+        }
+        true
+    })
+}
+
+/// Submits the sends to `begun` and reaps their completions. False if the ring failed: every send it did
+/// not take is then ended as refused, so its packet is queued whole for the writer.
+fn complete<'p>(
+    ring: &mut IoUring,
+    begun: &[usize],
+    peer: &impl Fn(usize) -> &'p Peer,
+    packet: &[u8],
+    done: &mut impl FnMut(&'p Peer, Result<(), QueueError>),
+) -> bool {
+    let mut left = begun.len();
+    while left > 0 {
+        match ring.submit_and_wait(left) {
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)
+                ) => {}
+            Err(_) => break,
+        }
+        for cqe in ring.completion() {
+            let p = peer(cqe.user_data() as usize);
+            done(p, p.end_direct(packet, cqe.result()));
+            left -= 1;
+        }
+    }
+    if left == 0 {
+        return true;
+    }
+    // io_uring_enter failed, having taken none of the entries still queued: the last of `begun`. (Those
+    // it took complete within it, as the sends do not block.)
+    let untaken = ring.submission().len().min(left);
+    for &i in &begun[begun.len() - untaken..] {
+        let p = peer(i);
+        done(p, p.end_direct(packet, -libc::EAGAIN));
+    }
+    false
+}
