@@ -150,3 +150,93 @@ fn complete<'p>(
     }
     false
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use tokio::io::AsyncReadExt;
+    use tokio::net::{TcpListener, TcpStream};
+
+    use super::super::peer::Limits;
+    use super::super::stats::ChatStats;
+    use super::*;
+
+    const PACKET: usize = 100;
+
+    fn packet(n: u32) -> Vec<u8> {
+        n.to_be_bytes().repeat(PACKET / 4)
+    }
+
+    /// A peer over a real socket (its writer running), and the reading end.
+    async fn peer(per_connection: usize) -> (Arc<Peer>, Arc<Limits>, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let reader = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (socket, _) = listener.accept().await.unwrap();
+        let (_rd, wr) = socket.into_split();
+        let limits = Arc::new(Limits {
+            per_connection,
+            total: 1 << 20,
+            queued: AtomicUsize::new(0),
+        });
+        let stats = Arc::new(ChatStats::default());
+        let peer = Arc::new(Peer::new(1, limits.clone(), stats, Some(wr)));
+        tokio::spawn(peer.clone().write_loop());
+        (peer, limits, reader)
+    }
+
+    fn send(peer: &Peer, packet: &[u8]) -> Result<(), QueueError> {
+        let mut outcome = None;
+        let by_uring = fan_out(std::iter::once(0), |_| peer, packet, |_, r| outcome = Some(r));
+        assert!(by_uring, "this kernel refuses io_uring");
+        outcome.expect("one outcome per peer")
+    }
+
+    #[tokio::test]
+    async fn what_the_socket_refuses_is_queued_in_order_within_the_bound() {
+        if probe().is_err() {
+            return; // io_uring refused here: the `write` path's own test covers the fallback
+        }
+        let (peer, limits, mut reader) = peer(4096).await;
+        // Nobody reads yet: sends complete until the socket's buffers are full (EAGAIN, or short), then
+        // the outbox holds what it refuses, up to the bound, and the next packet finds it full.
+        let mut sent = 0;
+        let full = loop {
+            match send(&peer, &packet(sent)) {
+                Ok(()) => sent += 1,
+                Err(e) => break e,
+            }
+            assert!(sent < 10_000_000, "the socket never filled");
+        };
+        assert_eq!(full, QueueError::Full);
+        let queued = limits.queued.load(Ordering::Relaxed);
+        assert!(queued > 0 && queued <= 4096, "{queued} bytes queued");
+        let mut got = vec![0; PACKET];
+        for n in 0..sent {
+            reader.read_exact(&mut got).await.unwrap();
+            assert_eq!(got, packet(n), "packet {n}");
+        }
+        peer.kill.kill();
+    }
+
+    #[tokio::test]
+    async fn a_send_in_flight_keeps_its_place_before_what_is_queued_meanwhile() {
+        let (peer, _, mut reader) = peer(4096).await;
+        let Direct::Fd(_) = peer.begin_direct() else {
+            panic!("an idle peer's socket is free");
+        };
+        // While the fan-out's send is in flight, another packet for this peer (another room, a reply)
+        // must wait behind it, not go to the socket first.
+        assert_eq!(peer.begin_direct(), Direct::Queue);
+        peer.send(&packet(2)).unwrap();
+        // The socket took none of the first: it goes out before the second.
+        peer.end_direct(&packet(1), -libc::EAGAIN).unwrap();
+        let mut got = vec![0; 2 * PACKET];
+        reader.read_exact(&mut got).await.unwrap();
+        assert_eq!(got, [packet(1), packet(2)].concat());
+        peer.kill.kill();
+    }
+}

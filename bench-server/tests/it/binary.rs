@@ -55,7 +55,9 @@ fn start(args: &[&str]) -> Running {
         get("workers").is_some_and(|w| w.parse::<usize>().is_ok_and(|n| n >= 1)),
         "{line}"
     );
-    assert_eq!(get("chat"), None, "chat is off unless asked for: {line}");
+    if !args.contains(&"--chat") {
+        assert_eq!(get("chat"), None, "chat is off unless asked for: {line}");
+    }
     let http: SocketAddr = get("http")
         .expect("http=")
         .parse()
@@ -152,6 +154,48 @@ fn workers_are_recorded_and_sigint_exits_cleanly() {
     assert!(server.ready.contains(" workers=3 "), "{}", server.ready);
     signal(server.pid(), "-INT");
     assert!(server.wait().success());
+}
+
+/// The READY line says how chat fans out and whether io_uring was allowed; `auto` takes io_uring exactly
+/// when it is, `uring` refuses to start without it, `writes` never uses it.
+#[test]
+fn the_ready_line_states_the_chat_fan_out() {
+    let fanout = |mode: &str| {
+        let mut server = start(&["--http", "127.0.0.1:0", "--chat", "127.0.0.1:0", "--fanout", mode]);
+        let fields = ready_fields(&server.ready);
+        let get = |k: &str| {
+            fields
+                .iter()
+                .find(|(key, _)| *key == k)
+                .map(|(_, v)| (*v).to_owned())
+        };
+        let (chosen, allowed) = (get("fanout"), get("io_uring"));
+        assert!(
+            allowed.as_deref().is_some_and(|a| !a.is_empty()),
+            "{}",
+            server.ready
+        );
+        signal(server.pid(), "-TERM");
+        assert!(server.wait().success());
+        (chosen.unwrap_or_default(), allowed.unwrap_or_default())
+    };
+    let (chosen, allowed) = fanout("writes");
+    assert_eq!(chosen, "writes");
+    let (chosen, auto_allowed) = fanout("auto");
+    assert_eq!(auto_allowed, allowed);
+    assert_eq!(chosen, if allowed == "ok" { "uring" } else { "writes" });
+    if allowed == "ok" {
+        assert_eq!(fanout("uring"), ("uring".to_owned(), allowed));
+    } else {
+        let out = Command::new(EXE)
+            .args(["--http", "off", "--chat", "127.0.0.1:0", "--fanout", "uring"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(&allowed));
+    }
+    let out = Command::new(EXE).args(["--fanout", "ring"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
