@@ -70,7 +70,7 @@ struct Cli {
     /// Chat: how a room sends each message to its members: `uring` (one io_uring submission of a send per
     /// member), `writes` (one write system call per member), or `auto` (uring unless the kernel or a seccomp
     /// profile refuses io_uring). The READY line says which, and whether io_uring was allowed.
-    #[arg(long, value_name = "MODE", default_value = "auto")]
+    #[arg(long, value_name = "MODE", default_value = "writes")]
     fanout: chat::Fanout,
     /// Most connections served at once; further ones wait in the listen backlog.
     #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_MAX_CONNECTIONS)]

@@ -49,11 +49,13 @@ pub struct ChatConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fanout {
     /// io_uring where the kernel allows it (see [`Fanout::resolve`]), else `Writes`.
-    #[default]
     Auto,
     /// One io_uring submission per message: a `send` per member, all in one system call.
     Uring,
-    /// One `write` system call per member.
+    /// One `write` system call per member: the default, as io_uring measured no faster (on 6.18 over
+    /// loopback it saves 18 of 22 system calls per message but not CPU: entering the kernel was 2.6 % of the
+    /// server's time, the TCP path per delivery nearly all the rest).
+    #[default]
     Writes,
 }
 

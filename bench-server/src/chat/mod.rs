@@ -5,7 +5,8 @@
 //! Fan-out encodes each message once and writes it to each member's socket at once when nothing is
 //! queued for that member (one `write` per delivery, no task woken); only what a socket refuses waits in
 //! the member's bounded outbox, which its writer flushes once the socket is writable. A member whose
-//! outbox is full is disconnected (counted), so a slow or dead reader never stalls its room.
+//! outbox is full is disconnected (counted), so a slow or dead reader never stalls its room. With `--fanout
+//! uring` the writes of one message go to the kernel as one io_uring submission (`uring`), same outboxes.
 
 #[doc(hidden)]
 pub mod bench_api;

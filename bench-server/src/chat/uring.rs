@@ -190,7 +190,12 @@ mod tests {
 
     fn send(peer: &Peer, packet: &[u8]) -> Result<(), QueueError> {
         let mut outcome = None;
-        let by_uring = fan_out(std::iter::once(0), |_| peer, packet, |_, r| outcome = Some(r));
+        let by_uring = fan_out(
+            std::iter::once(0),
+            |_| peer,
+            packet,
+            |_, r| outcome = Some(r),
+        );
         assert!(by_uring, "this kernel refuses io_uring");
         outcome.expect("one outcome per peer")
     }

@@ -161,7 +161,14 @@ fn workers_are_recorded_and_sigint_exits_cleanly() {
 #[test]
 fn the_ready_line_states_the_chat_fan_out() {
     let fanout = |mode: &str| {
-        let mut server = start(&["--http", "127.0.0.1:0", "--chat", "127.0.0.1:0", "--fanout", mode]);
+        let mut server = start(&[
+            "--http",
+            "127.0.0.1:0",
+            "--chat",
+            "127.0.0.1:0",
+            "--fanout",
+            mode,
+        ]);
         let fields = ready_fields(&server.ready);
         let get = |k: &str| {
             fields
@@ -188,13 +195,23 @@ fn the_ready_line_states_the_chat_fan_out() {
         assert_eq!(fanout("uring"), ("uring".to_owned(), allowed));
     } else {
         let out = Command::new(EXE)
-            .args(["--http", "off", "--chat", "127.0.0.1:0", "--fanout", "uring"])
+            .args([
+                "--http",
+                "off",
+                "--chat",
+                "127.0.0.1:0",
+                "--fanout",
+                "uring",
+            ])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&out.stderr).contains(&allowed));
     }
-    let out = Command::new(EXE).args(["--fanout", "ring"]).output().unwrap();
+    let out = Command::new(EXE)
+        .args(["--fanout", "ring"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 

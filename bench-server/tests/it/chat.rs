@@ -337,7 +337,11 @@ async fn members_see_entries_messages_and_exits_in_order_exactly_once() {
 async fn both_fan_out_paths_deliver_every_message_in_order_to_every_member() {
     const MEMBERS: usize = 5;
     const N: usize = 200;
-    let allowed = Fanout::Auto.resolve().expect("auto always resolves").io_uring.is_ok();
+    let allowed = Fanout::Auto
+        .resolve()
+        .expect("auto always resolves")
+        .io_uring
+        .is_ok();
     for fanout in [Fanout::Uring, Fanout::Writes] {
         if fanout == Fanout::Uring && !allowed {
             // This kernel (or seccomp profile) refuses io_uring: `--fanout uring` is refused at startup,

@@ -264,6 +264,7 @@ pub fn run_steps(
             .extend(servers.commands.iter().cloned());
         for e in &servers.endpoints {
             println!("{} {}", instance.sut.name(), e.ready);
+            prov.commands.ready.push(e.ready.clone());
         }
         suts::identify(plan, instance, &servers, prov, run);
         match suts::verify(instance, &servers, backend) {

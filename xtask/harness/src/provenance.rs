@@ -207,6 +207,11 @@ pub struct Commands {
     pub server: Vec<Vec<String>>,
     /// Step id → the bench-client argv.
     pub client: BTreeMap<String, Vec<String>>,
+    /// Each server instance's READY line as it was understood, in order: its addresses and workers, and
+    /// for chat the fan-out (`fanout=uring|writes`) and whether io_uring was allowed (`io_uring=ok`, or
+    /// `EPERM` as under Docker's default seccomp profile).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ready: Vec<String>,
 }
 
 impl Host {

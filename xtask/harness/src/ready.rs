@@ -17,6 +17,10 @@ pub struct Ready {
     pub chat: Option<SocketAddr>,
     pub workers: Option<u32>,
     pub pid: u32,
+    /// The chat server's fan-out (`uring`, `writes`), and whether io_uring was allowed (`ok`, or why not:
+    /// `EPERM` under Docker's default seccomp profile, `ENOSYS`, `disabled-by-sysctl`).
+    pub fanout: Option<String>,
+    pub io_uring: Option<String>,
 }
 
 pub fn parse_ready(line: &str) -> Result<Ready> {
@@ -29,6 +33,8 @@ pub fn parse_ready(line: &str) -> Result<Ready> {
         chat: None,
         workers: None,
         pid: 0,
+        fanout: None,
+        io_uring: None,
     };
     let mut pid = None;
     for word in words {
@@ -41,6 +47,8 @@ pub fn parse_ready(line: &str) -> Result<Ready> {
             "chat" => ready.chat = Some(v.parse().with_context(bad)?),
             "workers" => ready.workers = Some(v.parse().with_context(bad)?),
             "pid" => pid = Some(v.parse().with_context(bad)?),
+            "fanout" => ready.fanout = Some(v.to_owned()),
+            "io_uring" => ready.io_uring = Some(v.to_owned()),
             _ => {} // later additions to the line are not errors
         }
     }
@@ -109,6 +117,12 @@ impl Ready {
         if let Some(a) = self.chat {
             words.push(format!("chat={a}"));
         }
+        if let Some(f) = &self.fanout {
+            words.push(format!("fanout={f}"));
+        }
+        if let Some(u) = &self.io_uring {
+            words.push(format!("io_uring={u}"));
+        }
         if let Some(w) = self.workers {
             words.push(format!("workers={w}"));
         }
@@ -128,6 +142,12 @@ mod tests {
         assert_eq!(r.http, Some("127.0.0.1:43211".parse().unwrap()));
         assert_eq!(r.chat, Some("127.0.0.1:40001".parse().unwrap()));
         assert_eq!((r.workers, r.pid), (Some(2), 12345));
+        let line = "READY chat=127.0.0.1:4 fanout=writes io_uring=EPERM workers=1 pid=7";
+        assert_eq!(
+            parse_ready(line).unwrap().line(),
+            line,
+            "provenance keeps the fan-out"
+        );
         let r = parse_ready("READY http=127.0.0.1:8080 workers=1 pid=7 extra=ignored").unwrap();
         assert_eq!((r.chat, r.pid), (None, 7));
         assert!(parse_ready("READY http=127.0.0.1:8080").is_err());
