@@ -1,5 +1,5 @@
 //! Instruction counts of the client's per-call hot path without sockets, a tier of `cargo xtask gate` beside
-//! bench-server's `icount`: the lean HTTP/1.1 path reading a response (head by `engine::lean::head`, framing, a chunked
+//! bench-server's `icount`: the lean HTTP/1.1 path reading a response (head by httparse, framing, a chunked
 //! body decoded in place) out of the reused buffer, and the per-response check run on the body slice — as
 //! the load loop does for every call. Same protocol as bench-server's binary: `icount list` prints each hot
 //! path and its iteration count; `icount run NAME ITERS` runs one ITERS times inside

@@ -4,7 +4,6 @@
 //! Keep-alive and close only; no pipelining (one request in flight per connection, as wrk); anything else
 //! (TLS, HTTP/2, a request it cannot encode) goes through hyper instead.
 
-pub mod head;
 pub mod wire;
 
 use std::io;

@@ -1,14 +1,13 @@
 //! The lean path's HTTP/1.1 wire, without I/O: a request encoded once, and a response read as its bytes
-//! arrive — head by [`super::head`], body framed by Content-Length, chunked (decoded in place) or the peer's
+//! arrive — head by `httparse`, body framed by Content-Length, chunked (decoded in place) or the peer's
 //! close — with every part bounded, so that a hostile server cannot make the client buffer without limit.
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
 use http::{HeaderMap, Method, Version};
-
-use super::head::{self, HeadError};
 
 /// The most a response head (with any informational heads before it) may take.
 pub const MAX_HEAD: usize = 64 * 1024;
@@ -28,7 +27,7 @@ pub enum WireError {
     #[error("connection closed before the response was complete")]
     Closed,
     #[error("invalid response head: {0}")]
-    Head(#[from] HeadError),
+    Head(httparse::Error),
     #[error("invalid response status {0}")]
     Status(u16),
     #[error("response head larger than {MAX_HEAD} bytes")]
@@ -198,37 +197,23 @@ impl Reader {
     /// Parses the head if it is all there (skipping informational responses); false if it is not yet.
     fn head(&mut self, buf: &[u8]) -> Result<bool, WireError> {
         loop {
-            let (mut length, mut te, mut chunked, mut close, mut keep_alive) =
-                (None, false, false, false, false);
-            let parsed = head::parse(&buf[self.start..], MAX_HEADERS, |name, value| {
-                if name.eq_ignore_ascii_case(b"content-length") {
-                    let n = parse_length(value)?;
-                    if length.is_some_and(|l| l != n) {
-                        return Err(WireError::ContentLength);
-                    }
-                    length = Some(n);
-                } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-                    te = true;
-                    // Chunked counts only as the last coding; then the body ends at the peer's close.
-                    chunked = value
-                        .rsplit(|&b| b == b',')
-                        .next()
-                        .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-                } else if name.eq_ignore_ascii_case(b"connection") {
-                    for token in value.split(|&b| b == b',') {
-                        let t = token.trim_ascii();
-                        close |= t.eq_ignore_ascii_case(b"close");
-                        keep_alive |= t.eq_ignore_ascii_case(b"keep-alive");
-                    }
+            // Uninitialised: zeroing 64 headers cost more than parsing the three a server sends.
+            let mut headers =
+                [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+            let mut r = httparse::Response::new(&mut []);
+            let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(
+                &mut r,
+                &buf[self.start..],
+                &mut headers,
+            );
+            let n = match parsed.map_err(WireError::Head)? {
+                httparse::Status::Complete(n) => n,
+                httparse::Status::Partial if buf.len() > MAX_HEAD => {
+                    return Err(WireError::HeadTooLarge)
                 }
-                Ok(())
-            })?;
-            let Some(head::Head { minor, status, len: n }) = parsed else {
-                if buf.len() > MAX_HEAD {
-                    return Err(WireError::HeadTooLarge);
-                }
-                return Ok(false);
+                httparse::Status::Partial => return Ok(false),
             };
+            let status = r.code.unwrap_or(0);
             if !(100..=999).contains(&status) {
                 return Err(WireError::Status(status));
             }
@@ -239,9 +224,34 @@ impl Reader {
                 self.start += n;
                 continue;
             }
+            let (mut length, mut te, mut chunked, mut close, mut keep_alive) =
+                (None, false, false, false, false);
+            for h in r.headers.iter() {
+                if h.name.eq_ignore_ascii_case("content-length") {
+                    let n = parse_length(h.value)?;
+                    if length.is_some_and(|l| l != n) {
+                        return Err(WireError::ContentLength);
+                    }
+                    length = Some(n);
+                } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+                    te = true;
+                    // Chunked counts only as the last coding; then the body ends at the peer's close.
+                    chunked = h
+                        .value
+                        .rsplit(|&b| b == b',')
+                        .next()
+                        .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+                } else if h.name.eq_ignore_ascii_case("connection") {
+                    for token in h.value.split(|&b| b == b',') {
+                        let t = token.trim_ascii();
+                        close |= t.eq_ignore_ascii_case(b"close");
+                        keep_alive |= t.eq_ignore_ascii_case(b"keep-alive");
+                    }
+                }
+            }
             self.status = status;
             self.body_start = self.start + n;
-            self.reusable = !close && (minor == 1 || keep_alive);
+            self.reusable = !close && (r.version == Some(1) || keep_alive);
             self.state = if self.head_request || status == 204 || status == 304 {
                 State::Length {
                     end: self.body_start,
