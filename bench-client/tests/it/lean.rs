@@ -134,6 +134,33 @@ fn a_body_over_the_cap_is_an_error_not_a_buffer() {
     );
 }
 
+/// A head with a space before a colon, a control character in a value or a folded line is an error of every
+/// call, never a response: a guard for any faster head parser the lean path may take instead of httparse.
+#[test]
+fn a_malformed_head_is_an_error_not_a_response() {
+    let heads: [&'static [u8]; 3] = [
+        b"HTTP/1.1 200 OK\r\ncontent-length : 2\r\n\r\nok",
+        b"HTTP/1.1 200 OK\r\nx: a\x00b\r\ncontent-length: 2\r\n\r\nok",
+        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n folded\r\n\r\nok",
+    ];
+    for head in heads {
+        let server = answering_once(head);
+        let out = get(&server.url(), "2");
+        assert_eq!(
+            (out.doc.counts.ok, out.doc.counts.errors.io),
+            (0, 20),
+            "{}: {:?}",
+            String::from_utf8_lossy(head),
+            out.first_errors
+        );
+        assert!(
+            out.first_errors[0].1.contains("invalid response head"),
+            "{:?}",
+            out.first_errors
+        );
+    }
+}
+
 #[test]
 fn a_truncated_body_is_an_error() {
     let server = answering_once(b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort");
