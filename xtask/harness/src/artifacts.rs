@@ -4,6 +4,7 @@
 
 pub mod builders;
 pub mod elf;
+pub mod peer_images;
 pub mod emulation;
 pub mod images;
 pub mod peers;
