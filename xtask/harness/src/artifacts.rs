@@ -4,9 +4,9 @@
 
 pub mod builders;
 pub mod elf;
-pub mod peer_images;
 pub mod emulation;
 pub mod images;
+pub mod peer_images;
 pub mod peers;
 pub mod toolchain;
 

@@ -10,6 +10,9 @@ use std::path::Path;
 use anyhow::Context as _;
 use xshell::Shell;
 
+use super::argv;
+use super::artifacts::peer_images::{self, PeerImage};
+use super::artifacts::peers::PeerBuilds;
 use super::artifacts::{self, Arch, Binaries};
 use super::backend::verify_with;
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
@@ -18,9 +21,6 @@ use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
-use super::artifacts::peer_images::{self, PeerImage};
-use super::artifacts::peers::PeerBuilds;
-use super::argv;
 use super::sut::{Peer, Sut, Target};
 use session::Session;
 

@@ -69,7 +69,11 @@ pub fn gxx_gsoap(
 pub fn shared_objects(sh: &Shell, binary: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let out = cmd!(sh, "ldd {binary}").quiet().read()?;
     if let Some(missing) = out.lines().find(|l| l.contains("not found")) {
-        anyhow::bail!("{}: a shared object is missing: {}", binary.display(), missing.trim());
+        anyhow::bail!(
+            "{}: a shared object is missing: {}",
+            binary.display(),
+            missing.trim()
+        );
     }
     Ok(parse_ldd(&out))
 }

@@ -119,7 +119,9 @@ pub fn preflight_for(what: &str, sh: &Shell) -> anyhow::Result<()> {
     }
     DEBOOTSTRAP.require(sh)?;
     if !docker::daemon_answers(sh) {
-        bail!("`docker info` failed: {what} imports an image into the Docker engine; start dockerd");
+        bail!(
+            "`docker info` failed: {what} imports an image into the Docker engine; start dockerd"
+        );
     }
     Ok(())
 }

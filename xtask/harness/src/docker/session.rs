@@ -144,7 +144,11 @@ impl Session {
                 args.extend(["--sysctl".into(), format!("{k}={v}")]);
             }
             match other {
-                Some((tag, peer)) => args.extend(std::iter::once(tag).chain(peer.iter().map(|a| &**a)).map(String::from)),
+                Some((tag, peer)) => args.extend(
+                    std::iter::once(tag)
+                        .chain(peer.iter().map(|a| &**a))
+                        .map(String::from),
+                ),
                 None => {
                     args.push(self.server.image.tag.clone());
                     args.extend(command.iter().cloned());

@@ -9,9 +9,12 @@ import java.io.IOException;
 
 /** Sets the header before the exchange reaches the service or the next filter. */
 final class ServerHeader extends Filter {
-    /** Computed once: a response pays only the header's bytes. */
-    static final String VALUE = "wsbench-jaxws (JAX-WS RI " + RuntimeVersion.VERSION + "; Java "
-            + Runtime.version() + ")";
+    /**
+     * Computed once: a response pays only the header's bytes. The RI names itself ("JAX-WS RI 2.3.0.2"); Debian's
+     * build leaves an unexpanded svn revision after it, dropped here.
+     */
+    static final String VALUE = "wsbench-jaxws (" + RuntimeVersion.VERSION.toString().replaceFirst(" svn-revision.*", "")
+            + "; Java " + Runtime.version() + ")";
 
     @Override
     public void doFilter(HttpExchange ex, Chain chain) throws IOException {
