@@ -88,6 +88,8 @@ pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
     use crate::testing::Step;
     vec![
         Step::new("sut:side-by-side", side_by_side),
+        Step::new("sut:cxf-side-by-side", cxf_side_by_side),
+        Step::new("sut:containers", peer_containers),
         Step::new("sut:zeep", zeep),
         Step::new("sut:target", target),
         Step::new("sut:refused", refused),
@@ -128,6 +130,91 @@ fn side_by_side(sh: &Shell) -> Result<()> {
             Ok(())
         },
     )
+}
+
+/// Quick cxf-echo-complex on the three servers, shortened: each one's row beside the published CXF figures.
+fn cxf_side_by_side(sh: &Shell) -> Result<()> {
+    crate::testing::quick_scenario_with(
+        sh,
+        "cxf-echo-complex",
+        |o| {
+            o.suts = Sut::parse_list("bench-server,gsoap,jaxws").expect("three known servers");
+            o.sets = vec!["duration=2s".into(), "warmup=2s".into()];
+        },
+        |outcome| {
+            let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+            for name in ["bench-server", "gsoap", "jaxws"] {
+                anyhow::ensure!(
+                    summary.contains(&format!("| {name} |")),
+                    "{name} is not in the side-by-side table:\n{summary}"
+                );
+            }
+            Ok(())
+        },
+    )
+}
+
+/// The peers in containers (`--containers`), in bench-server's place: started from their own images
+/// (`wsbench-peer:<name>-<hash>`, built here), measured, and named by what they say of themselves.
+fn peer_containers(sh: &Shell) -> Result<()> {
+    let docker = Engine::Docker(wsbench_harness::docker::DockerOptions::default());
+    crate::testing::quick_scenario_with(
+        sh,
+        "customer-small",
+        |o| {
+            o.suts = Sut::parse_list(PEERS_IN_CONTAINERS).expect("known servers");
+            o.sets = vec!["duration=2s".into(), "warmup=2s".into()];
+            o.engine = docker;
+        },
+        check_peer_containers,
+    )
+}
+
+/// The servers `sut:containers` runs in containers.
+const PEERS_IN_CONTAINERS: &str = "bench-server,gsoap,jaxws";
+
+fn check_peer_containers(outcome: &Outcome) -> Result<()> {
+    let prov = provenance(outcome)?;
+    let started: Vec<String> = prov.commands.server.iter().map(|c| c.join(" ")).collect();
+    for (name, image) in [
+        ("gsoap", "wsbench-peer:gsoap-"),
+        ("jaxws", "wsbench-peer:jaxws-"),
+    ] {
+        if !PEERS_IN_CONTAINERS.contains(name) {
+            continue;
+        }
+        anyhow::ensure!(
+            started
+                .iter()
+                .any(|c| c.starts_with("docker run") && c.contains(image)),
+            "no {name} container was started from its image: {started:#?}"
+        );
+    }
+    let header = |name: &str| {
+        prov.sut
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.server_header.clone())
+    };
+    anyhow::ensure!(
+        header("gsoap") == Some(Some("gSOAP/2.8".to_owned())),
+        "gsoap's Server header: {:?}",
+        header("gsoap")
+    );
+    if PEERS_IN_CONTAINERS.contains("jaxws") {
+        let said = header("jaxws").flatten().unwrap_or_default();
+        anyhow::ensure!(
+            said.starts_with("wsbench-jaxws (JAX-WS RI"),
+            "jaxws's Server header: {said:?}"
+        );
+    }
+    let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+    anyhow::ensure!(
+        summary.contains("**bench-server** at http://")
+            && summary.contains("Server header: none sent"),
+        "summary.md does not say bench-server sent no Server header:\n{summary}"
+    );
+    Ok(())
 }
 
 /// A bench-server started here by hand (as a user would), measured with `--target` and `--target-pid`.

@@ -186,6 +186,20 @@ pub fn peer(
         ],
         Peer::Gsoap => vec![build.join("wsbench-gsoap").display().to_string()],
     };
+    a.extend(peer_flags(peer, spec, instance, workers, "127.0.0.1:0"));
+    a
+}
+
+/// A peer's flags after its program: listening on `http` (`127.0.0.1:0` as a process, `0.0.0.0:8080` in a
+/// container), the rest as [`peer`] says.
+pub fn peer_flags(
+    peer: Peer,
+    spec: &ServerSpec,
+    instance: &Instance,
+    workers: Option<u32>,
+    http: &str,
+) -> Vec<String> {
+    let mut a = Vec::new();
     let workers = match peer {
         Peer::Jaxws => workers,
         Peer::Gsoap => {
@@ -198,7 +212,7 @@ pub fn peer(
             Some(clients.max(64))
         }
     };
-    a.extend(["--http".to_owned(), "127.0.0.1:0".to_owned()]);
+    a.extend(["--http".to_owned(), http.to_owned()]);
     if let Some(w) = workers {
         a.extend(["--workers".to_owned(), w.to_string()]);
     }

@@ -6,6 +6,7 @@ pub mod builders;
 pub mod elf;
 pub mod emulation;
 pub mod images;
+pub mod peer_images;
 pub mod peers;
 pub mod toolchain;
 

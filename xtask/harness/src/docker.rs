@@ -10,6 +10,9 @@ use std::path::Path;
 use anyhow::Context as _;
 use xshell::Shell;
 
+use super::argv;
+use super::artifacts::peer_images::{self, PeerImage};
+use super::artifacts::peers::PeerBuilds;
 use super::artifacts::{self, Arch, Binaries};
 use super::backend::verify_with;
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
@@ -18,7 +21,7 @@ use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
 use super::scenario::{Instance, Plan, Step};
-use super::sut::{Sut, Target};
+use super::sut::{Peer, Sut, Target};
 use session::Session;
 
 /// How a container run is laid out.
@@ -64,12 +67,51 @@ pub struct Docker {
     opts: DockerOptions,
     /// Whether an external target was driven (its client containers on the host's network).
     external: bool,
+    /// The images of the run's peers.
+    peers: Vec<PeerImage>,
+}
+
+/// Each built peer's image, built here unless the engine has it (`artifacts::peer_images`).
+pub fn peer_images(sh: &Shell, peers: &PeerBuilds) -> anyhow::Result<Vec<PeerImage>> {
+    let root = crate::paths::project_root();
+    peers
+        .iter()
+        .map(|(peer, dir)| {
+            let hash = artifacts::peers::source_hash(&root, peer)?;
+            let image = peer_images::ensure(sh, peer, dir, &hash)?;
+            println!(
+                "peer image {}: {} in {:.1} s",
+                image.tag,
+                if image.built { "built" } else { "present" },
+                image.seconds
+            );
+            Ok(image)
+        })
+        .collect()
+}
+
+/// The image tag and container arguments of `peer` for `instance` (the image's ENTRYPOINT is the program):
+/// listening on the port bench-server's container uses, with the flags it gets as a process.
+pub fn peer_command(
+    images: &[PeerImage],
+    peer: Peer,
+    plan: &Plan,
+    instance: &Instance,
+) -> anyhow::Result<(String, Vec<String>)> {
+    let image = images
+        .iter()
+        .find(|i| i.peer == peer)
+        .with_context(|| format!("no image was built for the {} peer", peer.name()))?;
+    let listen = format!("0.0.0.0:{}", peer_images::HTTP_PORT);
+    let flags = argv::peer_flags(peer, &plan.server, instance, instance.workers, &listen);
+    Ok((image.tag.clone(), flags))
 }
 
 impl Docker {
-    /// Builds the images and creates the private network.
-    pub fn start(sh: &Shell, opts: &DockerOptions) -> anyhow::Result<Docker> {
+    /// Builds the images (bench-server's, and `peers`' own) and creates the private network.
+    pub fn start(sh: &Shell, opts: &DockerOptions, peers: &PeerBuilds) -> anyhow::Result<Docker> {
         Ok(Docker {
+            peers: peer_images(sh, peers)?,
             session: Session::start(sh, opts)?,
             opts: opts.clone(),
             external: false,
@@ -108,18 +150,16 @@ impl Backend for Docker {
     }
 
     fn start(&mut self, plan: &Plan, instance: &Instance) -> anyhow::Result<Servers> {
-        match &instance.sut {
-            Sut::BenchServer => {}
+        let peer = match &instance.sut {
+            Sut::BenchServer => None,
             Sut::External(target) => return self.drive(target),
-            Sut::Peer(p) => anyhow::bail!(
-                "{} runs as a process on this machine; peers have no container image yet",
-                p.name()
-            ),
-        }
+            Sut::Peer(p) => Some(peer_command(&self.peers, *p, plan, instance)?),
+        };
         let servers = self.session.start_servers(
             &plan.server,
             instance.workers,
             instance.servers as usize,
+            peer.as_ref().map(|(t, c)| (t.as_str(), c.as_slice())),
         )?;
         let workers = servers
             .first()

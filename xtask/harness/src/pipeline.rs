@@ -192,7 +192,7 @@ fn start_backend(
 ) -> Result<Box<dyn Backend>> {
     Ok(match engine {
         Engine::Local => Box::new(Local::new(bins, pinning, peers, dir)?),
-        Engine::Docker(o) => Box::new(docker::Docker::start(sh, o)?),
+        Engine::Docker(o) => Box::new(docker::Docker::start(sh, o, &peers)?),
         Engine::Swarm(o) => Box::new(Swarm::start(sh, o)?),
     })
 }
@@ -435,19 +435,11 @@ fn save(dir: &Path, run: &RunDoc, prov: &Provenance) -> Result<()> {
         })
 }
 
-/// What a backend cannot measure: peers run as processes on this machine only (they have no image yet); a
-/// `--target` is driven by client containers on one Docker engine, not yet by a swarm's tasks.
+/// What a backend cannot measure: peers and a `--target` are run by processes on this machine and by
+/// containers on one Docker engine, not yet by a swarm's services.
 fn refuse_suts(suts: &[Sut], engine: &Engine) -> Result<()> {
     match engine {
-        Engine::Local => Ok(()),
-        Engine::Docker(_) => match suts.iter().find(|s| matches!(s, Sut::Peer(_))) {
-            Some(p) => anyhow::bail!(
-                "--sut {}: peers run as processes on this machine and have no container image yet; with \
-                 --containers, bench-server or a --target is measured",
-                p.name()
-            ),
-            None => Ok(()),
-        },
+        Engine::Local | Engine::Docker(_) => Ok(()),
         Engine::Swarm(_) if suts != [Sut::BenchServer] => anyhow::bail!(
             "--sut and --target are not yet run on a swarm: run them as processes on this machine, or a \
              --target with --containers"

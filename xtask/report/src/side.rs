@@ -107,6 +107,21 @@ pub fn rise(step: &Step) -> Option<f64> {
     (first > 0.0).then(|| last / first - 1.0)
 }
 
+/// What the server said of itself in its `Server` header, plainly also when it sent none; None when it was
+/// not reached or the GET that asks failed (its note says why).
+pub fn server_header(r: &SutRecord) -> Option<String> {
+    match (&r.server_header, &r.url) {
+        (Some(h), _) => Some(format!("Server: `{h}`")),
+        (None, Some(url))
+            if url.starts_with("http")
+                && !r.notes.iter().any(|n| n.starts_with(&format!("GET {url}"))) =>
+        {
+            Some("Server header: none sent".to_owned())
+        }
+        _ => None,
+    }
+}
+
 /// One server's identity, as provenance.json records it, in a sentence.
 pub fn identity(r: &SutRecord) -> String {
     let mut parts = vec![format!(
@@ -119,8 +134,8 @@ pub fn identity(r: &SutRecord) -> String {
     } else {
         "not started by wsbench".to_owned()
     });
-    if let Some(h) = &r.server_header {
-        parts.push(format!("Server: `{h}`"));
+    if let Some(h) = server_header(r) {
+        parts.push(h);
     }
     for (path, sha) in &r.wsdl_sha256 {
         parts.push(format!(
@@ -186,4 +201,32 @@ pub fn lines(run: &results::Run) -> Vec<String> {
         }
     ));
     o
+}
+
+#[cfg(test)]
+mod identity_tests {
+    use super::*;
+
+    fn record(header: Option<&str>, notes: &[&str]) -> SutRecord {
+        SutRecord {
+            name: "bench-server".into(),
+            started_by_wsbench: true,
+            url: Some("http://127.0.0.1:1".into()),
+            server_header: header.map(String::from),
+            wsdl_sha256: Default::default(),
+            sampled_pid: None,
+            build: None,
+            notes: notes.iter().map(|n| n.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_server_header_is_named_or_said_absent() {
+        let said = identity(&record(Some("gSOAP/2.8"), &[]));
+        assert!(said.contains("Server: `gSOAP/2.8`"), "{said}");
+        let none = identity(&record(None, &[]));
+        assert!(none.contains("Server header: none sent"), "{none}");
+        let failed = identity(&record(None, &["GET http://127.0.0.1:1: refused"]));
+        assert!(!failed.contains("Server header"), "{failed}");
+    }
 }

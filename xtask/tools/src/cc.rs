@@ -63,3 +63,48 @@ pub fn gxx_gsoap(
     .run()?;
     Ok(())
 }
+
+/// The shared objects `binary` loads, with the dynamic loader itself, as `ldd` resolves them on this machine
+/// (absolute paths, in `ldd`'s order): what an image holding the binary alone must hold beside it.
+pub fn shared_objects(sh: &Shell, binary: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let out = cmd!(sh, "ldd {binary}").quiet().read()?;
+    if let Some(missing) = out.lines().find(|l| l.contains("not found")) {
+        anyhow::bail!(
+            "{}: a shared object is missing: {}",
+            binary.display(),
+            missing.trim()
+        );
+    }
+    Ok(parse_ldd(&out))
+}
+
+/// The absolute paths in `ldd`'s output (`libx.so => /lib/…/libx.so (0x…)`, `/lib64/ld-linux… (0x…)`); the
+/// vDSO has none.
+pub fn parse_ldd(out: &str) -> Vec<PathBuf> {
+    out.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let path = l.split_once("=>").map_or(l, |(_, r)| r.trim());
+            let path = path.split_whitespace().next()?;
+            path.starts_with('/').then(|| PathBuf::from(path))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ldd_lines_give_paths_and_skip_the_vdso() {
+        let out = "\tlinux-vdso.so.1 (0x00007ffd)\n\tlibstdc++.so.6 => /lib/x86_64-linux-gnu/libstdc++.so.6 (0x1)\n\
+                   \t/lib64/ld-linux-x86-64.so.2 (0x2)\n\tlibgone.so => not found\n";
+        assert_eq!(
+            parse_ldd(out),
+            [
+                PathBuf::from("/lib/x86_64-linux-gnu/libstdc++.so.6"),
+                PathBuf::from("/lib64/ld-linux-x86-64.so.2")
+            ]
+        );
+    }
+}

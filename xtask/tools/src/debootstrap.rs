@@ -50,6 +50,22 @@ pub fn apt_get(sh: &Shell, root: &Path, args: &[&str]) -> anyhow::Result<()> {
         .with_context(|| format!("apt-get {} in {}", args.join(" "), root.display()))
 }
 
+/// `apt_get` with `/proc` mounted in the chroot for the duration (a JRE's postinst runs `java`, which needs
+/// it); unmounted again whatever apt-get did, so the tree can be removed.
+pub fn apt_get_with_proc(sh: &Shell, root: &Path, args: &[&str]) -> anyhow::Result<()> {
+    let proc = root.join("proc");
+    cmd!(sh, "mount -t proc proc {proc}")
+        .quiet()
+        .run()
+        .with_context(|| format!("mounting /proc in {}", root.display()))?;
+    let result = apt_get(sh, root, args);
+    let unmounted = cmd!(sh, "umount {proc}")
+        .quiet()
+        .run()
+        .with_context(|| format!("unmounting {}", proc.display()));
+    result.and(unmounted)
+}
+
 /// `tar --numeric-owner -C ROOT -cf TAR .`.
 pub fn pack(sh: &Shell, root: &Path, tar: &Path) -> anyhow::Result<()> {
     cmd!(sh, "tar --numeric-owner -C {root} -cf {tar} .")

@@ -84,7 +84,7 @@ pub fn ensure(sh: &Shell, arches: &[Arch], rebuild: bool) -> anyhow::Result<Vec<
     if todo.is_empty() {
         return Ok(out);
     }
-    preflight(sh)?;
+    preflight_for("building builder images", sh)?;
     let work = crate::paths::project_root().join("target/builder-images");
     let base = work.join("base");
     let start = Instant::now();
@@ -113,13 +113,15 @@ pub fn ensure(sh: &Shell, arches: &[Arch], rebuild: bool) -> anyhow::Result<Vec<
 }
 
 /// debootstrap and chroot need root and the `debootstrap` package; `docker import` needs the daemon.
-fn preflight(sh: &Shell) -> anyhow::Result<()> {
+pub fn preflight_for(what: &str, sh: &Shell) -> anyhow::Result<()> {
     if !is_root() {
-        bail!("building builder images runs debootstrap and chroot, which need root: run as root (sudo -E)");
+        bail!("{what} runs debootstrap and chroot, which need root: run as root (sudo -E)");
     }
     DEBOOTSTRAP.require(sh)?;
     if !docker::daemon_answers(sh) {
-        bail!("`docker info` failed: builder images are imported into the Docker engine; start dockerd");
+        bail!(
+            "`docker info` failed: {what} imports an image into the Docker engine; start dockerd"
+        );
     }
     Ok(())
 }

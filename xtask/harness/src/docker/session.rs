@@ -102,12 +102,14 @@ impl Session {
         Ok(session)
     }
 
-    /// Starts `instances` server containers and waits for each one's READY line.
+    /// Starts `instances` server containers and waits for each one's READY line: bench-server's image, or
+    /// `other` (a peer's image tag and its command line, listening on the same port).
     pub fn start_servers(
         &mut self,
         spec: &ServerSpec,
         workers: Option<u32>,
         instances: usize,
+        other: Option<(&str, &[String])>,
     ) -> anyhow::Result<&[ServerEndpoint]> {
         ensure!(
             self.servers.is_empty(),
@@ -141,8 +143,17 @@ impl Session {
             for (k, v) in tuning::SERVER_SYSCTLS {
                 args.extend(["--sysctl".into(), format!("{k}={v}")]);
             }
-            args.push(self.server.image.tag.clone());
-            args.extend(command.iter().cloned());
+            match other {
+                Some((tag, peer)) => args.extend(
+                    std::iter::once(tag)
+                        .chain(peer.iter().map(|a| &**a))
+                        .map(String::from),
+                ),
+                None => {
+                    args.push(self.server.image.tag.clone());
+                    args.extend(command.iter().cloned());
+                }
+            }
             docker::run_detached(&self.sh, &args)?;
             let ready = wait_ready(&self.sh, &name)?;
             let ip = docker::ip(&self.sh, &name, &self.network)?;

@@ -137,8 +137,21 @@ pub(super) fn identify(
             rec.url.as_deref().unwrap_or("?"),
             rec.server_header
                 .as_deref()
-                .map_or(String::new(), |h| format!(" (Server: {h})")),
+                .map_or(header_absent(rec), |h| format!(" (Server: {h})")),
         ));
+    }
+}
+
+/// What the note says when no `Server` header was recorded: that none was sent, unless the GET that asks
+/// failed or was not made (chat).
+fn header_absent(rec: &SutRecord) -> String {
+    match &rec.url {
+        Some(url)
+            if url.starts_with("http") && !rec.notes.iter().any(|n| n.starts_with("GET ")) =>
+        {
+            " (Server header: none sent)".to_owned()
+        }
+        _ => String::new(),
     }
 }
 

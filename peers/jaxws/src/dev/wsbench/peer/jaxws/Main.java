@@ -56,7 +56,7 @@ public final class Main {
         CustomerStore store = new CustomerStore(flags.storeCap, flags.storePrefill);
         publish(server, PerfServiceImpl.PATH, new PerfServiceImpl(), "wsdl/cxf.wsdl", flags);
         publish(server, CustomerServiceImpl.PATH, new CustomerServiceImpl(store), "wsdl/customer.wsdl", flags);
-        server.createContext("/", new Plain());
+        server.createContext("/", new Plain()).getFilters().add(new ServerHeader());
         server.start();
 
         // Installed before READY: a signal sent right after READY must stop the server, not kill it. The JVM
@@ -92,6 +92,7 @@ public final class Main {
     private static void publish(HttpServer server, String path, Object impl, String wsdl, Flags flags)
             throws IOException {
         HttpContext context = server.createContext(path);
+        context.getFilters().add(new ServerHeader());
         context.getFilters().add(new SoapFront(path, resource(wsdl), flags.maxBody));
         WebServiceFeature[] features = flags.schemaValidation
                 ? new WebServiceFeature[] {new SchemaValidationFeature(true, false)}
