@@ -8,7 +8,9 @@ use anyhow::{bail, Context as _, Result};
 
 use super::provenance::Provenance;
 use super::rundoc::{FaultRecord, RunDoc};
-use super::scenario::{Instance, Plan, Step};
+use super::scenario::{FaultKind, Instance, Plan, Step};
+
+pub mod schedule;
 
 /// One server that printed READY, as the clients reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,8 +86,8 @@ pub trait Backend {
     /// Why the servers are no longer there (one exited since `start`), if they are not.
     fn servers_gone(&mut self) -> Option<String>;
 
-    /// Whether it can do a step's faults (`[[fault]]`) to its servers; a run with faults is refused otherwise.
-    fn does_faults(&self) -> bool {
+    /// Whether it can do faults of `kind` (`[[fault]]`) to its servers; a run with others is refused.
+    fn does_fault(&self, _kind: FaultKind) -> bool {
         false
     }
 

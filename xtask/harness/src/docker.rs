@@ -2,6 +2,7 @@
 //! private network, standing in for separate hosts; everything created is removed again, also on failure or
 //! Ctrl-C. An external `--target` gets no server container: client containers on the host's network drive it.
 
+mod faults;
 mod session;
 pub mod shaping;
 
@@ -20,7 +21,7 @@ use super::containers::tuning;
 use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
-use super::scenario::{Instance, Plan, Step};
+use super::scenario::{FaultKind, Instance, Plan, Step};
 use super::sut::{Peer, Sut, Target};
 use session::Session;
 
@@ -189,12 +190,16 @@ impl Backend for Docker {
         _servers: &Servers,
         json: &Path,
     ) -> anyhow::Result<ClientRun> {
-        let run = self.session.run_step(step, json)?;
+        let (run, faults) = self.session.run_step(step, json)?;
         Ok(ClientRun {
             exit: ClientRun::worst_exit(&run.exit_codes),
             commands: run.commands,
-            faults: Vec::new(),
+            faults,
         })
+    }
+
+    fn does_fault(&self, kind: FaultKind) -> bool {
+        kind.on_network()
     }
 
     fn time_wait(&self) -> Option<u64> {

@@ -20,7 +20,7 @@ use super::clock;
 use super::pinning::Pinning;
 use super::provenance::Provenance;
 use super::rundoc::RunDoc;
-use super::scenario::{Instance, Plan, Step};
+use super::scenario::{FaultKind, Instance, Plan, Step};
 use super::sut::Sut;
 use process::ServerProcess;
 use wsbench_tools::process as programs;
@@ -184,8 +184,8 @@ impl Backend for Local {
         })
     }
 
-    fn does_faults(&self) -> bool {
-        true
+    fn does_fault(&self, kind: FaultKind) -> bool {
+        !kind.on_network()
     }
 
     fn time_wait(&self) -> Option<u64> {

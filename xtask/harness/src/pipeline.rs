@@ -206,11 +206,17 @@ pub fn measure(
     mut prov: Provenance,
 ) -> Result<Outcome> {
     println!("on {}", backend.describe());
-    if plan.steps().any(|s| !s.faults.is_empty()) && !backend.does_faults() {
+    let undoable = plan
+        .steps()
+        .flat_map(|s| &s.faults)
+        .find(|f| !backend.does_fault(f.kind));
+    if let Some(f) = undoable {
         run.problems.push(format!(
-            "the scenario's faults (kill-server, pause-server) are done to a server process on this machine; \
-             {} cannot do them: run without --containers/--swarm",
-            backend.describe()
+            "{} cannot do the scenario's fault {}: kill-server and pause-server are done to a server process on \
+             this machine (no --containers/--swarm), link and disconnect-server to a server container \
+             (--containers)",
+            backend.describe(),
+            f.kind.name()
         ));
         return finish(dir, run, prov);
     }
@@ -220,8 +226,8 @@ pub fn measure(
         .any(|i| matches!(i.sut, Sut::External(_)) && i.steps.iter().any(|s| !s.faults.is_empty()));
     if external {
         run.problems.push(
-            "faults (kill-server, pause-server) are done to a server wsbench started; a --target it did not \
-             start is not its to kill or pause"
+            "faults are done to a server wsbench started; a --target it did not start is not its to kill, \
+             pause or disconnect"
                 .to_owned(),
         );
         return finish(dir, run, prov);

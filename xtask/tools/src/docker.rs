@@ -117,6 +117,22 @@ pub fn create_network(sh: &Shell, name: &str, label: &str) -> anyhow::Result<()>
     .with_context(|| format!("creating docker network {name}"))
 }
 
+/// `docker network disconnect NETWORK CONTAINER` (`--force`: also when the container is paused or gone).
+pub fn network_disconnect(sh: &Shell, network: &str, container: &str) -> anyhow::Result<()> {
+    cmd!(sh, "docker network disconnect {network} {container}")
+        .quiet()
+        .run()
+        .with_context(|| format!("disconnecting {container} from {network}"))
+}
+
+/// `docker network connect NETWORK CONTAINER`.
+pub fn network_connect(sh: &Shell, network: &str, container: &str) -> anyhow::Result<()> {
+    cmd!(sh, "docker network connect {network} {container}")
+        .quiet()
+        .run()
+        .with_context(|| format!("connecting {container} to {network}"))
+}
+
 /// `docker run -d …`; returns the container id.
 pub fn run_detached(sh: &Shell, args: &[String]) -> anyhow::Result<String> {
     let id = cmd!(sh, "docker run -d {args...}")

@@ -102,6 +102,24 @@ pub fn replace_tbf(
     Ok(())
 }
 
+/// `tc qdisc replace dev DEV root netem [rate R] [delay D] [loss L]` in `ns`: a link of that rate, one-way
+/// delay and loss (the kernel needs `sch_netem`, CONFIG_NET_SCH_NETEM).
+pub fn replace_netem(sh: &Shell, ns: Netns, dev: &str, netem: &[String]) -> anyhow::Result<()> {
+    let mut args: Vec<&str> = vec!["qdisc", "replace", "dev", dev, "root", "netem"];
+    args.extend(netem.iter().map(String::as_str));
+    read(sh, &ns.argv("tc", &args)).with_context(|| {
+        format!("netem on {dev} (does this kernel have sch_netem, CONFIG_NET_SCH_NETEM?)")
+    })?;
+    Ok(())
+}
+
+/// `tc qdisc del dev DEV root` in `ns`: the device's default queueing again.
+pub fn delete_root(sh: &Shell, ns: Netns, dev: &str) -> anyhow::Result<()> {
+    read(sh, &ns.argv("tc", &["qdisc", "del", "dev", dev, "root"]))
+        .with_context(|| format!("removing the qdisc of {dev}"))?;
+    Ok(())
+}
+
 /// `tc -s qdisc show dev DEV` in `ns` (empty when it cannot be read).
 pub fn stats(sh: &Shell, ns: Netns, dev: &str) -> String {
     let argv = ns.argv("tc", &["-s", "qdisc", "show", "dev", dev]);

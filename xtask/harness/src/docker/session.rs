@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, ensure, Context as _};
 use xshell::Shell;
 
-use super::{shaping, DockerOptions};
+use super::{faults, shaping, DockerOptions};
 use crate::argv::{self, Listen};
 use crate::artifacts::emulation::ClientArch;
 use crate::artifacts::images::{self, Image};
@@ -21,7 +21,8 @@ use crate::provenance::containers::{
 };
 use crate::provenance::Provenance;
 use crate::ready::{self, NotReady};
-use crate::rundoc::RunDoc;
+use crate::backend::schedule;
+use crate::rundoc::{FaultRecord, RunDoc};
 use crate::scenario::{ServerSpec, Step};
 use crate::sut::Target;
 use wsbench_tools::{docker, process};
@@ -226,7 +227,11 @@ impl Session {
 
     /// Runs one step in client containers (at least one per server, spreading the load across them), writes
     /// the step's results document to `json_out` (merged exactly when there are several).
-    pub fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<ClientRunRecord> {
+    pub fn run_step(
+        &mut self,
+        step: &Step,
+        json_out: &Path,
+    ) -> anyhow::Result<(ClientRunRecord, Vec<FaultRecord>)> {
         ensure!(
             !self.servers.is_empty() || self.external.is_some(),
             "no server container is running"
@@ -271,6 +276,7 @@ impl Session {
             );
             files.push(self.out_dir.join(file));
         }
+        let faults = self.do_faults(step, &files[0], &mut children)?;
         let mut exit_codes = Vec::new();
         for mut child in children {
             let status = child.wait().context("waiting for a client container")?;
@@ -311,7 +317,27 @@ impl Session {
             step: step.id.clone(),
             clients: run.clone(),
         });
-        Ok(run)
+        Ok((run, faults))
+    }
+
+    /// Does `step`'s faults to the server containers while `clients` run (the first writing `json`).
+    fn do_faults(
+        &mut self,
+        step: &Step,
+        json: &Path,
+        clients: &mut [std::process::Child],
+    ) -> anyhow::Result<Vec<FaultRecord>> {
+        if step.faults.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut net = faults::Net {
+            sh: &self.sh,
+            network: &self.network,
+            servers: &mut self.servers,
+            link: self.link.as_ref(),
+            clients,
+        };
+        schedule::run(&step.faults, json, &mut net)
     }
 
     /// Stops the servers gracefully (SIGTERM), appends their stderr (and shaping statistics) to `log`, removes

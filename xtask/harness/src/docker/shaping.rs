@@ -34,12 +34,7 @@ pub(super) fn apply(sh: &Shell, pid: u32, rate: &Rate) -> anyhow::Result<Shaped>
     let burst = burst_bytes(rate);
     tc::replace_tbf(sh, Netns::Of(pid), "eth0", rate, burst)
         .context("shaping the server container's eth0")?;
-    let link = ip::links(sh, Netns::Of(pid), Some("eth0"))?;
-    let peer = ip::peer_index(&link).with_context(|| format!("no veth peer in `{link}`"))?;
-    let host_links = ip::links(sh, Netns::Host, None)?;
-    let host_if = ip::interface_named(&host_links, peer).with_context(|| {
-        format!("the host has no interface {peer} (is the Docker daemon on another host?)")
-    })?;
+    let host_if = host_end(sh, pid)?;
     tc::replace_tbf(sh, Netns::Host, &host_if, rate, burst)
         .with_context(|| format!("shaping {host_if}, the host end of the server's veth"))?;
     Ok(Shaped {
@@ -48,6 +43,34 @@ pub(super) fn apply(sh: &Shell, pid: u32, rate: &Rate) -> anyhow::Result<Shaped>
         container_if: "eth0".into(),
         host_if,
     })
+}
+
+/// The host's end of the veth pair whose other end is eth0 of the container whose main process is `pid`.
+fn host_end(sh: &Shell, pid: u32) -> anyhow::Result<String> {
+    let link = ip::links(sh, Netns::Of(pid), Some("eth0"))?;
+    let peer = ip::peer_index(&link).with_context(|| format!("no veth peer in `{link}`"))?;
+    let host_links = ip::links(sh, Netns::Host, None)?;
+    ip::interface_named(&host_links, peer).with_context(|| {
+        format!("the host has no interface {peer} (is the Docker daemon on another host?)")
+    })
+}
+
+/// A link fault: netem (`rate R delay D loss L`) on both ends of the container's veth pair, each direction
+/// shaped alike.
+pub(super) fn degrade(sh: &Shell, pid: u32, netem: &[String]) -> anyhow::Result<()> {
+    preflight(sh)?;
+    tc::replace_netem(sh, Netns::Of(pid), "eth0", netem)?;
+    tc::replace_netem(sh, Netns::Host, &host_end(sh, pid)?, netem)
+}
+
+/// The link as it was before [`degrade`]: the run's `--link` shaping, or none.
+pub(super) fn restore(sh: &Shell, pid: u32, link: Option<&Rate>) -> anyhow::Result<Option<Shaped>> {
+    if let Some(rate) = link {
+        return apply(sh, pid, rate).map(Some);
+    }
+    tc::delete_root(sh, Netns::Of(pid), "eth0")?;
+    tc::delete_root(sh, Netns::Host, &host_end(sh, pid)?)?;
+    Ok(None)
 }
 
 /// `tc -s qdisc` of both ends, to show in the server log that the shaper really carried the traffic.

@@ -441,12 +441,28 @@ fn faults_are_validated_and_refused_where_they_cannot_be_done() {
     assert!(err("fault+=pause-server,at=0.9s,for=0.5s").contains("does not end within"));
     assert!(err("fault+=unplug,at=0.1s,for=0.1s").contains("unknown variant"));
     assert!(err("fault+=kill-server,at=0.1s,for=0.1s,colour=red").contains("unknown field"));
+    assert!(err("fault+=link,at=0.3s,for=0.1s").contains("give rate=R"));
+    assert!(err("fault+=link,at=0.6s,for=0.1s,loss=2").contains("not a percentage"));
+    assert!(err("fault+=link,at=0.6s,for=0.1s,rate=fast").contains("rate `fast`"));
+    assert!(err("fault+=pause-server,at=0.6s,for=0.1s,delay=5ms").contains("a link fault's"));
+    let net = s
+        .plan(false, &["fault=disconnect-server,at=0.6s,for=0.2s".into()])
+        .unwrap();
+    let run = RunDoc::planned(&net, "2026-12-01T00:00:00Z".into());
+    let dir = temp_dir("net-faults");
+    let outcome = measure(&net, &mut Fake::default(), &dir, run, provenance()).unwrap();
+    assert!(
+        outcome.run.problems[0].contains("cannot do the scenario's fault disconnect-server"),
+        "{:?}",
+        outcome.run.problems
+    );
+    fs::remove_dir_all(&dir).unwrap();
     let mut fake = Fake::default();
     let dir = temp_dir("faults");
     let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
     let outcome = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
     assert!(fake.calls.is_empty(), "{:?}", fake.calls);
     assert_eq!(outcome.run.status, Status::Failed);
-    assert!(outcome.run.problems[0].contains("cannot do them"));
+    assert!(outcome.run.problems[0].contains("cannot do the scenario's fault kill-server"));
     fs::remove_dir_all(&dir).unwrap();
 }

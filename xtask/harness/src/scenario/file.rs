@@ -255,6 +255,12 @@ pub enum FaultKind {
     KillServer,
     /// SIGSTOP of the server at `at`, SIGCONT `for` later.
     PauseServer,
+    /// With `--containers`: the server container's link shaped both ways (`rate`, `delay`, `loss`) from `at`
+    /// for `for`, then as it was.
+    Link,
+    /// With `--containers`: the server container disconnected from the run's network (`docker network
+    /// disconnect`) at `at`, connected again `for` later.
+    DisconnectServer,
 }
 
 impl FaultKind {
@@ -262,7 +268,14 @@ impl FaultKind {
         match self {
             FaultKind::KillServer => "kill-server",
             FaultKind::PauseServer => "pause-server",
+            FaultKind::Link => "link",
+            FaultKind::DisconnectServer => "disconnect-server",
         }
+    }
+
+    /// Whether it is done to a server container's network (`--containers`), not to a process on this machine.
+    pub fn on_network(self) -> bool {
+        matches!(self, FaultKind::Link | FaultKind::DisconnectServer)
     }
 }
 
@@ -276,6 +289,13 @@ pub struct FaultSpec {
     /// How long the server stays killed (then it is restarted) or paused.
     #[serde(rename = "for")]
     pub duration: Dur,
+    /// `link` only: the link's rate (tc syntax, `100mbit`), one-way delay (`5ms`) and loss (`1%`).
+    #[serde(default)]
+    pub rate: Option<String>,
+    #[serde(default)]
+    pub delay: Option<Dur>,
+    #[serde(default)]
+    pub loss: Option<String>,
 }
 
 /// `[sweep]`: every step is run once per client count.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context as _, Result};
 
-use super::file::{Dur, FaultSpec, Operation, Published, ServerSpec, Size, StepSpec};
+use super::file::{Dur, FaultKind, FaultSpec, Operation, Published, ServerSpec, Size, StepSpec};
 
 /// How long one step runs: a fixed duration or a number of requests.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -162,6 +162,27 @@ impl ClientStep {
     }
 }
 
+/// A link fault names how the link degrades (`rate`, `delay`, `loss`, each checked); no other fault has them.
+fn link_fault(f: &FaultSpec) -> Result<()> {
+    let given = f.rate.is_some() || f.delay.is_some() || f.loss.is_some();
+    if f.kind != FaultKind::Link {
+        ensure!(!given, "{}: rate, delay and loss are a link fault's", f.kind.name());
+        return Ok(());
+    }
+    ensure!(given, "link: give rate=R, delay=D or loss=L% (how the link degrades)");
+    if let Some(r) = &f.rate {
+        wsbench_tools::tc::parse_rate(r).with_context(|| format!("link: rate `{r}`"))?;
+    }
+    if let Some(l) = &f.loss {
+        let pct = l.strip_suffix('%').and_then(|n| n.parse::<f64>().ok());
+        ensure!(
+            pct.is_some_and(|p| (0.0..=100.0).contains(&p)),
+            "link: loss `{l}` is not a percentage (1%, 0.5%)"
+        );
+    }
+    Ok(())
+}
+
 /// The faults of a step, in order of `at`: each within the step's measured interval, none overlapping another
 /// (a server cannot be paused while it is down), and only for HTTP steps of a set duration.
 pub(super) fn faults(faults: &[FaultSpec], step: &ClientStep) -> Result<Vec<FaultSpec>> {
@@ -181,6 +202,7 @@ pub(super) fn faults(faults: &[FaultSpec], step: &ClientStep) -> Result<Vec<Faul
     for f in &sorted {
         let name = f.kind.name();
         ensure!(!f.duration.0.is_zero(), "{name}: `for` must be > 0");
+        link_fault(f)?;
         ensure!(
             f.at.0 >= free_from,
             "{name} at {} overlaps the fault before it (until {})",
