@@ -64,49 +64,53 @@ pub(crate) fn quick_scenario(sh: &Shell, name: &str) -> Result<()> {
 /// A scenario with faults (`failover`): [`quick_scenario`], and every fault's recovery measured — each fault
 /// done and undone, the calls a kill-server cost counted as errors, the first success after it timed.
 pub(crate) fn quick_faults(sh: &Shell, name: &str) -> Result<()> {
-    quick_scenario_with(
-        sh,
-        name,
-        |_| {},
-        |outcome| {
-            let loaded = results::Run::load(&outcome.dir)?;
-            for step in &loaded.steps {
-                let t = step
-                    .record
-                    .as_ref()
-                    .and_then(|r| r.timeline.as_ref())
-                    .ok_or_else(|| anyhow::anyhow!("{}: no timeline", step.meta.id))?;
+    quick_faults_with(sh, name, |_| {}, "kill-server")
+}
+
+/// [`quick_faults`] with the run options adjusted; faults of kind `costly` must cost counted calls.
+pub(crate) fn quick_faults_with(
+    sh: &Shell,
+    name: &str,
+    adjust: impl FnOnce(&mut RunOptions),
+    costly: &str,
+) -> Result<()> {
+    quick_scenario_with(sh, name, adjust, |outcome| {
+        let loaded = results::Run::load(&outcome.dir)?;
+        for step in &loaded.steps {
+            let id = &step.meta.id;
+            let t = step
+                .record
+                .as_ref()
+                .and_then(|r| r.timeline.as_ref())
+                .ok_or_else(|| anyhow::anyhow!("{id}: no timeline"))?;
+            ensure!(!step.meta.faults.is_empty(), "{id}: no faults were done");
+            ensure!(
+                step.meta.faults.iter().any(|f| f.kind == costly),
+                "{id}: no {costly} was done: {:?}",
+                step.meta.faults
+            );
+            for f in &step.meta.faults {
                 ensure!(
-                    !step.meta.faults.is_empty(),
-                    "{}: no faults were done",
-                    step.meta.id
+                    f.problem.is_none() && f.ended_unix_us.is_some(),
+                    "{id}: {f:?}"
                 );
-                for f in &step.meta.faults {
+                let g = wsbench_report::faults::figures(f, t, (0.0, f64::INFINITY));
+                if f.kind == costly {
                     ensure!(
-                        f.problem.is_none() && f.ended_unix_us.is_some(),
-                        "{}: {f:?}",
-                        step.meta.id
+                        g.failed.total() > 0 && g.first_ok_after_s.is_some(),
+                        "{id}: {costly} cost no counted call, or no recovery was measured: {g:?}"
                     );
-                    let g = wsbench_report::faults::figures(f, t, (0.0, f64::INFINITY));
-                    if f.kind == "kill-server" {
-                        ensure!(
-                            g.failed.total() > 0 && g.first_ok_after_s.is_some(),
-                            "{}: kill-server cost no counted call, or no recovery was measured: {g:?}",
-                            step.meta.id
-                        );
-                        println!(
-                            "{}: kill-server for {} s: {} calls failed, first success {:.3} s after the restart",
-                            step.meta.id,
-                            f.for_s,
-                            g.failed.total(),
-                            g.first_ok_after_s.unwrap_or_default()
-                        );
-                    }
+                    println!(
+                        "{id}: {costly} for {} s: {} calls failed, first success {:.3} s after it was undone",
+                        f.for_s,
+                        g.failed.total(),
+                        g.first_ok_after_s.unwrap_or_default()
+                    );
                 }
             }
-            Ok(())
-        },
-    )
+        }
+        Ok(())
+    })
 }
 
 /// [`quick_scenario`] with its run options adjusted and an extra check of what the run wrote.

@@ -8,7 +8,7 @@ use anyhow::{bail, ensure, Context as _};
 use wsbench_tools::{apt, cargo, cc, docker, host, qemu, rustup};
 use xshell::Shell;
 
-use crate::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_faults_with, quick_scenario_with, Step};
 use wsbench_harness::artifacts::{self, elf, images, toolchain, Arch};
 use wsbench_harness::pipeline::Engine;
 
@@ -17,6 +17,7 @@ pub(crate) fn steps() -> Vec<Step> {
         Step::new("cross:build", cross_build),
         Step::new("cross:ppc64le-client", ppc64le_client),
         Step::new("containers:customer-small", containers_customer_small),
+        Step::new("containers:disconnect", containers_disconnect),
         // Compiling every test binary for ppc64le takes ~15 min on 2 cores: opt-in here (`--only ppc64le`),
         // run in full by GitHub's ci.yml; `cross:ppc64le-client` covers ppc64le in the default list.
         Step::opt_in("ppc64le:unit-tests", ppc64le_unit_tests),
@@ -188,6 +189,28 @@ fn docker_state(sh: &Shell) -> anyhow::Result<DockerState> {
         networks: networks.into_iter().collect(),
         images: images.into_iter().collect(),
     })
+}
+
+/// `cargo xtask run failover --quick --containers --fault disconnect-server,at=2s,for=2s --set timeout=500ms`:
+/// the server container unplugged from the run's network for 2 s, the calls it cost counted as errors (500 ms
+/// call timeout, so a wait shows as one) and the first success after the reconnect timed.
+fn containers_disconnect(sh: &Shell) -> anyhow::Result<()> {
+    if !toolchain::docker_answers(sh) {
+        bail!("the Docker daemon does not answer (`docker info`): install docker.io and start dockerd");
+    }
+    require(sh, &[HOST_LIBC])?;
+    quick_faults_with(
+        sh,
+        "failover",
+        |opts| {
+            opts.engine = Engine::Docker(Default::default());
+            opts.sets.extend([
+                "fault=disconnect-server,at=2s,for=2s".to_owned(),
+                "timeout=500ms".to_owned(),
+            ]);
+        },
+        "disconnect-server",
+    )
 }
 
 /// `cargo xtask run customer-small --quick --containers`: results as a bare run writes them, and afterwards no

@@ -13,6 +13,7 @@ use crate::argv::{self, Listen};
 use crate::artifacts::emulation::ClientArch;
 use crate::artifacts::images::{self, Image};
 use crate::artifacts::{self, emulation, Arch, Dist};
+use crate::backend::schedule;
 use crate::containers::{self, append, clients, session_id, tuning};
 use crate::interrupt;
 use crate::pinning::{self, CpuSets};
@@ -21,7 +22,6 @@ use crate::provenance::containers::{
 };
 use crate::provenance::Provenance;
 use crate::ready::{self, NotReady};
-use crate::backend::schedule;
 use crate::rundoc::{FaultRecord, RunDoc};
 use crate::scenario::{ServerSpec, Step};
 use crate::sut::Target;

@@ -166,10 +166,17 @@ impl ClientStep {
 fn link_fault(f: &FaultSpec) -> Result<()> {
     let given = f.rate.is_some() || f.delay.is_some() || f.loss.is_some();
     if f.kind != FaultKind::Link {
-        ensure!(!given, "{}: rate, delay and loss are a link fault's", f.kind.name());
+        ensure!(
+            !given,
+            "{}: rate, delay and loss are a link fault's",
+            f.kind.name()
+        );
         return Ok(());
     }
-    ensure!(given, "link: give rate=R, delay=D or loss=L% (how the link degrades)");
+    ensure!(
+        given,
+        "link: give rate=R, delay=D or loss=L% (how the link degrades)"
+    );
     if let Some(r) = &f.rate {
         wsbench_tools::tc::parse_rate(r).with_context(|| format!("link: rate `{r}`"))?;
     }
