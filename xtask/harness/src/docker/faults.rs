@@ -1,7 +1,7 @@
 //! A step's faults done to the server containers' network while the client containers run: `link` (netem on
 //! both ends of each server's veth pair, then the link as it was) and `disconnect-server` (`docker network
 //! disconnect`, a real unplugging: the container's eth0 is gone, then `docker network connect`). When they are
-//! done is [`schedule`]'s.
+//! done is [`crate::backend::schedule`]'s.
 
 use std::process::Child;
 

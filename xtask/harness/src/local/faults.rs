@@ -1,6 +1,6 @@
 //! A step's faults done to the local bench-server while its client runs: kill-server (SIGKILL, then the same
 //! command line restarted on the same address `for` later) and pause-server (SIGSTOP, SIGCONT `for` later).
-//! When they are done is [`schedule`]'s.
+//! When they are done is [`crate::backend::schedule`]'s.
 
 use std::path::Path;
 
