@@ -83,7 +83,10 @@ fn tail(text: &str, n: usize) -> String {
 /// checks take 2 s, the rest is starting the servers; alone, on a clean checkout, it builds them first);
 /// `--target` against a bench-server started by the test itself, as processes and from a client container on
 /// the host's network (`--containers`: about 11 s more here, the images built by the earlier steps); and a
-/// wrong server refused before any load.
+/// wrong server refused before any load. sut:cxf-side-by-side (quick cxf-echo-complex on the three servers,
+/// about 18 s here once the release build is there) and sut:containers (the three in containers: 92 s with the
+/// jaxws runtime image built cold — its debootstrap about 60 s with Debian's packages cached locally — and 24 s
+/// with the images present).
 pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
     use crate::testing::Step;
     vec![
