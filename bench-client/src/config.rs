@@ -34,7 +34,12 @@ pub struct Target {
     pub url: String,
     /// `https://`: the TLS settings (the server name is the URL's host).
     pub tls: Option<Tls>,
+    /// The address resolved before the run (connections follow the name if it moves: `engine/resolve.rs`).
     pub addr: SocketAddr,
+    /// The URL's host when it is a name, not an address: looked up again after a connect fails.
+    pub name: Option<String>,
+    /// The address family `--ipv4`/`--ipv6` asked for, also when the name is looked up again.
+    pub family: Option<Family>,
     /// `Host` header value.
     pub host: HeaderValue,
     /// Origin-form request target, e.g. `/services/CustomerService`.
@@ -313,9 +318,20 @@ fn custom(a: &RunArgs, op: Operation) -> anyhow::Result<Custom> {
 
 /// An address family the host must be reached by (oha's --ipv4, --ipv6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Family {
+pub enum Family {
     V4,
     V6,
+}
+
+impl Family {
+    /// Whether `addr` is of this family (any address is, without one).
+    pub fn admits(family: Option<Family>, addr: &SocketAddr) -> bool {
+        match family {
+            None => true,
+            Some(Family::V4) => addr.is_ipv4(),
+            Some(Family::V6) => addr.is_ipv6(),
+        }
+    }
 }
 
 fn parse_target(url: &str, op: Operation, family: Option<Family>) -> anyhow::Result<Target> {
@@ -352,11 +368,7 @@ fn parse_target(url: &str, op: Operation, family: Option<Family>) -> anyhow::Res
     let addr = (host_name, port)
         .to_socket_addrs()
         .with_context(|| format!("resolving {host_name}:{port}"))?
-        .find(|a| match family {
-            None => true,
-            Some(Family::V4) => a.is_ipv4(),
-            Some(Family::V6) => a.is_ipv6(),
-        })
+        .find(|a| Family::admits(family, a))
         .with_context(|| match family {
             None => format!("{host_name} has no address"),
             Some(Family::V4) => format!("{host_name} has no IPv4 address (--ipv4)"),
@@ -379,6 +391,11 @@ fn parse_target(url: &str, op: Operation, family: Option<Family>) -> anyhow::Res
             insecure: false,
         }),
         addr,
+        name: host_name
+            .parse::<IpAddr>()
+            .is_err()
+            .then(|| host_name.to_owned()),
+        family,
         host,
         path,
     })

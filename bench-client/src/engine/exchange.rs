@@ -18,6 +18,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::{TcpSocket, TcpStream};
 
 use super::broken::Broken;
+use super::resolve::Address;
 use super::tls;
 use crate::config::RunConfig;
 
@@ -25,7 +26,8 @@ use crate::config::RunConfig;
 /// HTTP version.
 #[derive(Debug, Clone)]
 pub(super) struct Connector {
-    addr: SocketAddr,
+    /// The server's address, followed when a failed connect finds it moved (each worker's clone its own).
+    addr: Address,
     /// The local addresses connections are made from, in turn (empty: the system chooses).
     sources: Arc<[IpAddr]>,
     tls: Option<tls::Client>,
@@ -41,18 +43,8 @@ impl Connector {
 
     /// A TCP connection to the server from `source` (any local address if `None`), Nagle off.
     pub(super) async fn tcp(&self, source: Option<IpAddr>) -> io::Result<TcpStream> {
-        let stream = match source {
-            None => TcpStream::connect(self.addr).await?,
-            Some(ip) => {
-                let socket = match self.addr {
-                    SocketAddr::V4(_) => TcpSocket::new_v4()?,
-                    SocketAddr::V6(_) => TcpSocket::new_v6()?,
-                };
-                // Port 0: the kernel picks a free one of ip_local_port_range for this local address.
-                socket.bind(SocketAddr::new(ip, 0))?;
-                socket.connect(self.addr).await?
-            }
-        };
+        let addr = self.addr.get().await;
+        let stream = self.addr.watch(tcp_to(addr, source)).await?;
         stream.set_nodelay(true)?;
         Ok(stream)
     }
@@ -64,7 +56,7 @@ impl Connector {
 
     pub(super) fn new(cfg: &RunConfig) -> anyhow::Result<Connector> {
         Ok(Connector {
-            addr: cfg.target.addr,
+            addr: Address::of(&cfg.target),
             sources: cfg.source_ips.clone().into(),
             tls: match &cfg.target.tls {
                 Some(t) => Some(tls::client(t, cfg.http2)?),
@@ -72,6 +64,22 @@ impl Connector {
             },
             http2: cfg.http2,
         })
+    }
+}
+
+/// A TCP connection to `addr` from `source` (any local address if `None`).
+async fn tcp_to(addr: SocketAddr, source: Option<IpAddr>) -> io::Result<TcpStream> {
+    match source {
+        None => TcpStream::connect(addr).await,
+        Some(ip) => {
+            let socket = match addr {
+                SocketAddr::V4(_) => TcpSocket::new_v4()?,
+                SocketAddr::V6(_) => TcpSocket::new_v6()?,
+            };
+            // Port 0: the kernel picks a free one of ip_local_port_range for this local address.
+            socket.bind(SocketAddr::new(ip, 0))?;
+            socket.connect(addr).await
+        }
     }
 }
 

@@ -14,6 +14,7 @@ mod conn;
 mod exchange;
 mod lean;
 mod link;
+mod resolve;
 mod schedule;
 mod stats;
 mod tls;
