@@ -5,7 +5,8 @@ use anyhow::Result;
 use xshell::Shell;
 
 use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
-use wsbench_harness::artifacts::{builders, emulation, Arch};
+use wsbench_harness::artifacts::{builders, emulation, peer_images, Arch};
+use wsbench_harness::sut::Peer;
 use wsbench_harness::{limits, scenario};
 use wsbench_tools::{
     cargo, cc, chromium, debootstrap, docker, git, gsoap, host, ip, jdk, load, perf, python, qemu,
@@ -66,6 +67,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         (
             "Peer servers (`--sut jaxws,gsoap`, built on first use)",
             peers(sh),
+        ),
+        (
+            "Peer servers in containers (`--sut jaxws,gsoap` with `--containers` or `--swarm`)",
+            peer_containers(sh),
         ),
         ("Calibration and the regression gate", extras(sh)),
         (
@@ -316,6 +321,61 @@ fn peers(sh: &Shell) -> Vec<Check> {
             gsoap::WSDL2H.install,
         ),
     });
+    checks
+}
+
+/// What the peers' images need beyond the peers themselves: the engine, root and debootstrap for jaxws's
+/// runtime image (a Debian root with the JRE), and whether the images are built yet.
+fn peer_containers(sh: &Shell) -> Vec<Check> {
+    let first_run = "built by the first run that needs it: cargo xtask run customer-small --quick --containers \
+                     --sut gsoap,jaxws";
+    let mut checks = vec![program(sh, &debootstrap::DEBOOTSTRAP, false)];
+    checks.push(if host::is_root() {
+        Check::new(
+            "root (debootstrap, chroot)",
+            Level::Ok,
+            "running as root",
+            "",
+        )
+    } else {
+        Check::new(
+            "root (debootstrap, chroot)",
+            Level::Missing,
+            "not root: the jaxws runtime image cannot be built",
+            "run as root (sudo -E cargo xtask …)",
+        )
+    });
+    if docker::server_version(sh).is_empty() {
+        checks.push(Check::new(
+            "peer images",
+            Level::Missing,
+            "the Docker daemon is not reachable",
+            "start dockerd (see Containers above)",
+        ));
+        return checks;
+    }
+    let runtime = peer_images::runtime_tag();
+    checks.push(match docker::image_id(sh, &runtime) {
+        Some(_) => Check::new("jaxws runtime image", Level::Ok, runtime, ""),
+        None => Check::new(
+            "jaxws runtime image",
+            Level::Warn,
+            format!("{runtime} not built (debootstrap, about 3 min)"),
+            first_run,
+        ),
+    });
+    for peer in Peer::ALL {
+        let item = format!("{} image", peer.name());
+        let prefix = format!("{}:{}-", peer_images::REPOSITORY, peer.name());
+        let built: Vec<String> = docker::tags(sh, peer_images::REPOSITORY)
+            .into_iter()
+            .filter(|t| t.starts_with(&prefix))
+            .collect();
+        checks.push(match built.first() {
+            Some(t) => Check::new(&item, Level::Ok, t.clone(), ""),
+            None => Check::new(&item, Level::Warn, format!("no {prefix}* image"), first_run),
+        });
+    }
     checks
 }
 

@@ -80,7 +80,9 @@ pub(crate) struct Args {
     /// interval: `kill-server,at=20s,for=5s` (SIGKILL, restarted on the same address 5 s later),
     /// `pause-server,at=40s,for=3s` (SIGSTOP, SIGCONT 3 s later); with --containers
     /// `link,at=10s,for=5s,rate=100mbit,delay=5ms,loss=1%` (netem both ways, then the link as it was) and
-    /// `disconnect-server,at=10s,for=2s` (docker network disconnect, connect). Added to the scenario's `[[fault]]`s.
+    /// `disconnect-server,at=10s,for=2s` (docker network disconnect, connect); with --swarm
+    /// `drain-server-node,at=10s,for=2s` (the server task's node drained, then active: the task comes back at a
+    /// new address). Added to the scenario's `[[fault]]`s.
     #[arg(long = "fault", value_name = "FAULT", conflicts_with = "resume")]
     pub(crate) faults: Vec<String>,
     /// The servers to measure, each in turn with the same steps, pinning and rounds interleaved:

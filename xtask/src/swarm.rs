@@ -5,10 +5,11 @@
 use anyhow::{bail, ensure, Result};
 use xshell::Shell;
 
-use crate::testing::{quick_scenario_with, Step};
+use crate::testing::{quick_faults_with, quick_scenario_with, Step};
 use wsbench_harness::artifacts::Arch;
 use wsbench_harness::pipeline::Engine;
 use wsbench_harness::provenance::swarm::SwarmRecord;
+use wsbench_harness::sut::Sut;
 use wsbench_harness::swarm::nodes::Role;
 use wsbench_harness::swarm::{check, local, SwarmOptions};
 use wsbench_tools::docker::{EngineAddr, DOCKER};
@@ -142,8 +143,9 @@ fn machine_state(sh: &Shell) -> Result<String> {
     .join("\n"))
 }
 
-/// A quick scenario across two local nodes, the server on one and the clients on the other, the machine left
-/// as it was found.
+/// On two local nodes, the server on one and the clients on the other: a quick scenario, bench-server and
+/// gsoap side by side, and the server's node drained and back (its recovery measured); the machine left as it
+/// was found.
 fn two_nodes(sh: &Shell) -> Result<()> {
     if DOCKER.path().is_none() {
         println!("SKIPPED swarm:two-nodes: Docker is not installed here (`docker` not on PATH)");
@@ -151,7 +153,95 @@ fn two_nodes(sh: &Shell) -> Result<()> {
     }
     let before = machine_state(sh)?;
     local::up(sh, 2)?;
-    let outcome = quick_scenario_with(
+    let outcome = two_nodes_run(sh)
+        .and_then(|()| timed("peers side by side", || peers_side_by_side(sh)))
+        .and_then(|()| timed("drain-server-node", || drained(sh)));
+    let left = local::down(sh)?;
+    outcome?;
+    ensure!(left.is_empty(), "swarm down left: {}", left.join("; "));
+    let after = machine_state(sh)?;
+    ensure!(
+        before == after,
+        "the machine is not as it was found:\nbefore:\n{before}\nafter:\n{after}"
+    );
+    Ok(())
+}
+
+/// Runs `part`, saying how long it took.
+fn timed(what: &str, part: impl FnOnce() -> Result<()>) -> Result<()> {
+    let start = std::time::Instant::now();
+    let r = part();
+    println!(
+        "swarm:two-nodes: {what} in {:.1} s",
+        start.elapsed().as_secs_f64()
+    );
+    r
+}
+
+/// customer-small on bench-server and gsoap, shortened: gsoap's image loaded to the server node, run as the
+/// server service, its calls verified before the load, and the two side by side in the summary.
+fn peers_side_by_side(sh: &Shell) -> Result<()> {
+    quick_scenario_with(
+        sh,
+        "customer-small",
+        |opts| {
+            opts.engine = Engine::Swarm(SwarmOptions { clients_tasks: 1 });
+            opts.suts = Sut::parse_list("bench-server,gsoap").expect("known servers");
+            opts.sets = vec!["duration=2s".into(), "warmup=1s".into()];
+        },
+        |outcome| {
+            let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+            for name in ["bench-server", "gsoap"] {
+                ensure!(
+                    summary.contains(&format!("| {name} |")),
+                    "{name} is not in the side-by-side table:\n{summary}"
+                );
+            }
+            let record = swarm_record(outcome)?;
+            ensure!(
+                record.tasks.iter().any(|t| t.kind == "server"
+                    && t.command
+                        .iter()
+                        .any(|a| a.starts_with("wsbench-peer:gsoap-"))),
+                "no gsoap server service: {:?}",
+                record.tasks
+            );
+            Ok(())
+        },
+    )
+}
+
+/// `cargo xtask run failover --quick --swarm --fault drain-server-node,at=2s,for=2s` with 500 ms call and
+/// connect timeouts: the calls the drain cost counted as errors, and the first success after the server's
+/// task runs again timed (the clients find its new address by looking the name up again).
+fn drained(sh: &Shell) -> Result<()> {
+    quick_faults_with(
+        sh,
+        "failover",
+        |opts| {
+            opts.engine = Engine::Swarm(SwarmOptions { clients_tasks: 1 });
+            opts.sets = [
+                "fault=drain-server-node,at=2s,for=2s",
+                "timeout=500ms",
+                "connect_timeout=500ms",
+            ]
+            .map(str::to_owned)
+            .to_vec();
+        },
+        "drain-server-node",
+    )
+}
+
+fn swarm_record(outcome: &wsbench_harness::pipeline::Outcome) -> Result<SwarmRecord> {
+    let prov: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+        outcome.dir.join("provenance.json"),
+    )?)?;
+    Ok(serde_json::from_value(prov["swarm"].clone())?)
+}
+
+/// A quick cxf-echo-complex across the two nodes, two client tasks.
+fn two_nodes_run(sh: &Shell) -> Result<()> {
+    quick_scenario_with(
         sh,
         "cxf-echo-complex",
         |opts| {
@@ -159,10 +249,7 @@ fn two_nodes(sh: &Shell) -> Result<()> {
             opts.sets = vec!["duration=3s".into(), "warmup=1s".into()];
         },
         |outcome| {
-            let prov: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
-                outcome.dir.join("provenance.json"),
-            )?)?;
-            let record: SwarmRecord = serde_json::from_value(prov["swarm"].clone())?;
+            let record = swarm_record(outcome)?;
             ensure!(
                 record.nodes.len() == 2,
                 "expected 2 nodes: {:?}",
@@ -195,14 +282,5 @@ fn two_nodes(sh: &Shell) -> Result<()> {
             );
             Ok(())
         },
-    );
-    let left = local::down(sh)?;
-    outcome?;
-    ensure!(left.is_empty(), "swarm down left: {}", left.join("; "));
-    let after = machine_state(sh)?;
-    ensure!(
-        before == after,
-        "the machine is not as it was found:\nbefore:\n{before}\nafter:\n{after}"
-    );
-    Ok(())
+    )
 }

@@ -93,6 +93,7 @@ pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
         Step::new("sut:side-by-side", side_by_side),
         Step::new("sut:cxf-side-by-side", cxf_side_by_side),
         Step::new("sut:containers", peer_containers),
+        Step::new("sut:containers-refused", containers_refused),
         Step::new("sut:zeep", zeep),
         Step::new("sut:target", target),
         Step::new("sut:refused", refused),
@@ -171,6 +172,37 @@ fn peer_containers(sh: &Shell) -> Result<()> {
         },
         check_peer_containers,
     )
+}
+
+/// gsoap in a container that cannot answer right (`server.max_body=64`: every request is larger than it
+/// accepts): refused by `bench-client --verify-only` in a throwaway container on the run's network before any
+/// load, so nothing is measured. (Before the containers were verified, the load ran and counted errors.)
+fn containers_refused(sh: &Shell) -> Result<()> {
+    let tmp = sh.create_temp_dir()?;
+    let opts = RunOptions {
+        quick: true,
+        sets: vec!["duration=1s".into(), "server.max_body=64".into()],
+        suts: vec![Sut::Peer(wsbench_harness::sut::Peer::Gsoap)],
+        engine: Engine::Docker(wsbench_harness::docker::DockerOptions::default()),
+        ..RunOptions::new("customer-small", tmp.path())
+    };
+    let outcome = wsbench_harness::pipeline::execute(sh, &opts)?;
+    let steps = std::fs::read_dir(outcome.dir.join("steps"))?.count();
+    let refusal = outcome
+        .run
+        .problems
+        .iter()
+        .find(|p| p.starts_with("gsoap not measured"));
+    anyhow::ensure!(
+        steps == 0 && refusal.is_some(),
+        "the wrong gsoap container was measured ({steps} documents): {:?}",
+        outcome.run.problems
+    );
+    println!(
+        "refused before any load: {}",
+        refusal.map_or("", |p| p.as_str())
+    );
+    Ok(())
 }
 
 /// The servers `sut:containers` runs in containers.

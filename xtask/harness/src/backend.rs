@@ -9,7 +9,9 @@ use anyhow::{bail, Context as _, Result};
 use super::provenance::Provenance;
 use super::rundoc::{FaultRecord, RunDoc};
 use super::scenario::{FaultKind, Instance, Plan, Step};
+use wsbench_tools::docker::EngineAddr;
 
+pub mod peers;
 pub mod schedule;
 
 /// One server that printed READY, as the clients reach it.
@@ -115,13 +117,43 @@ pub trait Backend {
 /// [`Backend::verify`] by a bench-client on this machine (`client`: its command, after any runner), for a
 /// backend whose servers this machine reaches at their endpoint's URL.
 pub fn verify_with(client: &[String], step: &Step, servers: &Servers) -> Result<bool> {
+    verify_by(step, servers, |args| {
+        let mut cmd = client.to_vec();
+        cmd.extend(args);
+        wsbench_tools::process::output(&cmd).context("running bench-client --verify-only")
+    })
+}
+
+/// [`Backend::verify`] by bench-client in a throwaway container (`docker [-H engine] run --rm` with `run`:
+/// its network, labels and the client image, bench-client its entry point) where the servers are reached
+/// as the step's clients reach them: on the run's network, or the host's for a `--target`.
+pub fn verify_in_container(
+    engine: &EngineAddr,
+    run: &[String],
+    step: &Step,
+    servers: &Servers,
+) -> Result<bool> {
+    verify_by(step, servers, |args| {
+        let mut cmd = run.to_vec();
+        cmd.extend(args);
+        engine
+            .run_once(&cmd)
+            .context("running bench-client --verify-only in a container")
+    })
+}
+
+/// Runs `bench-client --verify-only` (its arguments given to `run`) on the first endpoint; the refusal its
+/// stderr states as the error.
+fn verify_by(
+    step: &Step,
+    servers: &Servers,
+    run: impl FnOnce(Vec<String>) -> Result<std::process::Output>,
+) -> Result<bool> {
     let endpoint = servers.endpoints.first().context("no server endpoint")?;
     let (Some(url), false) = (endpoint.http.as_deref(), step.client.operation.is_chat()) else {
         return Ok(false);
     };
-    let mut cmd = client.to_vec();
-    cmd.extend(super::argv::verify(&step.client, url));
-    let out = wsbench_tools::process::output(&cmd).context("running bench-client --verify-only")?;
+    let out = run(super::argv::verify(&step.client, url))?;
     if out.status.success() {
         return Ok(true);
     }

@@ -11,19 +11,20 @@ use std::path::Path;
 use anyhow::Context as _;
 use xshell::Shell;
 
-use super::argv;
-use super::artifacts::peer_images::{self, PeerImage};
+use super::artifacts::peer_images::PeerImage;
 use super::artifacts::peers::PeerBuilds;
 use super::artifacts::{self, Arch, Binaries};
-use super::backend::verify_with;
+use super::backend::peers::{peer_command, peer_images};
+use super::backend::{verify_in_container, verify_with};
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
 use super::containers::tuning;
 use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
 use super::scenario::{FaultKind, Instance, Plan, Step};
-use super::sut::{Peer, Sut, Target};
+use super::sut::{Sut, Target};
 use session::Session;
+use wsbench_tools::docker::EngineAddr;
 
 /// How a container run is laid out.
 #[derive(Debug, Clone)]
@@ -70,42 +71,6 @@ pub struct Docker {
     external: bool,
     /// The images of the run's peers.
     peers: Vec<PeerImage>,
-}
-
-/// Each built peer's image, built here unless the engine has it (`artifacts::peer_images`).
-pub fn peer_images(sh: &Shell, peers: &PeerBuilds) -> anyhow::Result<Vec<PeerImage>> {
-    let root = crate::paths::project_root();
-    peers
-        .iter()
-        .map(|(peer, dir)| {
-            let hash = artifacts::peers::source_hash(&root, peer)?;
-            let image = peer_images::ensure(sh, peer, dir, &hash)?;
-            println!(
-                "peer image {}: {} in {:.1} s",
-                image.tag,
-                if image.built { "built" } else { "present" },
-                image.seconds
-            );
-            Ok(image)
-        })
-        .collect()
-}
-
-/// The image tag and container arguments of `peer` for `instance` (the image's ENTRYPOINT is the program):
-/// listening on the port bench-server's container uses, with the flags it gets as a process.
-pub fn peer_command(
-    images: &[PeerImage],
-    peer: Peer,
-    plan: &Plan,
-    instance: &Instance,
-) -> anyhow::Result<(String, Vec<String>)> {
-    let image = images
-        .iter()
-        .find(|i| i.peer == peer)
-        .with_context(|| format!("no image was built for the {} peer", peer.name()))?;
-    let listen = format!("0.0.0.0:{}", peer_images::HTTP_PORT);
-    let flags = argv::peer_flags(peer, &plan.server, instance, instance.workers, &listen);
-    Ok((image.tag.clone(), flags))
 }
 
 impl Docker {
@@ -207,13 +172,18 @@ impl Backend for Docker {
     }
 
     fn verify(&mut self, step: &Step, servers: &Servers) -> anyhow::Result<bool> {
-        // Only an external target is reached from this machine as from the client containers (the host's
-        // network); a server container sits on a private network.
-        if !self.external {
-            return Ok(false);
+        // An external target is reached from this machine as from the client containers (the host's network);
+        // a server container on the run's private network, from a throwaway client container on it.
+        if self.external {
+            let client = [self.session.native_client().display().to_string()];
+            return verify_with(&client, step, servers);
         }
-        let client = [self.session.native_client().display().to_string()];
-        verify_with(&client, step, servers)
+        verify_in_container(
+            &EngineAddr::default(),
+            &self.session.verifier(),
+            step,
+            servers,
+        )
     }
 
     fn stop(&mut self, log: &Path) -> anyhow::Result<()> {

@@ -185,7 +185,7 @@ impl Backend for Local {
     }
 
     fn does_fault(&self, kind: FaultKind) -> bool {
-        !kind.on_network()
+        !kind.on_network() && !kind.on_swarm()
     }
 
     fn time_wait(&self) -> Option<u64> {

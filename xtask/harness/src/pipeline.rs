@@ -193,7 +193,7 @@ fn start_backend(
     Ok(match engine {
         Engine::Local => Box::new(Local::new(bins, pinning, peers, dir)?),
         Engine::Docker(o) => Box::new(docker::Docker::start(sh, o, &peers)?),
-        Engine::Swarm(o) => Box::new(Swarm::start(sh, o)?),
+        Engine::Swarm(o) => Box::new(Swarm::start(sh, o, &peers)?),
     })
 }
 
@@ -214,7 +214,7 @@ pub fn measure(
         run.problems.push(format!(
             "{} cannot do the scenario's fault {}: kill-server and pause-server are done to a server process on \
              this machine (no --containers/--swarm), link and disconnect-server to a server container \
-             (--containers)",
+             (--containers), drain-server-node to a swarm node (--swarm)",
             backend.describe(),
             f.kind.name()
         ));
@@ -441,16 +441,19 @@ fn save(dir: &Path, run: &RunDoc, prov: &Provenance) -> Result<()> {
         })
 }
 
-/// What a backend cannot measure: peers and a `--target` are run by processes on this machine and by
-/// containers on one Docker engine, not yet by a swarm's services.
+/// What a backend cannot measure: on a swarm the clients run on other nodes, so a `--target-pid` (a process
+/// on this machine) cannot be sampled by them.
 fn refuse_suts(suts: &[Sut], engine: &Engine) -> Result<()> {
+    let sampled = suts
+        .iter()
+        .any(|s| matches!(s, Sut::External(t) if t.pid.is_some()));
     match engine {
-        Engine::Local | Engine::Docker(_) => Ok(()),
-        Engine::Swarm(_) if suts != [Sut::BenchServer] => anyhow::bail!(
-            "--sut and --target are not yet run on a swarm: run them as processes on this machine, or a \
-             --target with --containers"
+        Engine::Swarm(_) if sampled => anyhow::bail!(
+            "--target-pid samples a process on this machine, and on a swarm the client tasks run on other \
+             nodes: drop --target-pid (the target's CPU and RSS are then not sampled), or run with \
+             --containers or as processes"
         ),
-        Engine::Swarm(_) => Ok(()),
+        _ => Ok(()),
     }
 }
 

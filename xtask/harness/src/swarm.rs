@@ -15,12 +15,16 @@ use std::path::Path;
 use anyhow::Context as _;
 use xshell::Shell;
 
+use super::artifacts::peer_images::PeerImage;
+use super::artifacts::peers::PeerBuilds;
 use super::artifacts::{self, Arch};
+use super::backend::peers::{peer_command, peer_images};
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
 use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
-use super::scenario::{Instance, Plan, Step};
+use super::scenario::{FaultKind, Instance, Plan, Step};
+use super::sut::{Sut, Target};
 use nodes::Role;
 use session::Session;
 
@@ -43,18 +47,49 @@ impl Default for SwarmOptions {
 pub struct Swarm {
     session: Session,
     opts: SwarmOptions,
+    /// The images of the run's peers, on every server node.
+    peers: Vec<PeerImage>,
+    /// Whether an external target was driven (from the client nodes' network).
+    external: bool,
 }
 
 impl Swarm {
-    /// Checks the swarm, builds and distributes the images, creates the overlay network.
-    pub fn start(sh: &Shell, opts: &SwarmOptions) -> anyhow::Result<Swarm> {
+    /// Checks the swarm, builds and distributes the images (`peers`' own to the server nodes), creates the
+    /// overlay network.
+    pub fn start(sh: &Shell, opts: &SwarmOptions, peers: &PeerBuilds) -> anyhow::Result<Swarm> {
         let arch = Arch::host().context("swarm runs need an x86_64 or ppc64le Linux manager")?;
         let dist = artifacts::ensure(sh, arch)?;
         // This machine's architecture's images; nodes of the other one get `<tag>-<arch>` (see `images`).
         artifacts::images::build_all(sh, &dist)?;
+        let peers = peer_images(sh, peers)?;
+        let tags: Vec<String> = peers.iter().map(|p| p.tag.clone()).collect();
         Ok(Swarm {
-            session: Session::start(sh, dist.client(), opts.clients_tasks)?,
+            session: Session::start(sh, dist.client(), opts.clients_tasks, &tags)?,
             opts: opts.clone(),
+            peers,
+            external: false,
+        })
+    }
+
+    /// An external target (`--target`): no server service; the client tasks reach it from their nodes.
+    fn drive(&mut self, target: &Target) -> anyhow::Result<Servers> {
+        self.session.use_target(target)?;
+        self.external = true;
+        let at = target
+            .http
+            .as_deref()
+            .or(target.chat.as_deref())
+            .unwrap_or("?");
+        Ok(Servers {
+            endpoints: vec![Endpoint {
+                http: target.http.clone(),
+                chat: target.chat.clone(),
+                ready: format!(
+                    "at {at} (not started by wsbench; client tasks on their nodes' network)"
+                ),
+            }],
+            workers: None,
+            commands: vec![],
         })
     }
 }
@@ -83,10 +118,22 @@ impl Backend for Swarm {
     }
 
     fn start(&mut self, plan: &Plan, instance: &Instance) -> anyhow::Result<Servers> {
+        let peer = match &instance.sut {
+            Sut::BenchServer => None,
+            Sut::External(target) => return self.drive(target),
+            Sut::Peer(p) => Some(peer_command(&self.peers, *p, plan, instance)?),
+        };
+        let drained = instance
+            .steps
+            .iter()
+            .flat_map(|s| &s.faults)
+            .any(|f| f.kind == FaultKind::DrainServerNode);
         let servers = self.session.start_servers(
             &plan.server,
             instance.workers,
             instance.servers as usize,
+            peer.as_ref().map(|(t, c)| (t.as_str(), c.as_slice())),
+            drained,
         )?;
         let workers = servers
             .first()
@@ -120,8 +167,16 @@ impl Backend for Swarm {
         Ok(ClientRun {
             exit: ClientRun::worst_exit(&run.exit_codes),
             commands: run.commands,
-            faults: Vec::new(),
+            faults: run.faults,
         })
+    }
+
+    fn does_fault(&self, kind: FaultKind) -> bool {
+        kind.on_swarm()
+    }
+
+    fn verify(&mut self, step: &Step, servers: &Servers) -> anyhow::Result<bool> {
+        self.session.verify(step, servers)
     }
 
     fn time_wait(&self) -> Option<u64> {
@@ -182,6 +237,14 @@ impl Backend for Swarm {
             record.network.name,
             self.opts.clients_tasks,
         ));
+        if self.external {
+            run.notes.push(
+                "The external target was driven by client tasks on their nodes' own network (`docker service \
+                 create --network host`): its URL reached from them what it reaches from those nodes; no server \
+                 service was started, and its CPU and RSS were not sampled."
+                    .to_owned(),
+            );
+        }
         prov.pinning = crate::pinning::Pinning {
             enabled: false,
             reason: Some("swarm tasks are placed by node labels, not pinned to CPUs".to_owned()),

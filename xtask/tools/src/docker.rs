@@ -62,6 +62,18 @@ impl EngineAddr {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     }
 
+    /// `docker [-H ADDR] run --rm ARGS…`, a throwaway container run to its end: its output, whatever its exit
+    /// status (Err only when docker could not be run).
+    pub fn run_once(&self, args: &[String]) -> anyhow::Result<Output> {
+        Command::new("docker")
+            .args(self.args())
+            .args(["run", "--rm"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .context("running docker run --rm")
+    }
+
     /// `docker … info` answers.
     pub fn answers(&self, sh: &Shell) -> bool {
         self.read(sh, &["info", "--format", "{{.ID}}"]).is_ok()

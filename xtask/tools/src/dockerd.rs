@@ -11,7 +11,7 @@ use xshell::{cmd, Shell};
 use crate::Program;
 
 /// What a local swarm node needs beside `ip` and `nsenter`.
-pub const PROGRAMS: [Program; 3] = [
+pub const PROGRAMS: [Program; 4] = [
     Program {
         name: "dockerd",
         version_args: &["--version"],
@@ -30,7 +30,31 @@ pub const PROGRAMS: [Program; 3] = [
         install: "apt-get install fuse-overlayfs",
         used_for: "the local swarm's storage driver",
     },
+    Program {
+        name: "umount",
+        version_args: &["--version"],
+        install: "apt-get install mount",
+        used_for: "the local swarm's teardown (the engines' leftover netns and overlay mounts)",
+    },
 ];
+
+/// Unmounts every mount point under `dirs` (the deepest first; lazily, the engine that made them being
+/// gone): the network namespaces dockerd bind-mounts under its exec root and its storage driver's mounts,
+/// which a killed engine leaves and which keep its directories from being removed. Returns those that stay.
+pub fn unmount_under(sh: &Shell, dirs: &[&Path]) -> Vec<String> {
+    let mut points: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| crate::host::mounts_under(d))
+        .collect();
+    points.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    points.dedup();
+    for p in &points {
+        let _ = cmd!(sh, "umount --lazy {p}").quiet().ignore_stderr().run();
+    }
+    dirs.iter()
+        .flat_map(|d| crate::host::mounts_under(d))
+        .collect()
+}
 
 /// Where one node's engine keeps its state, and how it is reached.
 #[derive(Debug)]

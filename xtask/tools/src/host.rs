@@ -120,6 +120,22 @@ pub fn memory_total_kb() -> Option<u64> {
     })
 }
 
+/// The mount points at or under `dir` (`/proc/self/mountinfo`), as written there.
+pub fn mounts_under(dir: &Path) -> Vec<String> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    mount_points_under(&info, &dir.display().to_string())
+}
+
+/// The mount points (mountinfo's fifth field, `\040` for a space) at or under `dir`.
+fn mount_points_under(info: &str, dir: &str) -> Vec<String> {
+    let dir = dir.trim_end_matches('/');
+    info.lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .map(|p| p.replace("\\040", " "))
+        .filter(|p| p == dir || p.strip_prefix(dir).is_some_and(|r| r.starts_with('/')))
+        .collect()
+}
+
 /// The effective user is root (`/proc/self/status`' second Uid field).
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
@@ -190,6 +206,22 @@ pub fn raise_nofile() -> Result<(NoFile, NoFile)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn mount_points_under_a_directory_and_only_there() {
+        let info = "36 25 0:4 net:[4026532] /run/wsbench-swarm/node2/exec/netns/1-abc rw shared:5 - nsfs nsfs rw\n\
+                    37 25 0:5 / /run/wsbench-swarm/node2 rw - tmpfs tmpfs rw\n\
+                    38 25 0:6 / /run/wsbench-swarm/node20/x rw - tmpfs tmpfs rw\n\
+                    39 25 0:7 / /var/lib/a\\040b rw - tmpfs tmpfs rw\n";
+        assert_eq!(
+            mount_points_under(info, "/run/wsbench-swarm/node2/"),
+            [
+                "/run/wsbench-swarm/node2/exec/netns/1-abc",
+                "/run/wsbench-swarm/node2"
+            ]
+        );
+        assert_eq!(mount_points_under(info, "/var/lib/a b"), ["/var/lib/a b"]);
+    }
+
     use super::*;
 
     #[test]

@@ -22,6 +22,11 @@ pub trait Doer {
     fn end(&mut self, fault: &FaultSpec) -> Result<()>;
     /// Whether every client has exited.
     fn clients_exited(&mut self) -> Result<bool>;
+    /// Brings the first client's latest checkpoint to `json` where the client writes it elsewhere (a swarm
+    /// task's container on its node); nothing where it writes `json` itself.
+    fn fetch_checkpoint(&mut self, _json: &Path) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// Does `faults` while the clients run (their first results document at `json`); the faults as they
@@ -65,6 +70,7 @@ pub fn run(faults: &[FaultSpec], json: &Path, doer: &mut dyn Doer) -> Result<Vec
 /// The client's t = 0 on the UTC clock (µs), from its first checkpoint; None if it exited before measuring.
 fn measuring_start(json: &Path, doer: &mut dyn Doer) -> Result<Option<u64>> {
     loop {
+        doer.fetch_checkpoint(json)?;
         if let Ok(text) = std::fs::read(json) {
             if let Some(t) = RunRecord::from_json(&text).ok().and_then(|r| r.timeline) {
                 return Ok(Some(t.start_unix_us));

@@ -196,6 +196,18 @@ impl Session {
         Ok(())
     }
 
+    /// `docker run` options and image of a throwaway client container on the run's network (labelled, so a
+    /// leftover is removed with the run's), for `bench-client --verify-only`.
+    pub fn verifier(&self) -> Vec<String> {
+        vec![
+            "--network".to_owned(),
+            self.network.clone(),
+            "--label".into(),
+            containers::label(&self.id),
+            self.client.image.tag.clone(),
+        ]
+    }
+
     /// Where share `i`'s client container reaches its server: `(http URL, chat address, docker run options,
     /// the PID bench-client samples)`.
     fn reach(&self, i: usize) -> (Option<String>, Option<String>, Vec<String>, Option<u32>) {

@@ -261,6 +261,9 @@ pub enum FaultKind {
     /// With `--containers`: the server container disconnected from the run's network (`docker network
     /// disconnect`) at `at`, connected again `for` later.
     DisconnectServer,
+    /// With `--swarm`: the node of each server task drained (`docker node update --availability drain`) at
+    /// `at`, made active again `for` later; the task is rescheduled there and gets a new address.
+    DrainServerNode,
 }
 
 impl FaultKind {
@@ -270,12 +273,18 @@ impl FaultKind {
             FaultKind::PauseServer => "pause-server",
             FaultKind::Link => "link",
             FaultKind::DisconnectServer => "disconnect-server",
+            FaultKind::DrainServerNode => "drain-server-node",
         }
     }
 
     /// Whether it is done to a server container's network (`--containers`), not to a process on this machine.
     pub fn on_network(self) -> bool {
         matches!(self, FaultKind::Link | FaultKind::DisconnectServer)
+    }
+
+    /// Whether it is done to a swarm node (`--swarm`).
+    pub fn on_swarm(self) -> bool {
+        self == FaultKind::DrainServerNode
     }
 }
 

@@ -95,6 +95,59 @@ pub fn distribute(sh: &Shell, nodes: &[Node]) -> anyhow::Result<Vec<Placed>> {
     Ok(placed)
 }
 
+/// Puts the peer images `tags` (built here, for this machine's architecture) on every server node, under the
+/// same tag: a peer runs where bench-server would.
+pub fn distribute_peers(
+    sh: &Shell,
+    nodes: &[Node],
+    tags: &[String],
+) -> anyhow::Result<Vec<Placed>> {
+    let local = EngineAddr::default();
+    let host = Arch::host();
+    let mut placed = Vec::new();
+    let servers = nodes
+        .iter()
+        .filter(|n| n.usable() && n.role == Some(super::nodes::Role::Server));
+    for node in servers {
+        if node.wsbench_arch() != host {
+            bail!(
+                "node {} runs {} images: the peer servers' images are built for this machine's architecture \
+                 only; measure them on nodes of it",
+                node.hostname,
+                node.wsbench_arch().map_or(node.arch.clone(), |a| a.name().to_owned())
+            );
+        }
+        let engine = node.engine.as_ref().with_context(|| {
+            format!(
+                "node {} has no engine address to load the peer images through: `cargo xtask swarm label {} \
+                 server --engine ssh://USER@HOST`",
+                node.hostname, node.id
+            )
+        })?;
+        for tag in tags {
+            let want = id_on(sh, &local, tag)
+                .with_context(|| format!("the peer image {tag} is not in this machine's engine"))?;
+            let loaded = id_on(sh, engine, tag).as_deref() != Some(want.as_str());
+            if loaded {
+                eprintln!(
+                    "loading {tag} onto {} ({})",
+                    node.hostname,
+                    engine.describe()
+                );
+                engine.load_from_local(tag)?;
+            }
+            placed.push(Placed {
+                node: node.id.clone(),
+                tag: tag.clone(),
+                from: tag.clone(),
+                id: want,
+                loaded,
+            });
+        }
+    }
+    Ok(placed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

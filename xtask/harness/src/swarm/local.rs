@@ -349,7 +349,14 @@ fn down_state(sh: &Shell, s: &LocalSwarm) -> Vec<String> {
         if veth_exists() {
             let _ = ip::try_run(sh, &["link", "del", veth]);
         }
-        if Path::new(&format!("/var/run/netns/{netns}")).exists() {
+        // What the engine mounted and left (its sandboxes' namespaces, its storage driver's layers) keeps
+        // the directories from being removed; the namespace's own mount too, if `netns del` could not.
+        let ns_file = PathBuf::from(format!("/run/netns/{netns}"));
+        for stays in dockerd::unmount_under(sh, &[&node.run_dir, &node.data_dir, &ns_file]) {
+            left.push(format!("mount {stays} (umount --lazy {stays})"));
+        }
+        let _ = std::fs::remove_file(&ns_file);
+        if ns_file.exists() {
             left.push(format!("network namespace {netns}"));
         }
         if veth_exists() {

@@ -3,6 +3,8 @@
 //! documents copied back from the nodes and merged exactly. Dropping the session removes every service,
 //! network and config it created and waits until their containers are gone, also after a failure or Ctrl-C.
 
+mod drain;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -14,12 +16,15 @@ use super::images::{self, Placed};
 use super::labels::{ENGINE_LABEL, ROLE_LABEL};
 use super::nodes::{self, Node, Role};
 use crate::argv::{self, Listen};
-use crate::artifacts::images::{CLIENT, SERVER};
+use crate::artifacts::images::{self as built, CLIENT, SERVER};
+use crate::backend::{schedule, verify_in_container, Servers};
 use crate::containers::{append, clients, label as session_label, session_id, tuning};
 use crate::interrupt;
 use crate::provenance::swarm::{NetworkRecord, NodeRecord, SwarmRecord, TaskRecord};
 use crate::ready::{self, NotReady};
+use crate::rundoc::FaultRecord;
 use crate::scenario::{Length, ServerSpec, Step};
+use crate::sut::Target;
 use wsbench_tools::docker::{self, EngineAddr};
 use wsbench_tools::process;
 
@@ -68,6 +73,8 @@ impl Task {
 pub struct StepRun {
     pub exit_codes: Vec<Option<i32>>,
     pub commands: Vec<Vec<String>>,
+    /// The step's faults, as they happened.
+    pub faults: Vec<FaultRecord>,
 }
 
 /// Everything created for one `cargo xtask run … --swarm`; Drop removes it.
@@ -85,14 +92,20 @@ pub struct Session {
     started: usize,
     tasks: Vec<TaskRecord>,
     out_dir: PathBuf,
+    /// A server wsbench did not start (`--target`): the client tasks drive it from their nodes' network.
+    external: Option<Target>,
+    /// Nodes drained by a fault and not yet made active again (teardown makes them active).
+    drained: Vec<String>,
 }
 
 impl Session {
-    /// Checks the swarm, puts the images on every labelled node, creates the overlay network.
+    /// Checks the swarm, puts the images on every labelled node (and `peers`, peer image tags, on the server
+    /// nodes), creates the overlay network.
     pub fn start(
         sh: &Shell,
         client_bin: PathBuf,
         clients_per_step: usize,
+        peers: &[String],
     ) -> anyhow::Result<Session> {
         interrupt::install()?;
         ensure!(clients_per_step >= 1, "--clients-tasks must be ≥ 1");
@@ -110,7 +123,8 @@ impl Session {
                 role.name()
             );
         }
-        let placed = images::distribute(sh, &all)?;
+        let mut placed = images::distribute(sh, &all)?;
+        placed.extend(images::distribute_peers(sh, &all, peers)?);
         interrupt::check()?;
         let facts = all.iter().map(|n| nodes::facts(sh, n).ok()).collect();
         let id = session_id();
@@ -130,6 +144,8 @@ impl Session {
             started: 0,
             tasks: Vec::new(),
             out_dir,
+            external: None,
+            drained: Vec::new(),
         };
         let label = session_label(&session.id);
         let net = session.network.clone();
@@ -174,13 +190,15 @@ impl Session {
             })
     }
 
-    /// `docker service create` with the session's labels, placed by `role`; returns the argv used.
+    /// `docker service create` with the session's labels on `network`, placed by `role`, running `tag`;
+    /// returns the argv used.
     fn create_service(
         &self,
         name: &str,
         role: Role,
+        network: &str,
         extra: &[String],
-        image: &str,
+        tag: &str,
         command: &[String],
     ) -> anyhow::Result<Vec<String>> {
         let label = session_label(&self.id);
@@ -197,16 +215,18 @@ impl Session {
             "--container-label",
             &label,
             "--network",
-            &self.network,
+            network,
             "--constraint",
             &nodes::constraint(role),
-            "--restart-condition",
-            "none",
         ]
         .map(str::to_owned)
         .to_vec();
+        // A restart condition in `extra` (a drained server's task must come back) wins; none by default.
+        if !extra.iter().any(|a| a == "--restart-condition") {
+            args.extend(["--restart-condition".to_owned(), "none".to_owned()]);
+        }
         args.extend(extra.iter().cloned());
-        args.push(images::service_tag(image));
+        args.push(tag.to_owned());
         args.extend(command.iter().cloned());
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         self.manager().read(&self.sh, &refs)?;
@@ -245,12 +265,17 @@ impl Session {
         }))
     }
 
-    /// Starts `instances` server services, one task each, and waits until every one printed READY.
+    /// Starts `instances` server services, one task each, and waits until every one printed READY:
+    /// bench-server's image, or `other` (a peer's image tag and its arguments, serving the same port). With
+    /// `come_back` the task is restarted when it did not exit cleanly (on-failure, at once): a task shut down
+    /// because its node was drained is scheduled again when the node is active.
     pub fn start_servers(
         &mut self,
         spec: &ServerSpec,
         workers: Option<u32>,
         instances: usize,
+        other: Option<(&str, &[String])>,
+        come_back: bool,
     ) -> anyhow::Result<&[ServerTask]> {
         ensure!(
             self.servers.is_empty(),
@@ -261,18 +286,31 @@ impl Session {
         for (k, v) in tuning::SERVER_SYSCTLS {
             extra.extend(["--sysctl".into(), format!("{k}={v}")]);
         }
-        let command = argv::server(
-            spec,
-            workers,
-            &Listen::on(spec, "0.0.0.0", HTTP_PORT, CHAT_PORT),
-        );
+        if come_back {
+            extra.extend(
+                ["--restart-condition", "on-failure", "--restart-delay", "0s"].map(str::to_owned),
+            );
+        }
+        let (tag, command) = match other {
+            Some((tag, args)) => (tag.to_owned(), args.to_vec()),
+            None => (
+                images::service_tag(SERVER),
+                argv::server(
+                    spec,
+                    workers,
+                    &Listen::on(spec, "0.0.0.0", HTTP_PORT, CHAT_PORT),
+                ),
+            ),
+        };
         // All created first, so the instances are scheduled in parallel; then each is waited for.
         let mut created = Vec::new();
         for _ in 0..instances {
             interrupt::check()?;
             self.started += 1;
             let name = format!("wsb-{}-s{}", self.id, self.started);
-            let argv = self.create_service(&name, Role::Server, &extra, SERVER, &command)?;
+            let network = self.network.clone();
+            let argv =
+                self.create_service(&name, Role::Server, &network, &extra, &tag, &command)?;
             created.push((name, argv));
         }
         for (name, argv) in created {
@@ -354,8 +392,55 @@ impl Session {
         }
     }
 
+    /// Drives `target` from now on instead of server services (none is started): the client tasks join their
+    /// node's network (`--network host`), so the target's URL means in them what it means on that node.
+    pub fn use_target(&mut self, target: &Target) -> anyhow::Result<()> {
+        ensure!(
+            self.servers.is_empty(),
+            "servers are already running: stop them first"
+        );
+        self.external = Some(target.clone());
+        Ok(())
+    }
+
+    /// Checks each call of `step` once on `servers` before the load (bench-client `--verify-only` in a
+    /// throwaway container reaching them as the client tasks do): on this machine's engine attached to the
+    /// run's overlay network, or, for a `--target`, on a client node's network.
+    pub fn verify(&self, step: &Step, servers: &Servers) -> anyhow::Result<bool> {
+        let label = session_label(&self.id);
+        let (engine, network, image) = match &self.external {
+            None => (self.manager(), self.network.clone(), built::tag(CLIENT)),
+            Some(_) => {
+                let node = self
+                    .nodes
+                    .iter()
+                    .find(|n| n.role == Some(Role::Client) && n.usable())
+                    .context("no client node to reach the target from")?;
+                (
+                    self.engine_of(&node.id)?,
+                    "host".to_owned(),
+                    images::service_tag(CLIENT),
+                )
+            }
+        };
+        let run = [
+            "--network",
+            &network,
+            "--label",
+            &label,
+            "--user",
+            "0:0",
+            &image,
+        ]
+        .map(str::to_owned);
+        verify_in_container(&engine, &run, step, servers)
+    }
+
     /// Why a server instance is gone, if one is.
     pub fn gone(&self) -> Option<String> {
+        if self.external.is_some() {
+            return None;
+        }
         for s in &self.servers {
             match self.task(&s.service) {
                 Ok(Some(t)) if t.state == "running" => {}
@@ -382,7 +467,10 @@ impl Session {
     /// Runs one step as client services (at least one per server instance), copies each results document
     /// back from its node and leaves the step's document at `json_out` (merged exactly when several).
     pub fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<StepRun> {
-        ensure!(!self.servers.is_empty(), "no server instance is running");
+        ensure!(
+            !self.servers.is_empty() || self.external.is_some(),
+            "no server instance is running"
+        );
         let k = self.clients_per_step.max(self.servers.len());
         let shares =
             clients::split(&step.client, k).with_context(|| format!("step {}", step.id))?;
@@ -390,8 +478,14 @@ impl Session {
         let mut commands = Vec::new();
         for (i, share) in shares.iter().enumerate() {
             interrupt::check()?;
-            let server = &self.servers[i % self.servers.len()];
-            let target = clients::target(share, &server.http_url, &server.chat_addr, &step.id)?;
+            let (http, chat, network) = match &self.external {
+                Some(t) => (&t.http, &t.chat, "host".to_owned()),
+                None => {
+                    let server = &self.servers[i % self.servers.len()];
+                    (&server.http_url, &server.chat_addr, self.network.clone())
+                }
+            };
+            let target = clients::target(share, http, chat, &step.id)?;
             let mut command = argv::client(share, &target, Path::new(RESULT), Some(0), &step.label);
             // The server runs on another node: there is no process of it to sample from a client task.
             if let Some(at) = command.iter().position(|a| a == "--monitor-pid") {
@@ -400,10 +494,13 @@ impl Session {
             let name = format!("wsb-{}-{}-c{}", self.id, short(&step.id), i + 1);
             // Root inside its own container: the scratch image has no directory a non-root user may write to.
             let extra: Vec<String> = ["--user", "0:0"].map(str::to_owned).to_vec();
-            let argv = self.create_service(&name, Role::Client, &extra, CLIENT, &command)?;
+            let tag = images::service_tag(CLIENT);
+            let argv =
+                self.create_service(&name, Role::Client, &network, &extra, &tag, &command)?;
             services.push(name);
             commands.push(argv);
         }
+        let faults = self.do_faults(step, &services)?;
         let tasks = self.wait_clients(step, &services)?;
         // Each client's console report, as a client container's would be shown (its stdout, from the node).
         for service in &services {
@@ -466,7 +563,21 @@ impl Session {
         Ok(StepRun {
             exit_codes,
             commands,
+            faults,
         })
+    }
+
+    /// Does `step`'s faults while its client `services` run (the first one's checkpoints copied from its node
+    /// give the client's t = 0).
+    fn do_faults(&mut self, step: &Step, services: &[String]) -> anyhow::Result<Vec<FaultRecord>> {
+        if step.faults.is_empty() {
+            return Ok(Vec::new());
+        }
+        let json = self.out_dir.join(format!("{}.checkpoint.json", step.id));
+        let mut drain = drain::Drain::new(self, services);
+        let done = schedule::run(&step.faults, &json, &mut drain);
+        let _ = std::fs::remove_file(&json);
+        done
     }
 
     /// Waits until every client task ended; on Ctrl-C sends them SIGINT (they write partial results) first.
@@ -590,6 +701,12 @@ impl Session {
     /// from every node it can reach; returns what is still there.
     fn teardown(&self) -> Vec<String> {
         let m = self.manager();
+        for node in &self.drained {
+            let _ = m.read(
+                &self.sh,
+                &["node", "update", "--availability", "active", node],
+            );
+        }
         let filter = format!("label={}", session_label(&self.id));
         let ids = |what: &str| -> Vec<String> {
             m.read(&self.sh, &[what, "ls", "--quiet", "--filter", &filter])
