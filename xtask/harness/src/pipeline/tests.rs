@@ -457,6 +457,20 @@ fn faults_are_validated_and_refused_where_they_cannot_be_done() {
         outcome.run.problems
     );
     fs::remove_dir_all(&dir).unwrap();
+    // A swarm's fault, refused by name by a backend that does not do it, saying which does.
+    let drain = s
+        .plan(false, &["fault=drain-server-node,at=0.6s,for=0.2s".into()])
+        .unwrap();
+    let run = RunDoc::planned(&drain, "2026-12-01T00:00:00Z".into());
+    let dir = temp_dir("drain-faults");
+    let outcome = measure(&drain, &mut Fake::default(), &dir, run, provenance()).unwrap();
+    let said = &outcome.run.problems[0];
+    assert!(
+        said.contains("cannot do the scenario's fault drain-server-node")
+            && said.contains("drain-server-node to a swarm node (--swarm)"),
+        "{said}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
     let mut fake = Fake::default();
     let dir = temp_dir("faults");
     let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
