@@ -86,7 +86,8 @@ fn tail(text: &str, n: usize) -> String {
 /// wrong server refused before any load. sut:cxf-side-by-side (quick cxf-echo-complex on the three servers,
 /// about 18 s here once the release build is there) and sut:containers (the three in containers: 92 s with the
 /// jaxws runtime image built cold — its debootstrap about 60 s with Debian's packages cached locally — and 24 s
-/// with the images present).
+/// with the images present); sut:containers-refused (gsoap in its container refused before any load: 7.2 s here
+/// with its image present).
 pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
     use crate::testing::Step;
     vec![

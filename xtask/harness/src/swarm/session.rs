@@ -57,6 +57,8 @@ pub struct Task {
     pub container: String,
     pub exit_code: Option<i64>,
     pub error: String,
+    /// Its addresses on the networks it is attached to (`10.0.1.5/24`).
+    pub addresses: Vec<String>,
 }
 
 impl Task {
@@ -262,6 +264,16 @@ impl Session {
                 .pointer("/Status/ContainerStatus/ExitCode")
                 .and_then(Value::as_i64),
             error: s("/Status/Err"),
+            addresses: t
+                .pointer("/NetworksAttachments")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|n| n.get("Addresses").and_then(Value::as_array))
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
         }))
     }
 

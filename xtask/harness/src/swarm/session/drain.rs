@@ -61,13 +61,14 @@ impl<'a> Drain<'a> {
     }
 
     /// Waits until server `i`'s service runs a task other than `old`; records it as the server's task.
-    fn wait_back(&mut self, i: usize, old: &str) -> Result<()> {
+    fn wait_back(&mut self, i: usize, old: &Task) -> Result<()> {
         let service = self.session.servers[i].service.clone();
-        let deadline = Instant::now() + BACK;
+        let active = Instant::now();
+        let deadline = active + BACK;
         let task = loop {
             interrupt::check()?;
             match self.session.task(&service)? {
-                Some(t) if t.id != old && t.state == "running" => break t,
+                Some(t) if t.id != old.id && t.state == "running" => break t,
                 _ if Instant::now() > deadline => bail!(
                     "{service} did not run again within {} s of its node being active (`docker service ps \
                      {service}` says why)",
@@ -77,8 +78,14 @@ impl<'a> Drain<'a> {
             }
         };
         let host = self.session.hostname(&task.node);
+        let moved = format!(
+            "at {} (was {}) {:.1} s after its node was active",
+            task.addresses.join(", "),
+            old.addresses.join(", "),
+            active.elapsed().as_secs_f64()
+        );
         eprintln!(
-            "server task {service} back on node {host} (task {})",
+            "server task {service} back on node {host} {moved} (task {})",
             task.id
         );
         let server = &mut self.session.servers[i];
@@ -90,10 +97,7 @@ impl<'a> Drain<'a> {
             node: task.node.clone(),
             hostname: host,
             container: task.container.clone(),
-            ready: Some(format!(
-                "rescheduled after its node was drained: {}",
-                server.ready
-            )),
+            ready: Some(format!("rescheduled {moved}, drained: {}", server.ready)),
             exit_code: None,
             command: server.command.clone(),
         });
@@ -126,11 +130,11 @@ impl Doer for Drain<'_> {
     }
 
     fn end(&mut self, _fault: &FaultSpec) -> Result<()> {
-        let old: Vec<String> = self
+        let old: Vec<Task> = self
             .session
             .servers
             .iter()
-            .map(|s| s.task.id.clone())
+            .map(|s| s.task.clone())
             .collect();
         for node in std::mem::take(&mut self.session.drained) {
             self.availability(&node, "active")?;
