@@ -1,6 +1,7 @@
 //! The Customer service (after the XFire Customer benchmark): CRM-like customer records added, fetched and
 //! echoed in arrays, their codec, a deterministic generator of arrays of a target XML size, and the WSDL.
 
+mod echo;
 mod generate;
 mod message;
 mod parse;
@@ -11,6 +12,7 @@ mod wsdl;
 #[cfg(test)]
 mod tests;
 
+pub use echo::{serve_request, Served};
 pub use generate::{generate, generate_for_size};
 pub use message::{get_request, AddSummary, Operation, Request, Response};
 pub use parse::{parse_request, parse_request_with, parse_response};

@@ -15,23 +15,24 @@ pub fn parse_request(body: &[u8]) -> Result<Request, SoapError> {
 pub fn parse_request_with(body: &[u8], limits: &Limits) -> Result<Request, SoapError> {
     let mut r = BodyReader::open_with(body, limits)?;
     let op = r.operation(NS, Operation::from_name)?;
-    let read = |r: &mut BodyReader<'_>| -> Result<Request, SoapError> {
-        let req = match op {
-            Operation::Add => Request::Add(customers(r)?),
-            Operation::AddAsync => Request::AddAsync(customers(r)?),
-            Operation::Echo => Request::Echo(customers(r)?),
-            Operation::Get => {
-                let count = r.field(NS, "count", xsd::parse_unsigned_int)?;
-                let offset = r.field(NS, "offset", xsd::parse_unsigned_long)?;
-                r.end()?;
-                Request::Get { count, offset }
-            }
-        };
-        Ok(req)
-    };
-    let req = read(&mut r).map_err(|e| e.at(op.as_str()))?;
+    let req = request_of(&mut r, op).map_err(|e| e.at(op.as_str()))?;
     r.finish()?;
     Ok(req)
+}
+
+/// The content of the wrapper of request `op`, up to its end tag (errors without the operation's name).
+pub(super) fn request_of(r: &mut BodyReader<'_>, op: Operation) -> Result<Request, SoapError> {
+    Ok(match op {
+        Operation::Add => Request::Add(customers(r)?),
+        Operation::AddAsync => Request::AddAsync(customers(r)?),
+        Operation::Echo => Request::Echo(customers(r)?),
+        Operation::Get => {
+            let count = r.field(NS, "count", xsd::parse_unsigned_int)?;
+            let offset = r.field(NS, "offset", xsd::parse_unsigned_long)?;
+            r.end()?;
+            Request::Get { count, offset }
+        }
+    })
 }
 
 /// Parses a response envelope. A fault in the Body is an error here; use `soap::parse_fault` to read it.
@@ -106,7 +107,7 @@ fn address(r: &mut BodyReader<'_>) -> Result<Address, SoapError> {
 }
 
 /// An ISO 3166-1 alpha-2 code: two upper-case ASCII letters.
-fn country(s: &str) -> Result<String, XsdError> {
+pub(super) fn country(s: &str) -> Result<String, XsdError> {
     let code = xsd::collapse(s);
     if code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase()) {
         Ok(code.to_owned())

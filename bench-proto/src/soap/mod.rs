@@ -13,6 +13,7 @@ mod reader;
 mod recycle;
 mod scan;
 mod unescape;
+mod verbatim;
 mod writer;
 mod wsdl;
 

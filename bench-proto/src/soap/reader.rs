@@ -140,6 +140,17 @@ impl<'a> BodyReader<'a> {
         doc.get(start..start.checked_add(raw.len())?)
     }
 
+    /// The whole input.
+    pub(crate) fn input(&self) -> &'a [u8] {
+        self.doc.as_bytes()
+    }
+
+    /// Offset of the next unread byte of the input.
+    #[inline]
+    pub(crate) fn position(&self) -> usize {
+        self.scan.position()
+    }
+
     pub(super) fn xml_error(&self, msg: &str) -> SoapError {
         self.xml_error_at(self.scan.position() as u64, msg)
     }

@@ -63,13 +63,15 @@ pub(crate) async fn dispatch(
             .await
         }
         Service::Customer => {
-            let parsed = offload(big, move || {
-                let parsed = customer::parse_request_with(&body.bytes, &limits);
+            // An echo is answered as it is parsed (one pass); the other operations come back parsed.
+            let (served, out) = offload(big, move || {
+                let mut out = PooledBuf::take();
+                let served = customer::serve_request(&body.bytes, &limits, &mut out);
                 drop(body);
-                parsed
+                (served, out)
             })
             .await;
-            customer_call(app, parsed).await
+            customer_call(app, served, out)
         }
     };
     app.metrics.soap_request(op);
@@ -209,13 +211,14 @@ fn cxf_call(body: &[u8], limits: &Limits, out: &mut Vec<u8>) -> (SoapOp, Outcome
     }
 }
 
-async fn customer_call(
+fn customer_call(
     app: &App,
-    parsed: Result<customer::Request, SoapError>,
+    served: Result<customer::Served, SoapError>,
+    mut out: PooledBuf,
 ) -> (SoapOp, Outcome, PooledBuf) {
-    let mut out = PooledBuf::take();
-    let req = match parsed {
-        Ok(req) => req,
+    let req = match served {
+        Ok(customer::Served::Echoed { .. }) => return (SoapOp::CustomerEcho, Outcome::Ok, out),
+        Ok(customer::Served::Request(req)) => req,
         Err(e) => {
             proto_soap::write_fault(&mut out, &e.fault());
             return (SoapOp::CustomerUnknown, Outcome::Fault, out);
@@ -255,14 +258,9 @@ async fn customer_call(
                 (SoapOp::CustomerGet, Outcome::Streamed(cursor), out)
             }
         }
+        // `serve_request` answers every echo itself.
         customer::Request::Echo(customers) => {
-            // About half a kilobyte each.
-            let big = customers.len() * 512 >= OFFLOAD_BYTES;
-            let out = offload(big, move || {
-                customer::write_response(&customer::Response::Echo(customers), &mut out);
-                out
-            })
-            .await;
+            customer::write_response(&customer::Response::Echo(customers), &mut out);
             (SoapOp::CustomerEcho, Outcome::Ok, out)
         }
     }

@@ -5,7 +5,10 @@
 //! ratio (goal: bench-client ≥ 1.05 × wrk, the median of the rounds; `--goal` sets another), with each tool's
 //! CPU time per request and how busy the server's CPUs were meanwhile. When the server is the limit (its CPUs
 //! busy all the time under both tools), the rates measure the server, not the load generators: the CPU each
-//! tool spends per request then says which is leaner.
+//! tool spends per request then says which is leaner. `--goals` measures issue 29's throughput goals instead
+//! (`calibrate/goals.rs`).
+
+mod goals;
 
 use std::time::Duration;
 
@@ -27,9 +30,10 @@ pub struct Args {
     /// How long each tool runs per round.
     #[arg(long, default_value = "10s", value_name = "DUR", value_parser = bench_proto::units::parse_duration)]
     duration: Duration,
-    /// Rounds; the order of the tools alternates between rounds, and the median ratio is reported.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    rounds: u32,
+    /// Rounds; the order of the tools alternates between rounds (with `--goals`, the order of the servers and
+    /// loads rotates), and the median ratio is reported. Default 1 (3 with `--goals`).
+    #[arg(long, value_name = "N")]
+    rounds: Option<u32>,
     /// CPUs for the load generators (default: the last allowed CPU).
     #[arg(long, value_name = "LIST")]
     client_cpus: Option<String>,
@@ -42,6 +46,17 @@ pub struct Args {
     /// The least bench-client / wrk ratio (median of the rounds) that passes; below it the command fails.
     #[arg(long, default_value_t = GOAL, value_name = "RATIO")]
     goal: f64,
+    /// Measure issue 29's goals 2–4 instead: echo ÷ /health, bench-server against the JAX-WS RI and gSOAP
+    /// (built from peers/), and the 100 KB Customer echo in MB/s; each server on one core, wrk on another.
+    /// Fails when a goal is missed.
+    #[arg(long)]
+    goals: bool,
+    /// With `--goals`: the least JVM warm-up (jaxws under load) before measuring.
+    #[arg(long, default_value = "30s", value_name = "DUR", value_parser = bench_proto::units::parse_duration)]
+    jvm_warmup: Duration,
+    /// With `--goals`: the most JVM warm-up; measuring starts then even if jaxws's rate is not flat within 3 %.
+    #[arg(long, default_value = "180s", value_name = "DUR", value_parser = bench_proto::units::parse_duration)]
+    jvm_warmup_max: Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -53,6 +68,9 @@ pub enum Load {
 }
 
 pub fn run(sh: &Shell, args: Args) -> Result<()> {
+    if args.goals {
+        return goals::run(sh, &args);
+    }
     WRK.require(sh)?;
     TASKSET.require(sh)?;
     let setup = Setup::new(sh, &args)?;
@@ -69,7 +87,7 @@ pub fn run(sh: &Shell, args: Args) -> Result<()> {
         setup.server_cpus.len()
     );
     let mut rounds = Rounds::default();
-    for round in 1..=args.rounds {
+    for round in 1..=args.rounds.unwrap_or(1) {
         // Alternate the order so that neither tool always meets a warmer server.
         let (w, b) = if round % 2 == 1 {
             let w = setup.wrk(sh, &args)?;
