@@ -33,7 +33,8 @@ pub(super) const CEILINGS: &[Ceiling] = &[
     },
     Ceiling {
         hot_path: "cxf_echoStringDoc/server_echo",
-        per_iteration: 27_800.0,
+        // 25,961 once its references expand into the arena (26,433 before).
+        per_iteration: 27_300.0,
     },
 ];
 
