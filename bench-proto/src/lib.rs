@@ -1,6 +1,7 @@
 //! wsbench wire formats: SOAP 1.1 codecs for the CXF performance and Customer services, the VOLANO chat codec,
 //! and the results document. This crate does no I/O: callers hand it bytes and take bytes back.
 
+pub mod arena;
 pub mod chat;
 pub mod check;
 pub mod customer;

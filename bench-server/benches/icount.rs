@@ -8,7 +8,9 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
+use bench_proto::arena::Bump;
 use bench_proto::chat::{self, Chat, JString, Kind, MARK_TEXT};
+use bench_proto::soap::Limits;
 use bench_proto::{customer, cxf};
 use bench_server::chat::bench_api::FanOutRoom;
 
@@ -81,7 +83,7 @@ const HOT_PATHS: &[HotPath] = &[
     },
 ];
 
-fn cxf_request() -> (cxf::Request, Vec<u8>) {
+fn cxf_request() -> (cxf::Request<'static>, Vec<u8>) {
     let req = cxf::echo_complex_request(1, 1);
     let mut bytes = Vec::new();
     cxf::write_request(&req, &mut bytes);
@@ -89,10 +91,14 @@ fn cxf_request() -> (cxf::Request, Vec<u8>) {
     (req, bytes)
 }
 
+/// The parse as the server does it: values borrowed from the body and an arena reset after each call.
 fn cxf_parse() -> Box<dyn FnMut()> {
     let (_, bytes) = cxf_request();
+    let limits = Limits::default();
+    let mut arena = Bump::new();
     Box::new(move || {
-        let _ = black_box(cxf::parse_request(black_box(&bytes)));
+        let _ = black_box(cxf::parse_request_in(black_box(&bytes), &limits, &arena));
+        arena.reset();
     })
 }
 
@@ -108,28 +114,24 @@ fn cxf_serialise() -> Box<dyn FnMut()> {
 
 /// The server's work for one call without HTTP: parse, echo, serialise into a reused buffer.
 fn cxf_server_echo() -> Box<dyn FnMut()> {
-    let (_, bytes) = cxf_request();
-    let mut out = Vec::with_capacity(4096);
-    Box::new(move || {
-        out.clear();
-        if let Ok(req) = cxf::parse_request(black_box(&bytes)) {
-            cxf::write_response(&req.into_echo_response(), &mut out);
-        }
-        black_box(&out);
-    })
+    cxf_echo_of(cxf::echo_complex_request(1, 1))
 }
 
-/// The server's work for a CXF call of `req` (as the CXF client sends it), into a reused buffer.
-fn cxf_echo_of(req: cxf::Request) -> Box<dyn FnMut()> {
+/// The server's work for a CXF call of `req` (as the CXF client sends it), into a reused buffer: bench-server's
+/// own `cxf_call`, with its per-thread arena.
+fn cxf_echo_of(req: cxf::Request<'_>) -> Box<dyn FnMut()> {
     let mut bytes = Vec::new();
     cxf::write_request(&req, &mut bytes);
     cxf::parse_request(&bytes).expect("the reference request parses");
+    let limits = Limits::default();
     let mut out = Vec::with_capacity(4096);
     Box::new(move || {
         out.clear();
-        if let Ok(req) = cxf::parse_request(black_box(&bytes)) {
-            cxf::write_response(&req.into_echo_response(), &mut out);
-        }
+        black_box(bench_server::http::cxf_echo(
+            black_box(&bytes),
+            &limits,
+            &mut out,
+        ));
         black_box(&out);
     })
 }

@@ -99,7 +99,7 @@ fn roundtrip(c: &mut Criterion) {
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&answer));
     match cxf::parse_response(&answer).expect("a valid echo") {
         cxf::Response::EchoComplex { items, id_out: 1 } => {
-            assert_eq!(items, vec![cxf::reference_item()])
+            assert_eq!(*items, [cxf::reference_item()])
         }
         other => panic!("not the echo of the request: {other:?}"),
     }

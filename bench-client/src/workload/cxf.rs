@@ -15,15 +15,17 @@ pub(super) fn request(
     packet_size: u64,
     message_size: Option<u64>,
     id: i32,
-) -> (Bytes, Response) {
+) -> (Bytes, Response<'static>) {
     let sized = |n: u64| -> Vec<u8> { PATTERN.iter().copied().cycle().take(n as usize).collect() };
     let req = match (op, message_size) {
         (Operation::EchoComplexTypeDoc, _) => proto::echo_complex_request(packet_size as usize, id),
-        (Operation::EchoStringDoc, Some(n)) => {
-            Request::EchoString(String::from_utf8(sized(n)).expect("the pattern is ASCII"))
-        }
+        (Operation::EchoStringDoc, Some(n)) => Request::EchoString(
+            String::from_utf8(sized(n))
+                .expect("the pattern is ASCII")
+                .into(),
+        ),
         (Operation::EchoStringDoc, None) => proto::echo_string_request(packet_size as usize),
-        (Operation::EchoBase64Doc, Some(n)) => Request::EchoBase64(sized(n)),
+        (Operation::EchoBase64Doc, Some(n)) => Request::EchoBase64(sized(n).into()),
         (Operation::EchoBase64Doc, None) => proto::echo_base64_request(),
         (other, _) => unreachable!("{other} is not a CXF operation"),
     };
@@ -32,13 +34,20 @@ pub(super) fn request(
     (Bytes::from(body), req.into_echo_response())
 }
 
-pub(super) fn validate(expected: &Response, body: &[u8]) -> Result<(), String> {
-    let got = proto::parse_response(body)
-        .map_err(|e| format!("unparseable {} response: {e}", expected.operation()))?;
-    if &got == expected {
+/// Parses `body` (its values borrowed, in this thread's scratch arena) and compares every field with `expected`.
+pub(super) fn validate(expected: &Response<'static>, body: &[u8]) -> Result<(), String> {
+    bench_proto::arena::with_scratch(|arena| {
+        let got = proto::parse_response_in(body, arena)
+            .map_err(|e| format!("unparseable {} response: {e}", expected.operation()))?;
+        compare(expected, &got, body)
+    })
+}
+
+fn compare(expected: &Response<'_>, got: &Response<'_>, body: &[u8]) -> Result<(), String> {
+    if got == expected {
         return Ok(());
     }
-    Err(match (&got, expected) {
+    Err(match (got, expected) {
         (Response::EchoComplex { id_out, .. }, Response::EchoComplex { id_out: want, .. })
             if id_out != want =>
         {
@@ -49,7 +58,7 @@ pub(super) fn validate(expected: &Response, body: &[u8]) -> Result<(), String> {
         {
             format!("{} items echoed, {} sent", items.len(), want.len())
         }
-        _ => match super::diff::first_difference(expected, &got) {
+        _ => match super::diff::first_difference(expected, got) {
             Some(d) => format!("{}Response: {d}", expected.operation()),
             None => format!(
                 "{} response differs from the request: {}",

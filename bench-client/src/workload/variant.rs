@@ -20,7 +20,8 @@ pub struct Variant {
 pub(super) enum Expect {
     /// `http-get`: any 2xx body.
     Plain,
-    Cxf(bench_proto::cxf::Response),
+    /// Owned: the workload keeps it for the whole run.
+    Cxf(bench_proto::cxf::Response<'static>),
     Customer(customer::Expect),
 }
 

@@ -27,7 +27,7 @@ fn verify(server: &Server) -> (Option<i32>, String, String) {
 }
 
 /// The right answer to the request, with `plant` applied to it.
-fn answer(body: &[u8], plant: impl Fn(&mut Response)) -> Vec<u8> {
+fn answer(body: &[u8], plant: impl Fn(&mut Response<'_>)) -> Vec<u8> {
     let mut r = cxf::parse_request(body)
         .expect("bench-client sends a valid request")
         .into_echo_response();
@@ -54,7 +54,7 @@ fn a_planted_wrong_field_is_named_with_both_values() {
     let server = Server::http(Counts::new(), |_, body| {
         let wrong = answer(&body, |r| {
             if let Response::EchoComplex { items, .. } = r {
-                items[0].var_float = 2.5;
+                items.to_mut()[0].var_float = 2.5;
             }
         });
         respond(StatusCode::OK, wrong)

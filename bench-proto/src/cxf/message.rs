@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use super::NestedComplexType;
+use std::borrow::Cow;
+
+use super::Items;
 
 /// An operation of `DocPortType`; `Display` gives its wire name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,35 +60,29 @@ impl fmt::Display for Operation {
     }
 }
 
-/// A request to the service.
+/// A request to the service. Parsed, its values borrow from the request body (and the parse's arena).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Request {
+pub enum Request<'a> {
     /// `echoStringDoc{in}`.
-    EchoString(String),
+    EchoString(Cow<'a, str>),
     /// `echoBase64Doc{in}`.
-    EchoBase64(Vec<u8>),
+    EchoBase64(Cow<'a, [u8]>),
     /// `echoComplexTypeDoc{in: NestedComplexTypeSeq, id}`.
-    EchoComplex {
-        items: Vec<NestedComplexType>,
-        id: i32,
-    },
+    EchoComplex { items: Items<'a>, id: i32 },
 }
 
-/// A (non-fault) response from the service.
+/// A (non-fault) response from the service. Parsed, its values borrow as a [`Request`]'s do.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Response {
+pub enum Response<'a> {
     /// `echoStringDocResponse{out}`.
-    EchoString(String),
+    EchoString(Cow<'a, str>),
     /// `echoBase64DocResponse{out}`.
-    EchoBase64(Vec<u8>),
+    EchoBase64(Cow<'a, [u8]>),
     /// `echoComplexTypeDocResponse{return, idout}`.
-    EchoComplex {
-        items: Vec<NestedComplexType>,
-        id_out: i32,
-    },
+    EchoComplex { items: Items<'a>, id_out: i32 },
 }
 
-impl Request {
+impl<'a> Request<'a> {
     pub fn operation(&self) -> Operation {
         match self {
             Self::EchoString(_) => Operation::EchoStringDoc,
@@ -96,7 +92,7 @@ impl Request {
     }
 
     /// What the service answers: the same values, with `idout = id`.
-    pub fn into_echo_response(self) -> Response {
+    pub fn into_echo_response(self) -> Response<'a> {
         match self {
             Self::EchoString(s) => Response::EchoString(s),
             Self::EchoBase64(b) => Response::EchoBase64(b),
@@ -105,12 +101,38 @@ impl Request {
     }
 }
 
-impl Response {
+impl Request<'_> {
+    /// The same request, owning its values.
+    pub fn to_owned_static(&self) -> Request<'static> {
+        match self {
+            Self::EchoString(s) => Request::EchoString(Cow::Owned(s.to_string())),
+            Self::EchoBase64(b) => Request::EchoBase64(Cow::Owned(b.to_vec())),
+            Self::EchoComplex { items, id } => Request::EchoComplex {
+                items: items.to_owned_static(),
+                id: *id,
+            },
+        }
+    }
+}
+
+impl Response<'_> {
     pub fn operation(&self) -> Operation {
         match self {
             Self::EchoString(_) => Operation::EchoStringDoc,
             Self::EchoBase64(_) => Operation::EchoBase64Doc,
             Self::EchoComplex { .. } => Operation::EchoComplexTypeDoc,
+        }
+    }
+
+    /// The same response, owning its values.
+    pub fn to_owned_static(&self) -> Response<'static> {
+        match self {
+            Self::EchoString(s) => Response::EchoString(Cow::Owned(s.to_string())),
+            Self::EchoBase64(b) => Response::EchoBase64(Cow::Owned(b.to_vec())),
+            Self::EchoComplex { items, id_out } => Response::EchoComplex {
+                items: items.to_owned_static(),
+                id_out: *id_out,
+            },
         }
     }
 }

@@ -13,11 +13,13 @@ mod wsdl;
 mod tests;
 
 pub use message::{Operation, Request, Response};
-pub use parse::{parse_request, parse_request_with, parse_response};
+pub use parse::{
+    parse_request, parse_request_in, parse_request_with, parse_response, parse_response_in,
+};
 pub use reference::{
     echo_base64_request, echo_complex_request, echo_string_request, reference_item,
 };
-pub use types::{ColourEnum, NestedComplexType, SimpleStruct};
+pub use types::{ColourEnum, Items, NestedComplexType, SimpleStruct};
 pub use write::{write_request, write_response};
 pub use wsdl::wsdl;
 

@@ -9,7 +9,7 @@ fn ramp() -> Vec<u8> {
 }
 
 /// The item the CXF client fills once and sends `packet_size` times.
-pub fn reference_item() -> NestedComplexType {
+pub fn reference_item() -> NestedComplexType<'static> {
     const STRUCT_STRING: &str = "1234567890!@#$%^&*()abcdefghijk";
     NestedComplexType {
         var_string: "#12345ABc".into(),
@@ -17,8 +17,8 @@ pub fn reference_item() -> NestedComplexType {
         var_unsigned_long: 13_691_056_728,
         var_float: f32::MAX,
         var_qname: QName::new("http://cxf.apache.org", "return"),
-        var_base64_binary: ramp(),
-        var_hex_binary: ramp(),
+        var_base64_binary: ramp().into(),
+        var_hex_binary: ramp().into(),
         var_struct: SimpleStruct {
             var_float: f32::MAX,
             var_short: i16::MAX,
@@ -43,21 +43,21 @@ pub fn reference_item() -> NestedComplexType {
 }
 
 /// `echoComplexTypeDoc` with `packet_size` copies of the reference item.
-pub fn echo_complex_request(packet_size: usize, id: i32) -> Request {
+pub fn echo_complex_request(packet_size: usize, id: i32) -> Request<'static> {
     Request::EchoComplex {
-        items: vec![reference_item(); packet_size],
+        items: vec![reference_item(); packet_size].into(),
         id,
     }
 }
 
 /// `echoStringDoc` as the CXF client sends it: a 64-character pattern repeated 16 times per packet.
-pub fn echo_string_request(packet_size: usize) -> Request {
+pub fn echo_string_request(packet_size: usize) -> Request<'static> {
     const PATTERN: &str = "abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*()_+?><[]/0123456789";
-    Request::EchoString(PATTERN.repeat(1024 / PATTERN.len() * packet_size))
+    Request::EchoString(PATTERN.repeat(1024 / PATTERN.len() * packet_size).into())
 }
 
 /// `echoBase64Doc` as the CXF client sends it: the 256-byte ramp four times (1 KiB). The client ignores its
 /// packet size for this operation.
-pub fn echo_base64_request() -> Request {
-    Request::EchoBase64(ramp().repeat(4))
+pub fn echo_base64_request() -> Request<'static> {
+    Request::EchoBase64(ramp().repeat(4).into())
 }

@@ -1,9 +1,11 @@
 //! CXF codec: round trips, the wire form of the reference item, and every kind of bad request.
 
+use std::borrow::Cow;
+
 use super::*;
 use crate::soap::{FaultCode, SoapError};
 
-fn to_vec(req: &Request) -> Vec<u8> {
+fn to_vec(req: &Request<'_>) -> Vec<u8> {
     let mut out = Vec::new();
     write_request(req, &mut out);
     out
@@ -73,7 +75,7 @@ fn edge_values_round_trip() {
     item.var_float = f32::NEG_INFINITY;
     item.var_unsigned_long = u64::MAX;
     item.var_qname = crate::xsd::QName::new("", "local");
-    item.var_base64_binary.clear();
+    item.var_base64_binary = Vec::new().into();
     item.var_struct.var_double = f64::INFINITY;
     item.var_struct.var_decimal = "-0.000100".parse().unwrap();
     item.var_struct.var_date_time = "1999-12-31T23:59:59.999-05:00".parse().unwrap();
@@ -82,7 +84,7 @@ fn edge_values_round_trip() {
     let mut nan = item.clone();
     nan.var_float = f32::NAN;
     let req = Request::EchoComplex {
-        items: vec![item, nan],
+        items: vec![item, nan].into(),
         id: i32::MIN,
     };
     let Request::EchoComplex { items, id } = parse_request(&to_vec(&req)).unwrap() else {
@@ -351,5 +353,40 @@ fn text_is_checked_as_utf8_once_and_bad_bytes_are_still_refused() {
         bad.splice(i..i, markup.iter().copied());
         let err = parse_request(&bad).unwrap_err().to_string();
         assert!(err.contains("not UTF-8"), "{err}");
+    }
+}
+
+/// Parsed in an arena, text without references is a slice of the request itself; what had to be decoded or
+/// expanded lives in the arena; and the value is the one the owning parse gives.
+#[test]
+fn values_borrow_from_the_body_and_the_arena() {
+    let bytes = to_vec(&echo_complex_request(2, 5));
+    let arena = crate::arena::Bump::new();
+    let req = parse_request_in(&bytes, &crate::soap::Limits::default(), &arena).unwrap();
+    assert_eq!(req, parse_request(&bytes).unwrap());
+    let Request::EchoComplex { items, .. } = &req else {
+        panic!("not echoComplexTypeDoc");
+    };
+    let in_body = |s: &[u8]| bytes.as_ptr_range().contains(&s.as_ptr());
+    // Borrowed, but not from the body: from the arena (the only other place a parse puts data).
+    let in_arena = |s: &[u8]| !in_body(s);
+    assert!(matches!(items, Items::Borrowed(_)));
+    let it = &items[1];
+    for text in [&it.var_string, &it.var_qname.local, &it.var_qname.namespace] {
+        assert!(
+            matches!(text, Cow::Borrowed(_)) && in_body(text.as_bytes()),
+            "{text}"
+        );
+    }
+    // `&amp;` in both: expanded into the arena.
+    let s = &it.var_struct;
+    for text in [&s.var_string, s.var_attr_string.as_ref().unwrap()] {
+        assert!(
+            matches!(text, Cow::Borrowed(_)) && in_arena(text.as_bytes()),
+            "{text}"
+        );
+    }
+    for bytes in [&it.var_base64_binary, &it.var_hex_binary] {
+        assert!(matches!(bytes, Cow::Borrowed(_)) && in_arena(bytes));
     }
 }

@@ -8,7 +8,7 @@ use crate::soap::{
 use crate::xsd::{write_attr, write_base64, write_double, write_float, write_hex, write_int};
 
 /// Appends the whole SOAP envelope for `req`.
-pub fn write_request(req: &Request, out: &mut Vec<u8>) {
+pub fn write_request(req: &Request<'_>, out: &mut Vec<u8>) {
     let op = req.operation();
     envelope_start(out);
     start_element_ns(out, op.as_str(), TYPES_NS);
@@ -25,7 +25,7 @@ pub fn write_request(req: &Request, out: &mut Vec<u8>) {
 }
 
 /// Appends the whole SOAP envelope for `resp`.
-pub fn write_response(resp: &Response, out: &mut Vec<u8>) {
+pub fn write_response(resp: &Response<'_>, out: &mut Vec<u8>) {
     let name = resp.operation().response_element();
     envelope_start(out);
     start_element_ns(out, name, TYPES_NS);
@@ -42,7 +42,7 @@ pub fn write_response(resp: &Response, out: &mut Vec<u8>) {
 }
 
 /// A `NestedComplexTypeSeq` named `name`.
-fn write_seq(out: &mut Vec<u8>, name: &str, items: &[NestedComplexType]) {
+fn write_seq(out: &mut Vec<u8>, name: &str, items: &[NestedComplexType<'_>]) {
     start_element(out, name);
     for item in items {
         write_item(out, item);
@@ -50,7 +50,7 @@ fn write_seq(out: &mut Vec<u8>, name: &str, items: &[NestedComplexType]) {
     end_element(out, name);
 }
 
-fn write_item(out: &mut Vec<u8>, it: &NestedComplexType) {
+fn write_item(out: &mut Vec<u8>, it: &NestedComplexType<'_>) {
     out.extend_from_slice(b"<item>");
     text_el!(out, "varString", &it.var_string);
     el!(out, "varUByte", |out: &mut Vec<u8>| write_int(
@@ -78,7 +78,7 @@ fn write_item(out: &mut Vec<u8>, it: &NestedComplexType) {
     out.extend_from_slice(b"</item>");
 }
 
-fn write_struct(out: &mut Vec<u8>, s: &SimpleStruct) {
+fn write_struct(out: &mut Vec<u8>, s: &SimpleStruct<'_>) {
     match &s.var_attr_string {
         Some(attr) => {
             out.extend_from_slice(b"<varStruct varAttrString=\"");

@@ -79,6 +79,7 @@ pub fn write_fault(out: &mut Vec<u8>, fault: &Fault) {
 /// `Some` if `body` is a SOAP 1.1 envelope whose Body holds a `soap:Fault`. Codes outside the envelope
 /// namespace count as `Server`; element content under `detail` is flattened to its text.
 pub fn parse_fault(body: &[u8]) -> Option<Fault> {
+    let arena = bumpalo::Bump::new();
     let mut r = BodyReader::open_ignoring_headers(body).ok()?;
     let el = r.next_child().ok()??;
     if el.local_name() != b"Fault" || !r.is_in(&el, SOAP11_ENV_NS) {
@@ -92,7 +93,7 @@ pub fn parse_fault(body: &[u8]) -> Option<Fault> {
     while let Some(child) = r.next_child().ok()? {
         match child.local_name() {
             b"faultcode" => {
-                let code = r.qname().ok()?;
+                let code = r.qname_in(&arena).ok()?;
                 if code.namespace == SOAP11_ENV_NS {
                     fault.code = FaultCode::from_local(&code.local).unwrap_or(FaultCode::Server);
                 }

@@ -2,7 +2,7 @@
 //! its content, with errors carrying the element's path.
 
 use super::{BodyReader, Limit, SoapError};
-use crate::xsd::{QName, XsdError};
+use crate::xsd::XsdError;
 
 impl<'a> BodyReader<'a> {
     /// Reads the Body's wrapper element and looks up which operation (or response) it is.
@@ -108,15 +108,6 @@ impl<'a> BodyReader<'a> {
         self.within(ns, name, |r| Ok(r.text()?.into_owned()))
     }
 
-    /// The next child `{ns}name` as an xsd:QName.
-    pub fn qname_field(
-        &mut self,
-        ns: &'static str,
-        name: &'static str,
-    ) -> Result<QName, SoapError> {
-        self.within(ns, name, Self::qname)
-    }
-
     /// Reads every remaining child, each of which must be `{ns}name`, with `read` (which must consume
     /// the element's end); at most [`Limits::max_items`](super::Limits) of them. Errors get `name[i]`
     /// prepended.
@@ -124,17 +115,29 @@ impl<'a> BodyReader<'a> {
         &mut self,
         ns: &'static str,
         name: &'static str,
-        mut read: impl FnMut(&mut Self) -> Result<T, SoapError>,
+        read: impl FnMut(&mut Self) -> Result<T, SoapError>,
     ) -> Result<Vec<T>, SoapError> {
         let mut items = Vec::new();
+        self.each_child(ns, name, read, &mut items)?;
+        Ok(items)
+    }
+
+    /// [`repeated`](Self::repeated), appending to `items` (a vector of any allocator).
+    pub(super) fn each_child<T>(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+        mut read: impl FnMut(&mut Self) -> Result<T, SoapError>,
+        items: &mut impl Items<T>,
+    ) -> Result<(), SoapError> {
         loop {
-            let index = items.len();
+            let index = items.count();
             let at = |e: SoapError| e.at(&format!("{name}[{index}]"));
             let el = match self.plain_child(name).map_err(at)? {
                 Some(el) => el,
                 None => {
                     let Some(el) = self.next_child().map_err(at)? else {
-                        return Ok(items);
+                        return Ok(());
                     };
                     if el.local_name() != name.as_bytes() {
                         return Err(self.unexpected(&el));
@@ -153,7 +156,31 @@ impl<'a> BodyReader<'a> {
             if index == self.limits.max_items {
                 return Err(at(self.exceeded(Limit::Items)));
             }
-            items.push(read(self).map_err(at)?);
+            items.add(read(self).map_err(at)?);
         }
+    }
+}
+
+/// A growable sequence [`BodyReader::each_child`] appends to.
+pub(super) trait Items<T> {
+    fn count(&self) -> usize;
+    fn add(&mut self, item: T);
+}
+
+impl<T> Items<T> for Vec<T> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn add(&mut self, item: T) {
+        self.push(item);
+    }
+}
+
+impl<T> Items<T> for bumpalo::collections::Vec<'_, T> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn add(&mut self, item: T) {
+        self.push(item);
     }
 }

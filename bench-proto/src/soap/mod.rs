@@ -2,6 +2,7 @@
 //! writing helpers, and faults.
 
 mod attrs;
+mod borrowed;
 mod envelope;
 mod error;
 mod fault;

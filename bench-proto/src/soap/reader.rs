@@ -6,6 +6,8 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
+use bumpalo::Bump;
+
 use super::attrs::{normalize, qname_colon, Attr, Attrs};
 use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
@@ -153,6 +155,16 @@ impl<'a> BodyReader<'a> {
 
     pub(super) fn xml_error(&self, msg: &str) -> SoapError {
         self.xml_error_at(self.scan.position() as u64, msg)
+    }
+
+    /// The error for the attribute at `offset` in `el`'s attributes.
+    pub(super) fn xml_error_at_attr(
+        &self,
+        el: &Element<'_>,
+        offset: usize,
+        msg: &str,
+    ) -> SoapError {
+        self.xml_error_at((el.attrs_pos + offset) as u64, msg)
     }
 
     fn xml_error_at(&self, pos: u64, msg: &str) -> SoapError {
@@ -676,33 +688,39 @@ impl<'a> BodyReader<'a> {
     }
 
     /// The text of the current element as an xsd:QName, its prefix resolved through the declarations in
-    /// scope at that element.
-    pub fn qname(&mut self) -> Result<xsd::QName, SoapError> {
-        let text = self.text()?;
+    /// scope at that element; its parts borrowed from the input, or (when references were expanded) put in
+    /// `arena`.
+    pub fn qname_in(&mut self, arena: &'a Bump) -> Result<xsd::QName<'a>, SoapError> {
+        let text = self.text_in(arena)?;
         let invalid = |reason| SoapError::InvalidField {
             field: String::new(),
             reason,
         };
-        let (prefix, local) = xsd::QName::split_lexical(&text).map_err(invalid)?;
+        let (prefix, local) = xsd::QName::split_lexical(text).map_err(invalid)?;
         // The end tag was just read; the element's declarations stay in scope until the next read.
-        let namespace = match self.ns.resolve(prefix.map(str::as_bytes)) {
+        let namespace: &'a str = match self.ns.resolve(prefix.map(str::as_bytes)) {
             // Bound URIs come from attribute values, read as text: the lossy path never changes them.
             Resolved::Bound(n) => match self.checked_text(n) {
-                Some(uri) => uri.to_owned(),
-                None => String::from_utf8_lossy(n).into_owned(),
+                Some(uri) => uri,
+                None => arena.alloc_str(&String::from_utf8_lossy(n)),
             },
-            Resolved::NoNamespace => String::new(),
+            Resolved::NoNamespace => "",
             Resolved::Undeclared => {
                 return Err(invalid(XsdError::because(
                     "QName",
-                    &text,
+                    text,
                     "undeclared prefix",
                 )))
             }
         };
-        Ok(xsd::QName {
-            namespace,
-            local: local.to_owned(),
+        Ok(xsd::QName::new(namespace, local))
+    }
+
+    /// [`text`](Self::text), borrowed from the input or (references expanded) put in `arena`.
+    pub fn text_in(&mut self, arena: &'a Bump) -> Result<&'a str, SoapError> {
+        Ok(match self.text()? {
+            Cow::Borrowed(s) => s,
+            Cow::Owned(s) => arena.alloc_str(&s),
         })
     }
 
@@ -748,7 +766,7 @@ impl<'a> BodyReader<'a> {
 /// Whether `raw` is printable ASCII without `&`: text that is its own value and needs no checks. Eight bytes
 /// at a time (bit tricks on a `u64`: any byte at or above 0x7F, below 0x20, or equal to `&`).
 #[inline]
-fn is_plain(raw: &[u8]) -> bool {
+pub(super) fn is_plain(raw: &[u8]) -> bool {
     use crate::swar::{below, equal, word, HI, LO};
     let byte_ok = |b: u8| (0x20..0x7F).contains(&b) & (b != b'&');
     let mut chunks = raw.chunks_exact(8);

@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use bumpalo::Bump;
+
 use super::find;
 
 /// `text` with its references expanded (borrowed when it has none), or quick-xml's error.
@@ -13,6 +15,62 @@ pub(super) fn unescape(text: &str) -> Result<Cow<'_, str>, quick_xml::escape::Es
         return Ok(Cow::Borrowed(text));
     };
     let mut out = String::with_capacity(text.len());
+    if expand(text, first, &mut out) {
+        Ok(Cow::Owned(out))
+    } else {
+        quick_xml::escape::unescape(text)
+    }
+}
+
+/// [`unescape`] into `arena`: `text` itself when it has no references, else its expansion, written into the
+/// arena (no heap allocation but for the references only quick-xml reads).
+pub(super) fn unescape_in<'a>(
+    text: &'a str,
+    arena: &'a Bump,
+) -> Result<&'a str, quick_xml::escape::EscapeError> {
+    let Some(first) = find::byte(b'&', text.as_bytes()) else {
+        return Ok(text);
+    };
+    let mut out = bumpalo::collections::String::with_capacity_in(text.len(), arena);
+    if expand(text, first, &mut out) {
+        Ok(out.into_bump_str())
+    } else {
+        quick_xml::escape::unescape(text).map(|v| &*arena.alloc_str(&v))
+    }
+}
+
+/// Where [`expand`] writes: a `String`, or one in an arena.
+trait Sink {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Sink for String {
+    #[inline]
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    #[inline]
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+// Inlined into `expand`, as std's `String` methods are: a call a reference cost ~12 instructions on echoStringDoc.
+impl Sink for bumpalo::collections::String<'_> {
+    #[inline]
+    fn push_str(&mut self, s: &str) {
+        bumpalo::collections::String::push_str(self, s);
+    }
+    #[inline]
+    fn push(&mut self, c: char) {
+        bumpalo::collections::String::push(self, c);
+    }
+}
+
+/// Appends `text`, whose first `&` is at `first`, to `out` with its references expanded; false (`out` then
+/// holds a part) at a reference only quick-xml decides on.
+fn expand(text: &str, first: usize, out: &mut impl Sink) -> bool {
     let mut rest = text;
     let mut amp = first;
     loop {
@@ -26,9 +84,9 @@ pub(super) fn unescape(text: &str) -> Result<Cow<'_, str>, quick_xml::escape::Es
             [b'a', b'p', b'o', b's', b';', ..] => ('\'', 5),
             [b'#', num @ ..] => match char_ref(num) {
                 Some(found) => found,
-                None => return quick_xml::escape::unescape(text),
+                None => return false,
             },
-            _ => return quick_xml::escape::unescape(text),
+            _ => return false,
         };
         out.push(ch);
         rest = &after[len..];
@@ -36,7 +94,7 @@ pub(super) fn unescape(text: &str) -> Result<Cow<'_, str>, quick_xml::escape::Es
             Some(i) => amp = i,
             None => {
                 out.push_str(rest);
-                return Ok(Cow::Owned(out));
+                return true;
             }
         }
     }
@@ -120,6 +178,11 @@ mod tests {
                         .map(Cow::into_owned)
                         .map_err(|e| e.to_string());
                     assert_eq!(ours, theirs, "{t:?}");
+                    let arena = Bump::new();
+                    let in_arena = unescape_in(&t, &arena)
+                        .map(str::to_owned)
+                        .map_err(|e| e.to_string());
+                    assert_eq!(in_arena, theirs, "{t:?} in an arena");
                 }
             }
         }

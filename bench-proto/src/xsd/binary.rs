@@ -1,5 +1,8 @@
 //! xsd:base64Binary (whitespace tolerant, as the lexical space allows line-wrapped data) and xsd:hexBinary.
 
+use base64_simd::Out;
+use bumpalo::Bump;
+
 use super::{collapse_bytes, XsdError};
 
 /// Decodes base64, ignoring XML whitespace anywhere in the text.
@@ -30,6 +33,20 @@ pub fn parse_base64_bytes(raw: &[u8]) -> Result<Vec<u8>, XsdError> {
     })
 }
 
+/// [`parse_base64_bytes`] into `arena` (text wrapped over lines takes a heap copy without its whitespace).
+pub fn parse_base64_in<'a>(raw: &[u8], arena: &'a Bump) -> Result<&'a [u8], XsdError> {
+    let s = collapse_bytes(raw);
+    let engine = &base64_simd::STANDARD;
+    let decoded = engine.decoded_length(s).ok().and_then(|n| {
+        let buf = arena.alloc_slice_fill_copy(n, 0u8);
+        engine.decode(s, Out::from_slice(buf)).ok().map(|d| &*d)
+    });
+    match decoded {
+        Some(d) => Ok(d),
+        None => parse_base64_bytes(raw).map(|v| &*arena.alloc_slice_copy(&v)),
+    }
+}
+
 /// Appends `data` as unwrapped, padded base64.
 pub fn write_base64(out: &mut Vec<u8>, data: &[u8]) {
     base64_simd::STANDARD.encode_append(data, out);
@@ -52,6 +69,19 @@ pub fn parse_hex_bytes(raw: &[u8]) -> Result<Vec<u8>, XsdError> {
         ));
     }
     hex_simd::decode_to_vec(s).map_err(|_| XsdError::new("hexBinary", &lossy()))
+}
+
+/// [`parse_hex_bytes`] into `arena`.
+pub fn parse_hex_in<'a>(raw: &[u8], arena: &'a Bump) -> Result<&'a [u8], XsdError> {
+    let s = collapse_bytes(raw);
+    if s.len() % 2 != 0 {
+        return parse_hex_bytes(raw).map(|v| &*arena.alloc_slice_copy(&v));
+    }
+    let buf = arena.alloc_slice_fill_copy(s.len() / 2, 0u8);
+    match hex_simd::decode(s, Out::from_slice(buf)) {
+        Ok(d) => Ok(d),
+        Err(_) => Err(XsdError::new("hexBinary", &String::from_utf8_lossy(raw))),
+    }
 }
 
 /// Appends `data` as upper-case hex (the canonical form).
@@ -77,6 +107,7 @@ mod tests {
                 write_base64(&mut ours, d);
                 assert_eq!(ours, STANDARD.encode(d).into_bytes(), "{len} from {from}");
                 assert_eq!(parse_base64_bytes(&ours).as_deref(), Ok(d));
+                assert_eq!(parse_base64_in(&ours, &Bump::new()), Ok(d));
             }
         }
         let text = STANDARD.encode(&data[..30]).into_bytes();
@@ -86,6 +117,11 @@ mod tests {
                 t[at] = b;
                 let want = STANDARD.decode(xsd_trim(&t)).ok();
                 let got = parse_base64_bytes(&t).ok();
+                assert_eq!(
+                    parse_base64_in(&t, &Bump::new()).ok(),
+                    got.as_deref(),
+                    "byte {b:#x} at {at} in an arena"
+                );
                 if want.is_some() || got.is_some() {
                     assert_eq!(got, want, "byte {b:#x} at {at}");
                 }
@@ -119,6 +155,11 @@ mod tests {
                     if matches!(b, b' ' | b'\t' | b'\n' | b'\r') && (at == 0 || at == len - 1) {
                         continue; // collapsed away: then the count is odd, tested below
                     }
+                    assert_eq!(
+                        parse_hex_in(&t, &Bump::new()).ok().map(<[u8]>::to_vec),
+                        reference(&t),
+                        "byte {b:#x} at {at} of {len} in an arena"
+                    );
                     assert_eq!(
                         parse_hex_bytes(&t).ok(),
                         reference(&t),

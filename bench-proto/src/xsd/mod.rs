@@ -15,7 +15,8 @@ mod text;
 mod tests;
 
 pub use binary::{
-    parse_base64, parse_base64_bytes, parse_hex, parse_hex_bytes, write_base64, write_hex,
+    parse_base64, parse_base64_bytes, parse_base64_in, parse_hex, parse_hex_bytes, parse_hex_in,
+    write_base64, write_hex,
 };
 pub use boolean::{parse_boolean, write_boolean};
 pub use datetime::DateTime;

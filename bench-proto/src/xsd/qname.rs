@@ -1,15 +1,16 @@
 //! xsd:QName as an expanded name `{namespace}local`. The prefix of the lexical form is resolved by the reader
 //! (it needs the in-scope namespace declarations); writing declares a prefix on the element itself.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::{collapse, write_attr, write_text, XsdError};
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct QName {
+pub struct QName<'a> {
     /// The namespace URI; empty for a name in no namespace.
-    pub namespace: String,
-    pub local: String,
+    pub namespace: Cow<'a, str>,
+    pub local: Cow<'a, str>,
 }
 
 /// NCName check: ASCII name characters exactly; any non-ASCII letter is let through (the full Unicode name
@@ -34,11 +35,19 @@ fn is_ncname(s: &str) -> bool {
     chars.next().is_some_and(start) && chars.all(rest)
 }
 
-impl QName {
-    pub fn new(namespace: impl Into<String>, local: impl Into<String>) -> Self {
+impl<'a> QName<'a> {
+    pub fn new(namespace: impl Into<Cow<'a, str>>, local: impl Into<Cow<'a, str>>) -> Self {
         Self {
             namespace: namespace.into(),
             local: local.into(),
+        }
+    }
+
+    /// The same name, owning its parts.
+    pub fn into_owned(self) -> QName<'static> {
+        QName {
+            namespace: Cow::Owned(self.namespace.into_owned()),
+            local: Cow::Owned(self.local.into_owned()),
         }
     }
 
@@ -83,7 +92,7 @@ impl QName {
     }
 }
 
-impl fmt::Display for QName {
+impl fmt::Display for QName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{{{}}}{}", self.namespace, self.local)
     }

@@ -7,6 +7,7 @@ mod budget;
 mod chunk;
 mod config;
 mod conn_io;
+mod cxf_echo;
 mod metrics;
 mod pool;
 mod reply;
@@ -18,5 +19,6 @@ mod stream;
 mod watchdog;
 
 pub use config::HttpConfig;
+pub use cxf_echo::cxf_echo;
 pub use server::{run, serve};
 pub use store::{PREFILL_FIRST_ID, PREFILL_SEED};

@@ -194,20 +194,11 @@ enum Outcome {
 }
 
 fn cxf_call(body: &[u8], limits: &Limits, out: &mut Vec<u8>) -> (SoapOp, Outcome) {
-    match cxf::parse_request_with(body, limits) {
-        Ok(req) => {
-            let op = match req.operation() {
-                cxf::Operation::EchoStringDoc => SoapOp::CxfEchoString,
-                cxf::Operation::EchoBase64Doc => SoapOp::CxfEchoBase64,
-                cxf::Operation::EchoComplexTypeDoc => SoapOp::CxfEchoComplex,
-            };
-            cxf::write_response(&req.into_echo_response(), out);
-            (op, Outcome::Ok)
-        }
-        Err(e) => {
-            proto_soap::write_fault(out, &e.fault());
-            (SoapOp::CxfUnknown, Outcome::Fault)
-        }
+    match super::cxf_echo(body, limits, out) {
+        Some(cxf::Operation::EchoStringDoc) => (SoapOp::CxfEchoString, Outcome::Ok),
+        Some(cxf::Operation::EchoBase64Doc) => (SoapOp::CxfEchoBase64, Outcome::Ok),
+        Some(cxf::Operation::EchoComplexTypeDoc) => (SoapOp::CxfEchoComplex, Outcome::Ok),
+        None => (SoapOp::CxfUnknown, Outcome::Fault),
     }
 }
 

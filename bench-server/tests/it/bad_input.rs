@@ -21,7 +21,7 @@ async fn cxf_fault(c: &mut Client, body: Vec<u8>, code: FaultCode, needle: &str)
     );
 }
 
-fn written(req: &cxf::Request) -> String {
+fn written(req: &cxf::Request<'_>) -> String {
     let mut out = Vec::new();
     cxf::write_request(req, &mut out);
     String::from_utf8(out).unwrap()
@@ -119,7 +119,7 @@ async fn every_bad_envelope_gets_a_client_fault_and_the_connection_keeps_serving
         "varDateTime",
     )
     .await;
-    let b64 = written(&cxf::Request::EchoBase64(b"hello".to_vec()));
+    let b64 = written(&cxf::Request::EchoBase64(b"hello".to_vec().into()));
     cxf_fault(&mut c, replace(&b64, "aGVsbG8=", "a!GVsbG8="), client, "in").await;
     faults += 5;
 

@@ -11,10 +11,11 @@ pub(super) struct Ceiling {
 }
 
 pub(super) const CEILINGS: &[Ceiling] = &[
-    // Issue 29 goal 1 names the parse plus serialise of echoComplexTypeDoc (21,153 + 4,927 at 8b6c2cf).
+    // Issue 29 goal 1 names the parse plus serialise of echoComplexTypeDoc (21,153 + 4,927 at 8b6c2cf; the parse
+    // 19,976 once its values borrow from the body and an arena, branch cxf).
     Ceiling {
         hot_path: "cxf_echoComplexTypeDoc_1_item/parse",
-        per_iteration: 22_200.0,
+        per_iteration: 21_000.0,
     },
     Ceiling {
         hot_path: "cxf_echoComplexTypeDoc_1_item/serialise",
@@ -22,7 +23,8 @@ pub(super) const CEILINGS: &[Ceiling] = &[
     },
     Ceiling {
         hot_path: "cxf_echoComplexTypeDoc_1_item/server_echo",
-        per_iteration: 27_400.0,
+        // 24,965 with borrowed values and the per-thread arena (26,086 before).
+        per_iteration: 26_200.0,
     },
     // Issue 29 goal 4: the 100 KB Customer echo in one pass (`customer::serve_request`): 1,938,901, where
     // parse then serialise cost 2,724,453 + 493,875 (the `parse` and `serialise` hot paths).
@@ -37,7 +39,8 @@ pub(super) const CEILINGS: &[Ceiling] = &[
     },
     Ceiling {
         hot_path: "cxf_echoStringDoc/server_echo",
-        per_iteration: 27_800.0,
+        // 25,961 once its references expand into the arena (26,433 before).
+        per_iteration: 27_300.0,
     },
 ];
 

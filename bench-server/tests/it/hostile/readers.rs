@@ -102,7 +102,7 @@ async fn hostile_non_readers() {
                 // Big enough that the kernel's socket buffers cannot take a whole answer.
                 let text = "x".repeat(4 << 20);
                 let mut body = Vec::new();
-                cxf::write_request(&cxf::Request::EchoString(text), &mut body);
+                cxf::write_request(&cxf::Request::EchoString(text.into()), &mut body);
                 let stalled0 = server
                     .metric("wsbench_http_connections_send_stalled_total")
                     .await;

@@ -57,7 +57,7 @@ fn bad(name: &'static str, body: Vec<u8>, says: &'static str) -> Bad {
 /// each `\u{1}` of it made the byte 0xFF, which is never UTF-8.
 fn base64_with_bad_byte(at: &str, markup: &str) -> Vec<u8> {
     let mut b = Vec::new();
-    cxf::write_request(&cxf::Request::EchoBase64(b"hello".to_vec()), &mut b);
+    cxf::write_request(&cxf::Request::EchoBase64(b"hello".to_vec().into()), &mut b);
     let text = String::from_utf8(b).unwrap();
     let mut body = replace(&text, at, &format!("{at}{markup}"));
     for byte in &mut body {
@@ -177,7 +177,7 @@ fn table() -> Vec<Bad> {
         bad("value: enum not in the schema", replace(&c, "RED<", "PURPLE<"), "varEnum"),
         bad("value: dateTime month 13", replace(&c, "2005-12-03T00:00:09", "2005-13-03T00:00:09"), "varDateTime"),
         bad("value: CDATA hiding markup in a number", replace(&c, "<varShort>", "<varShort><![CDATA[<1>]]>"), "varShort"),
-        bad("value: base64 with a bad character", { let mut b = Vec::new(); cxf::write_request(&cxf::Request::EchoBase64(b"hello".to_vec()), &mut b); replace(&String::from_utf8(b).unwrap(), "aGVsbG8=", "a!GVsbG8=") }, ""),
+        bad("value: base64 with a bad character", { let mut b = Vec::new(); cxf::write_request(&cxf::Request::EchoBase64(b"hello".to_vec().into()), &mut b); replace(&String::from_utf8(b).unwrap(), "aGVsbG8=", "a!GVsbG8=") }, ""),
         bad("value: a required field missing", envelope(&format!(r#"<p:echoComplexTypeDoc xmlns:p="{TYPES}"><p:in/></p:echoComplexTypeDoc>"#)), "missing"),
     ];
     table.extend(bad_utf8_anywhere());
@@ -269,7 +269,7 @@ async fn hostile_soap() {
                 assert_eq!(reply.status, 200);
                 assert_eq!(
                     cxf::parse_response(&reply.body).expect("echo response"),
-                    cxf::Response::EchoString(text)
+                    cxf::Response::EchoString(text.into())
                 );
             },
         )
