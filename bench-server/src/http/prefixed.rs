@@ -38,6 +38,10 @@ impl<T: AsyncRead + Unpin> AsyncRead for Prefixed<T> {
         let n = self.prefix.len().min(buf.remaining());
         buf.put_slice(&self.prefix[..n]);
         self.prefix.advance(n);
+        if self.prefix.is_empty() {
+            // Read out: let go of the buffer it was cut from.
+            self.prefix = Bytes::new();
+        }
         Poll::Ready(Ok(()))
     }
 }

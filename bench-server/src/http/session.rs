@@ -81,6 +81,13 @@ pub(crate) async fn serve(
     state: Arc<ConnState>,
 ) -> hyper::Result<()> {
     let mut prefix = Bytes::new();
+    // A fresh session reserves its read buffer at once: above the threshold a new connection rests until
+    // its first byte, or 10,000 connections made at once would each hold one until their first request.
+    if sessions.app.metrics.connections_open() > sessions.rest_above
+        && !rest(&io, &sessions.stop).await
+    {
+        return Ok(());
+    }
     loop {
         let (app, conn_state, local) = (sessions.app.clone(), state.clone(), sessions.local);
         let svc = service_fn(move |req| {
@@ -164,16 +171,40 @@ async fn rest(io: &ConnIo<TcpStream>, stop: &Stop) -> bool {
 }
 
 /// What the next session reads first: what hyper had read and not parsed, then what it had not read of
-/// its own prefix.
+/// its own prefix. Empty ones are dropped, not kept: an empty `Bytes` cut from hyper's read buffer still
+/// holds all of its 8 KiB (a resting connection kept it: 8.2 KiB a connection instead of 2).
 fn join(read_buf: Bytes, unread: Bytes) -> Bytes {
-    if unread.is_empty() {
-        return read_buf;
+    match (read_buf.is_empty(), unread.is_empty()) {
+        (true, true) => Bytes::new(),
+        (false, true) => read_buf,
+        (true, false) => unread,
+        (false, false) => {
+            let mut both = BytesMut::with_capacity(read_buf.len() + unread.len());
+            both.extend_from_slice(&read_buf);
+            both.extend_from_slice(&unread);
+            both.freeze()
+        }
     }
-    if read_buf.is_empty() {
-        return unread;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Nothing left to read holds no buffer.
+    #[test]
+    fn an_empty_join_holds_no_buffer() {
+        let mut buf = BytesMut::with_capacity(8192);
+        buf.extend_from_slice(b"GET");
+        let mut read_buf = buf.freeze();
+        read_buf.clear();
+        let joined = join(read_buf, Bytes::new());
+        assert!(joined.is_empty());
+        // `Bytes::new()` is static: dropping the last reference to hyper's buffer frees it.
+        assert_eq!(joined, Bytes::new());
+        assert_eq!(
+            join(Bytes::from_static(b"GE"), Bytes::from_static(b"T ")),
+            "GET "
+        );
     }
-    let mut both = BytesMut::with_capacity(read_buf.len() + unread.len());
-    both.extend_from_slice(&read_buf);
-    both.extend_from_slice(&unread);
-    both.freeze()
 }
