@@ -75,6 +75,11 @@ struct Cli {
     /// Most connections served at once; further ones wait in the listen backlog.
     #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+    /// While more than N connections are open, each rests between requests: its HTTP session ends after
+    /// each answer (freeing hyper's buffers, about 14 KiB a connection) and it waits for the next request
+    /// without a buffer. 0: every connection rests.
+    #[arg(long, value_name = "N", default_value_t = HttpConfig::DEFAULT_REST_ABOVE)]
+    rest_above: usize,
     /// Listen backlog: connections the kernel completes and queues before they are accepted (capped by
     /// net.core.somaxconn). tokio's own is 1,024: 10,000 clients connecting at once then wait on SYN retries,
     /// which made the 10k set-up p50 1.05 s.
@@ -214,6 +219,7 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
         request_budget: cli.request_budget,
         response_budget: cli.response_budget,
         max_connections: cli.max_connections,
+        rest_above: cli.rest_above,
         xml_limits: cli.xml.limits(),
         ..HttpConfig::default()
     };

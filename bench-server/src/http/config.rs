@@ -43,6 +43,10 @@ pub struct HttpConfig {
     pub linger: Duration,
     /// Most connections served at once; when reached the server stops accepting until one closes.
     pub max_connections: usize,
+    /// While more connections than this are open, a connection rests between requests: its hyper session
+    /// ends after each answer (freeing its buffers, about 14 KiB) and the next request starts a fresh one.
+    /// 0: every connection rests; at least `max_connections`: none does.
+    pub rest_above: usize,
     /// On shutdown, in-flight requests get this long to finish before their connections are dropped.
     pub shutdown_grace: Duration,
     /// Bounds on what one SOAP message may make the parser do (nesting, attributes, namespaces, names, items,
@@ -76,6 +80,8 @@ impl HttpConfig {
     pub const DEFAULT_LINGER: Duration = Duration::from_secs(5);
     /// Default `max_connections`.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
+    /// Default `rest_above`: below it, a connection keeps its session (no set-up per request).
+    pub const DEFAULT_REST_ABOVE: usize = 1_024;
     /// Default `shutdown_grace`.
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 }
@@ -95,6 +101,7 @@ impl Default for HttpConfig {
             response_budget: Self::DEFAULT_RESPONSE_BUDGET,
             linger: Self::DEFAULT_LINGER,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            rest_above: Self::DEFAULT_REST_ABOVE,
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
             xml_limits: Limits::default(),
         }

@@ -37,6 +37,10 @@ pub(crate) struct ConnState {
     head_started: AtomicBool,
     /// Request heads completed so far.
     heads: AtomicU64,
+    /// The answer being sent closes the connection: its session must not be ended for a rest.
+    closing: AtomicBool,
+    /// The hyper session is ending so that the connection rests: shutting the I/O down leaves the socket open.
+    resting: AtomicBool,
 }
 
 impl ConnState {
@@ -64,6 +68,26 @@ impl ConnState {
     pub(crate) fn heads(&self) -> u64 {
         self.heads.load(Relaxed)
     }
+
+    /// The answer handed to hyper closes the connection.
+    pub(crate) fn closing(&self) {
+        self.closing.store(true, Relaxed);
+    }
+
+    /// Whether the session may end for a rest now: it has answered a request since head number `from`, is
+    /// serving none, and its answers keep the connection open.
+    pub(crate) fn may_rest(&self, from: u64) -> bool {
+        !self.serving.load(Relaxed) && self.heads() > from && !self.closing.load(Relaxed)
+    }
+
+    /// Marks (or clears) the session's end as a rest: see [`ConnIo`]'s `poll_shutdown`.
+    pub(crate) fn set_resting(&self, resting: bool) {
+        self.resting.store(resting, Relaxed);
+    }
+
+    pub(crate) fn resting(&self) -> bool {
+        self.resting.load(Relaxed)
+    }
 }
 
 /// Wraps a connection's stream for hyper.
@@ -86,6 +110,11 @@ impl<T> ConnIo<T> {
             linger_until: None,
         };
         (io, state)
+    }
+
+    /// The stream (to wait for the next request without a buffer).
+    pub(crate) fn get_ref(&self) -> &T {
+        &self.inner
     }
 
     fn wrote(&self, res: &Poll<io::Result<usize>>) {
@@ -151,10 +180,14 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncWrite for ConnIo<T> {
         Pin::new(&mut self.inner).poll_flush(cx)
     }
 
-    /// Shuts the sending side; when a lingering close was asked for, then reads and discards until the
+    /// Shuts the sending side (unless the session ends for a rest); when a lingering close was asked for, then reads and discards until the
     /// client closes too, a read fails, or the linger time is up.
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
+        // A session ended for a rest hands the open connection on to the next one.
+        if this.state.resting() {
+            return Poll::Ready(Ok(()));
+        }
         if this.linger_until.is_none() {
             ready!(Pin::new(&mut this.inner).poll_shutdown(cx))?;
             if !this.state.linger.load(Relaxed) {

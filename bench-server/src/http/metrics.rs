@@ -73,6 +73,7 @@ pub(crate) struct Metrics {
     connections_header_timeout: AtomicU64,
     connections_send_stalled: AtomicU64,
     connections_lingered: AtomicU64,
+    connection_rests: AtomicU64,
 }
 
 /// Gauges kept elsewhere (the store, the budgets), read when rendering.
@@ -114,6 +115,11 @@ impl Metrics {
         self.connections_send_stalled.fetch_add(1, Relaxed);
     }
 
+    /// A connection's session ended for a rest (see `session`).
+    pub(crate) fn connection_rested(&self) {
+        self.connection_rests.fetch_add(1, Relaxed);
+    }
+
     pub(crate) fn connection_lingered(&self) {
         self.connections_lingered.fetch_add(1, Relaxed);
     }
@@ -125,6 +131,11 @@ impl Metrics {
 
     pub(crate) fn connection_closed(&self) {
         self.connections_open.fetch_sub(1, Relaxed);
+    }
+
+    /// HTTP connections open now.
+    pub(crate) fn connections_open(&self) -> usize {
+        usize::try_from(self.connections_open.load(Relaxed)).unwrap_or(usize::MAX)
     }
 
     pub(crate) fn connection_idle_closed(&self) {
@@ -188,7 +199,7 @@ impl Metrics {
     }
 
     /// The families without labels, (name, type, help, value), the server-wide gauges `g` among them.
-    fn scalars(&self, g: &Gauges) -> [(&'static str, &'static str, &'static str, u64); 15] {
+    fn scalars(&self, g: &Gauges) -> [(&'static str, &'static str, &'static str, u64); 16] {
         [
             (
                 "wsbench_http_received_bytes_total",
@@ -213,6 +224,12 @@ impl Metrics {
                 "counter",
                 "Connections accepted.",
                 self.connections_accepted.load(Relaxed),
+            ),
+            (
+                "wsbench_http_connection_rests_total",
+                "counter",
+                "Times a connection's HTTP session ended after an answer so that it waited for its next request without buffers (above --rest-above connections).",
+                self.connection_rests.load(Relaxed),
             ),
             (
                 "wsbench_http_connections_idle_closed_total",

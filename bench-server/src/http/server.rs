@@ -7,16 +7,14 @@ use std::time::Duration;
 
 use anyhow::{ensure, Context as _};
 use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::rt::TokioTimer;
 use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 
 use super::app::App;
 use super::config::HttpConfig;
 use super::conn_io::ConnIo;
-use super::service;
+use super::session::{self, Sessions, Stop};
 use super::watchdog::{on_own_wake, watchdog, Cut, Timeouts};
 use crate::accept::{accept_loop, Slot};
 use crate::chat::ChatStats;
@@ -26,7 +24,8 @@ use crate::chat::ChatStats;
 const MAX_BUF: usize = 64 * 1024;
 
 /// Serves HTTP on `listener` until `shutdown` completes, then stops accepting, lets in-flight requests
-/// finish (idle keep-alive connections close at once) for up to `config.shutdown_grace`, and returns.
+/// finish (idle and resting keep-alive connections close at once) for up to `config.shutdown_grace`, and
+/// returns.
 pub async fn run(
     listener: TcpListener,
     config: HttpConfig,
@@ -54,6 +53,7 @@ pub async fn serve(
     let linger = config.linger;
     let grace = config.shutdown_grace;
     let max_connections = config.max_connections;
+    let rest_above = config.rest_above;
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -62,7 +62,14 @@ pub async fn serve(
         // The watchdog bounds the wait for a request head: hyper's own timeout arms a timer per request.
         .header_read_timeout(None::<Duration>);
     let app = Arc::new(App::new(config, chat));
-    let graceful = GracefulShutdown::new();
+    let stop = Stop::default();
+    let sessions = Arc::new(Sessions {
+        builder,
+        app: app.clone(),
+        local,
+        rest_above,
+        stop: stop.clone(),
+    });
     let mut tasks = JoinSet::new();
 
     accept_loop(
@@ -73,12 +80,7 @@ pub async fn serve(
         || {},
         |stream, slot| {
             let (io, state) = ConnIo::new(stream, linger);
-            let (conn_app, conn_state) = (app.clone(), state.clone());
-            let svc = service_fn(move |req| {
-                conn_state.request_started();
-                service::handle(conn_app.clone(), conn_state.clone(), local, req)
-            });
-            let conn = graceful.watch(builder.serve_connection(TokioIo::new(io), svc));
+            let conn = session::serve(sessions.clone(), io, state.clone());
             app.metrics.connection_opened();
             let guard = ConnectionGuard {
                 app: app.clone(),
@@ -110,11 +112,13 @@ pub async fn serve(
     )
     .await?;
 
-    tracing::info!(connections = graceful.count(), "HTTP server shutting down");
-    if tokio::time::timeout(grace, graceful.shutdown())
-        .await
-        .is_err()
-    {
+    tracing::info!(
+        connections = app.metrics.connections_open(),
+        "HTTP server shutting down"
+    );
+    stop.stop();
+    let drained = async { while tasks.join_next().await.is_some() {} };
+    if tokio::time::timeout(grace, drained).await.is_err() {
         tracing::warn!("connections still busy after {grace:?}; closing them");
     }
     tasks.shutdown().await;

@@ -51,11 +51,11 @@ pub(crate) async fn handle(
     // reads the answer, not a reset. Not after a body timeout, whose slot must free at once. Only error
     // answers close, so a success skips the header lookup.
     let status = resp.status();
-    if !status.is_success()
-        && status != StatusCode::REQUEST_TIMEOUT
-        && resp.headers().get(CONNECTION).is_some_and(|v| v == "close")
-    {
-        conn.linger();
+    if !status.is_success() && resp.headers().get(CONNECTION).is_some_and(|v| v == "close") {
+        conn.closing();
+        if status != StatusCode::REQUEST_TIMEOUT {
+            conn.linger();
+        }
     }
     app.metrics
         .response(resp.status().as_u16(), body_in, resp.body().len());

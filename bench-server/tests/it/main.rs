@@ -10,5 +10,6 @@ mod cxf;
 mod endpoints;
 mod hostile;
 mod limits;
+mod rest;
 mod support;
 mod xml_limits;

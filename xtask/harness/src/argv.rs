@@ -57,6 +57,9 @@ fn server_options(spec: &ServerSpec) -> Vec<String> {
     if let Some(n) = spec.max_connections {
         a.extend(["--max-connections".to_owned(), n.to_string()]);
     }
+    if let Some(n) = spec.rest_above {
+        a.extend(["--rest-above".to_owned(), n.to_string()]);
+    }
     a
 }
 
@@ -305,10 +308,11 @@ mod tests {
 
     #[test]
     fn servers_listen_where_they_are_told() {
-        let spec: ServerSpec = toml::from_str("chat = true\nmax_connections = 10").unwrap();
+        let spec: ServerSpec =
+            toml::from_str("chat = true\nmax_connections = 10\nrest_above = 0").unwrap();
         assert_eq!(
             server(&spec, Some(2), &Listen::on(&spec, "0.0.0.0", 8080, 8081)).join(" "),
-            "--http 0.0.0.0:8080 --chat 0.0.0.0:8081 --workers 2 --max-connections 10"
+            "--http 0.0.0.0:8080 --chat 0.0.0.0:8081 --workers 2 --max-connections 10 --rest-above 0"
         );
         let chat_only: ServerSpec = toml::from_str("http = false\nchat = true").unwrap();
         assert_eq!(

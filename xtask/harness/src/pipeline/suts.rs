@@ -57,6 +57,7 @@ pub(super) fn begin(
         ("header_timeout", spec.header_timeout.is_some()),
         ("idle_timeout", spec.idle_timeout.is_some()),
         ("max_connections", spec.max_connections.is_some()),
+        ("rest_above", spec.rest_above.is_some()),
     ]
     .iter()
     .filter(|(_, set)| *set)

@@ -151,6 +151,8 @@ pub struct ServerSpec {
     #[serde(skip_serializing)]
     pub idle_timeout: Option<Dur>,
     pub max_connections: Option<u64>,
+    /// bench-server's `--rest-above`: above this many open connections, connections rest between requests.
+    pub rest_above: Option<u64>,
 }
 
 impl ServerSpec {
@@ -164,6 +166,7 @@ impl ServerSpec {
             header_timeout: top.header_timeout.or(self.header_timeout),
             idle_timeout: top.idle_timeout.or(self.idle_timeout),
             max_connections: top.max_connections.or(self.max_connections),
+            rest_above: top.rest_above.or(self.rest_above),
         }
     }
 
