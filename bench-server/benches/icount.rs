@@ -148,7 +148,7 @@ fn cxf_base64_echo() -> Box<dyn FnMut()> {
 /// bench-server does.
 fn customer_server_echo() -> Box<dyn FnMut()> {
     let (_, bytes) = customer_request();
-    let limits = bench_proto::soap::Limits::default();
+    let limits = Limits::default();
     let mut out = Vec::with_capacity(2 * bytes.len());
     Box::new(move || {
         out.clear();
