@@ -16,8 +16,10 @@ mod lean;
 mod link;
 mod schedule;
 mod stats;
+mod timer;
 mod tls;
 pub mod verify;
+mod watchdog;
 mod worker;
 
 use std::sync::Arc;
