@@ -41,15 +41,15 @@ const HOT_PATHS: &[HotPath] = &[
     },
 ];
 
-fn workload(op: &str) -> Workload {
-    let cli = Cli::try_parse_from([
+fn workload(op: &str, extra: &[&str]) -> Workload {
+    let base = [
         "bench-client",
         "--url",
         "http://127.0.0.1:9",
         "--operation",
         op,
-    ])
-    .expect("the bench's flags parse");
+    ];
+    let cli = Cli::try_parse_from(base.iter().chain(extra)).expect("the bench's flags parse");
     let cfg = RunConfig::from_args(cli.run).expect("the bench's flags are valid");
     Workload::build(&cfg).expect("the workload builds")
 }
@@ -69,8 +69,7 @@ fn echo_body(w: &Workload) -> Vec<u8> {
 }
 
 /// One call's work after the bytes arrived: read `wire` (as one read into the reused buffer), check the body.
-fn read_and_check(op: &str, wire: Vec<u8>) -> Box<dyn FnMut()> {
-    let w = workload(op);
+fn read_and_check(w: Workload, wire: Vec<u8>) -> Box<dyn FnMut()> {
     let mut buf: Vec<u8> = Vec::with_capacity(wire.len());
     let mut call = move || {
         buf.clear();
@@ -90,18 +89,21 @@ fn read_and_check(op: &str, wire: Vec<u8>) -> Box<dyn FnMut()> {
 fn health() -> Box<dyn FnMut()> {
     let mut wire = head("content-length: 2\r\n");
     wire.extend_from_slice(b"ok");
-    read_and_check("http-get", wire)
+    // Each body compared with the expected one, as `--expect-body ok` has the load loop do.
+    read_and_check(workload("http-get", &["--expect-body", "ok"]), wire)
 }
 
 fn echo_length() -> Box<dyn FnMut()> {
-    let body = echo_body(&workload("echoComplexTypeDoc"));
+    let w = workload("echoComplexTypeDoc", &[]);
+    let body = echo_body(&w);
     let mut wire = head(&format!("content-length: {}\r\n", body.len()));
     wire.extend_from_slice(&body);
-    read_and_check("echoComplexTypeDoc", wire)
+    read_and_check(w, wire)
 }
 
 fn echo_chunked() -> Box<dyn FnMut()> {
-    let body = echo_body(&workload("echoComplexTypeDoc"));
+    let w = workload("echoComplexTypeDoc", &[]);
+    let body = echo_body(&w);
     let mut wire = head("transfer-encoding: chunked\r\n");
     for part in body.chunks(body.len() / 2 + 1) {
         wire.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
@@ -109,7 +111,7 @@ fn echo_chunked() -> Box<dyn FnMut()> {
         wire.extend_from_slice(b"\r\n");
     }
     wire.extend_from_slice(b"0\r\n\r\n");
-    read_and_check("echoComplexTypeDoc", wire)
+    read_and_check(w, wire)
 }
 
 /// Callgrind counts only inside this function (`--collect-atstart=no --toggle-collect=*wsbench_icount_measured*`).

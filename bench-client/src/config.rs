@@ -77,6 +77,8 @@ pub struct Custom {
     /// Extra headers, for every operation.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     pub body: Option<Bytes>,
+    /// `--expect-body`: the body every response must have.
+    pub expect_body: Option<Bytes>,
 }
 
 #[derive(Debug, Clone)]
@@ -297,6 +299,11 @@ fn custom(a: &RunArgs, op: Operation) -> anyhow::Result<Custom> {
             "-m/--method and --body are for plain HTTP (--operation http-get); {op} sends its own SOAP request"
         )));
     }
+    if op != Operation::HttpGet && a.expect_body.is_some() {
+        return Err(usage_error(format!(
+            "--expect-body is for plain HTTP (--operation http-get); {op}'s responses are checked against what it sent"
+        )));
+    }
     let mut headers = Vec::new();
     for h in a.compat.headers().iter().chain(&a.headers) {
         let (name, value) = h
@@ -313,6 +320,7 @@ fn custom(a: &RunArgs, op: Operation) -> anyhow::Result<Custom> {
         method,
         headers,
         body,
+        expect_body: a.expect_body.clone().map(Bytes::from),
     })
 }
 
@@ -580,6 +588,13 @@ mod tests {
             &["http://127.0.0.1:9", "-H", "no colon"],
             &["http://127.0.0.1:9", "-m", "GE T"],
             &["http://127.0.0.1:9", "--operation", "echo", "--body", "x"],
+            &[
+                "http://127.0.0.1:9",
+                "--operation",
+                "echo",
+                "--expect-body",
+                "x",
+            ],
             &["http://127.0.0.1:9", "--insecure"],
             &[
                 "--url",

@@ -1,7 +1,7 @@
 //! One virtual user: its connection and its request loop, closed loop (back to back, optional think time)
 //! or open loop (at its scheduled times, latency from the intended send time).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::net::IpAddr;
 use std::ops::Range;
 use std::pin::pin;
@@ -12,7 +12,7 @@ use std::time::Duration;
 use bench_proto::results::ErrorKind;
 use http::StatusCode;
 use tokio::sync::{mpsc, watch};
-use tokio::time::{sleep, sleep_until, Instant};
+use tokio::time::Instant;
 
 use super::broken::Broken;
 use super::clock::Start;
@@ -20,6 +20,8 @@ use super::exchange::Connector;
 use super::link::{connect, exchange, Link, Wire};
 use super::schedule::Schedule;
 use super::stats::WorkerStats;
+use super::timer::Timer;
+use super::watchdog::Slot;
 use crate::config::RunConfig;
 use crate::progress::{Progress, WorkerCounter};
 use crate::workload::{Variant, Workload};
@@ -33,10 +35,12 @@ pub(super) struct Shared {
     pub progress: Arc<Progress>,
     pub worker: usize,
     pub start: watch::Receiver<Option<Start>>,
-    /// Per connection of this worker (connection `c` at `c / threads`): when its call in flight was sent
-    /// (intended, in open loop), for the report of calls still waiting when the run ends.
-    pub in_flight: Vec<Cell<Option<Instant>>>,
+    /// Per connection of this worker (connection `c` at `c / threads`): its call in flight, for the
+    /// watchdog's timeout and the report of calls still waiting when the run ends.
+    pub in_flight: Vec<Slot>,
     pub connector: Connector,
+    /// The worker's timer (its runtime has no time driver).
+    pub timer: Rc<Timer>,
 }
 
 /// Connect failures back off exponentially from this delay up to [`BACKOFF_MAX`], instead of retrying
@@ -75,7 +79,14 @@ pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<
 /// Opens a connection, recording its set-up time (or the failed attempt).
 async fn open(sh: &Shared, wire: &Wire, source: Option<IpAddr>) -> Result<Link, Broken> {
     let t = Instant::now();
-    let r = connect(wire, &sh.connector, source, sh.cfg.connect_timeout).await;
+    let r = connect(
+        wire,
+        &sh.connector,
+        source,
+        sh.cfg.connect_timeout,
+        &sh.timer,
+    )
+    .await;
     let setup = r.as_ref().ok().map(|_| t.elapsed());
     sh.stats.borrow_mut().record_connect(setup);
     r
@@ -90,7 +101,7 @@ struct Calls<'a> {
     link: Option<Link>,
     variant: &'a Variant,
     counter: &'a WorkerCounter,
-    slot: &'a Cell<Option<Instant>>,
+    slot: &'a Slot,
     limit: Option<u64>,
     schedule: Option<Schedule>,
     buf: Vec<u8>,
@@ -144,10 +155,9 @@ impl<'a> Calls<'a> {
 
     async fn run(mut self) {
         let cfg = &*self.sh.cfg;
-        let mut timer = pin!(sleep(Duration::ZERO));
         while !self.counted() {
             if self.k > 0 && !cfg.think_time.is_zero() {
-                sleep(cfg.think_time).await;
+                self.sh.timer.sleep(cfg.think_time).await;
             }
             let intended = match self.schedule {
                 Some(s) => {
@@ -161,11 +171,12 @@ impl<'a> Calls<'a> {
             };
             self.k += 1;
             let sent_at = Instant::now();
-            self.slot.set(Some(intended.unwrap_or(sent_at)));
-            let due = sent_at + cfg.timeout;
+            // The worker's watchdog times the call out: no timer per call.
+            self.slot
+                .begin(intended.unwrap_or(sent_at), sent_at + cfg.timeout);
             let outcome = {
                 let (sh, wire, source, variant) = (self.sh, self.wire, self.source, self.variant);
-                let mut this_call = pin!(call(
+                let this_call = pin!(call(
                     sh,
                     variant,
                     wire,
@@ -173,21 +184,7 @@ impl<'a> Calls<'a> {
                     &mut self.link,
                     &mut self.buf
                 ));
-                // The timer is re-armed only when it fires (then at this call's due time, if that is later):
-                // an earlier deadline left by a previous call is checked and moved on, so calls that finish
-                // in time (nearly all) do not pay the timer wheel's re-registration.
-                loop {
-                    tokio::select! {
-                        biased;
-                        r = &mut this_call => break Some(r),
-                        _ = timer.as_mut() => {
-                            if Instant::now() >= due {
-                                break None;
-                            }
-                            timer.as_mut().reset(due);
-                        }
-                    }
-                }
+                self.slot.guard(this_call).await
             };
             let end = Instant::now();
             if self.start.deadline.is_some_and(|d| end > d) {
@@ -195,7 +192,7 @@ impl<'a> Calls<'a> {
                 // as in flight at the end (its slot stays set).
                 return;
             }
-            self.slot.set(None);
+            self.slot.end();
             self.settle(&outcome);
             // Open loop: a call belongs to the interval its intended send time falls in, so the measured
             // calls are at most rate × duration; closed loop: calls completed in the interval.
@@ -206,7 +203,7 @@ impl<'a> Calls<'a> {
                 self.responses += u64::from(matches!(outcome, Some(Ok(_))));
             }
             if !self.backoff.is_zero() {
-                sleep(self.backoff).await;
+                self.sh.timer.sleep(self.backoff).await;
             }
         }
     }
@@ -230,7 +227,7 @@ impl<'a> Calls<'a> {
             t = s.at(self.k);
         }
         if Instant::now() < t {
-            sleep_until(t).await;
+            self.sh.timer.sleep_until(t).await;
         }
         t
     }

@@ -13,6 +13,7 @@ use http_body_util::BodyExt as _;
 use super::broken::Broken;
 use super::exchange::{self, Connector};
 use super::lean::{self, Encoded, WireError};
+use super::timer::Timer;
 use crate::config::RunConfig;
 use crate::flags::HttpEngine;
 use crate::workload::{Variant, Workload};
@@ -63,27 +64,30 @@ impl Link {
     }
 }
 
-/// Opens a connection for `wire`, from `source` if given.
+/// Opens a connection for `wire`, from `source` if given; not open within `timeout`, a connect error.
 pub(super) async fn connect(
     wire: &Wire,
     connector: &Connector,
     source: Option<IpAddr>,
     timeout: Duration,
+    timer: &Timer,
 ) -> Result<Link, Broken> {
-    match wire {
-        Wire::Lean(_) => {
-            let stream = match tokio::time::timeout(timeout, connector.tcp(source)).await {
-                Ok(s) => s.map_err(Broken::Connect)?,
-                Err(_) => {
-                    let e = io::Error::new(io::ErrorKind::TimedOut, "connect timed out");
-                    return Err(Broken::Connect(e));
-                }
-            };
-            Ok(Link::Lean(lean::Link::new(stream)))
+    let open = async {
+        match wire {
+            Wire::Lean(_) => connector
+                .tcp(source)
+                .await
+                .map(|s| Link::Lean(lean::Link::new(s)))
+                .map_err(Broken::Connect),
+            Wire::Hyper => exchange::connect(connector, source).await.map(Link::Hyper),
         }
-        Wire::Hyper => exchange::connect(connector, source, timeout)
-            .await
-            .map(Link::Hyper),
+    };
+    match timer.timeout(timeout, open).await {
+        Some(r) => r,
+        None => Err(Broken::Connect(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "connect timed out",
+        ))),
     }
 }
 

@@ -17,8 +17,10 @@ mod link;
 mod resolve;
 mod schedule;
 mod stats;
+mod timer;
 mod tls;
 pub mod verify;
+mod watchdog;
 mod worker;
 
 use std::sync::Arc;

@@ -31,9 +31,15 @@ pub async fn verify(cfg: &RunConfig, workload: &Workload) -> anyhow::Result<Vec<
         };
         let answer = local
             .run_until(async {
-                let mut link = connect(&connector, connector.source(0), cfg.connect_timeout)
-                    .await
-                    .map_err(|e| format!("could not connect to {}: {e}", cfg.target.url))?;
+                let not_reached =
+                    |e: String| format!("could not connect to {}: {e}", cfg.target.url);
+                let mut link = tokio::time::timeout(
+                    cfg.connect_timeout,
+                    connect(&connector, connector.source(0)),
+                )
+                .await
+                .map_err(|_| not_reached("connect timed out".to_owned()))?
+                .map_err(|e| not_reached(e.to_string()))?;
                 let mut body = Vec::new();
                 let status = tokio::time::timeout(
                     cfg.timeout,

@@ -1,6 +1,7 @@
 //! A worker thread: a current-thread tokio runtime running its connections as local tasks that share the
 //! worker's measurements without locks, and a ticker that hands the interval's tally to the collector at
-//! each interval's end.
+//! each interval's end. The runtime has no time driver: the worker's own timer (`timer.rs`) and watchdog
+//! (`watchdog.rs`) keep its time, for less work per call.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -15,6 +16,8 @@ use super::clock::Start;
 use super::conn::{self, Shared};
 use super::exchange::Connector;
 use super::stats::{Report, WorkerStats};
+use super::timer::Timer;
+use super::watchdog::{self, Slot};
 use crate::config::RunConfig;
 use crate::progress::Progress;
 use crate::workload::Workload;
@@ -68,14 +71,22 @@ impl Drop for Finished {
 }
 
 pub(super) fn main(ctx: Ctx) {
+    // I/O only: tokio's time driver would read the clock on every turn of the runtime.
     let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
+        .enable_io()
         .build()
     {
         Ok(rt) => rt,
         Err(e) => {
             // Dropping `ctx.report` unreported makes the collector fail with a clear error.
             tracing::error!("worker {}: cannot build its runtime: {e}", ctx.worker);
+            return;
+        }
+    };
+    let timer = match rt.block_on(async { Timer::new() }) {
+        Ok(t) => Rc::new(t),
+        Err(e) => {
+            tracing::error!("worker {}: cannot make its timer: {e}", ctx.worker);
             return;
         }
     };
@@ -92,7 +103,7 @@ pub(super) fn main(ctx: Ctx) {
         report,
     } = ctx;
     let stats = WorkerStats::new(cfg.rate.is_some(), worker, report);
-    let in_flight = conns.iter().map(|_| Cell::new(None)).collect();
+    let in_flight = conns.iter().map(|_| Slot::default()).collect();
     let shared = Rc::new(Shared {
         cfg,
         workload,
@@ -102,6 +113,7 @@ pub(super) fn main(ctx: Ctx) {
         start: start.clone(),
         in_flight,
         connector,
+        timer: timer.clone(),
     });
     let local = LocalSet::new();
     let done = Rc::new(Done::default());
@@ -111,6 +123,11 @@ pub(super) fn main(ctx: Ctx) {
     // handle) per call cost more than the join handle polled instead.
     let control = control(shared.clone(), conns, ready, start, stop, finished);
     local.block_on(&rt, async {
+        tokio::task::spawn_local(async move {
+            if let Err(e) = timer.drive().await {
+                tracing::error!("worker {worker}: its timer failed: {e}");
+            }
+        });
         let task = tokio::task::spawn_local(control);
         std::future::poll_fn(|cx| done.poll(cx)).await;
         if let Err(e) = task.await {
@@ -159,10 +176,13 @@ async fn control(
             None => std::future::pending().await,
         }
     };
+    let cfg = shared.cfg.clone();
+    let watchdog = watchdog::watch(&shared.in_flight, &shared.timer, cfg.timeout);
     let ended_early = tokio::select! {
         _ = all_done => false,
         _ = stop_rx.wait_for(|s| *s) => true,
         _ = clock => true,
+        _ = watchdog => unreachable!("the watchdog watches until the worker ends"),
     };
     if ended_early {
         abandon_in_flight(&shared, *start_rx.borrow());
@@ -185,11 +205,11 @@ async fn ticks(shared: &Shared, start: Start) {
         if start.deadline.is_some_and(|d| boundary >= d) {
             break;
         }
-        tokio::time::sleep_until(boundary).await;
+        shared.timer.sleep_until(boundary).await;
         shared.stats.borrow_mut().ship();
     }
     match start.deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
+        Some(d) => shared.timer.sleep_until(d).await,
         None => std::future::pending().await,
     }
 }
@@ -205,7 +225,7 @@ fn abandon_in_flight(shared: &Shared, start: Option<Start>) {
         _ => now,
     };
     let mut st = shared.stats.borrow_mut();
-    for sent in shared.in_flight.iter().filter_map(Cell::take) {
+    for sent in shared.in_flight.iter().filter_map(Slot::take) {
         st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
     }
 }

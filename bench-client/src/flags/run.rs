@@ -60,6 +60,10 @@ pub struct RunArgs {
     /// http-get: the request body, read from FILE. [oha: -D]
     #[arg(short = 'D', long, value_name = "FILE")]
     pub body_file: Option<PathBuf>,
+    /// http-get: every response body must be exactly TEXT (besides a 2xx status); any other body is a
+    /// validation error, never a success.
+    #[arg(long, value_name = "TEXT")]
+    pub expect_body: Option<String>,
     /// Speak HTTP/2 (h2c, prior knowledge, on http://; negotiated by ALPN on https://). [oha: --http2]
     #[arg(long)]
     pub http2: bool,

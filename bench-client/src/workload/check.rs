@@ -36,6 +36,11 @@ pub fn check(v: &Variant, status: StatusCode, body: &[u8], full: bool) -> Result
                 return Err(ErrorKind::Validation);
             }
         }
+        (None, Expect::Plain(Some(want))) => {
+            if body != &want[..] {
+                return Err(ErrorKind::Validation);
+            }
+        }
         (None, _) => {}
     }
     if !full {

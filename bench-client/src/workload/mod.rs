@@ -50,7 +50,7 @@ impl Workload {
         let variants = match op.service() {
             Service::Plain => vec![Variant::new(
                 cfg.custom.body.clone().unwrap_or_default(),
-                Expect::Plain,
+                Expect::Plain(cfg.custom.expect_body.clone()),
             )],
             Service::Cxf => (0..cfg.clients.min(CXF_VARIANTS))
                 .map(|id| {

@@ -4,6 +4,7 @@ use bench_proto::check::Shape;
 use bytes::Bytes;
 use http::StatusCode;
 
+use super::snippet::snippet;
 use super::{customer, cxf};
 
 /// One prepared request body and what its response must be.
@@ -18,8 +19,8 @@ pub struct Variant {
 /// What a fully validated response must contain.
 #[derive(Debug)]
 pub(super) enum Expect {
-    /// `http-get`: any 2xx body.
-    Plain,
+    /// `http-get`: any 2xx body, or exactly this one (`--expect-body`, compared on every response).
+    Plain(Option<Bytes>),
     /// Owned: the workload keeps it for the whole run.
     Cxf(bench_proto::cxf::Response<'static>),
     Customer(customer::Expect),
@@ -38,7 +39,15 @@ impl Variant {
     /// The full check: parse the response and compare it with what the request asked for.
     pub fn validate(&self, status: StatusCode, body: &[u8]) -> Result<(), String> {
         match &self.expect {
-            Expect::Plain => Ok(()),
+            Expect::Plain(None) => Ok(()),
+            Expect::Plain(Some(want)) if body == &want[..] => Ok(()),
+            Expect::Plain(Some(want)) => Err(format!(
+                "the body is not --expect-body's {} ({} bytes): {} ({} bytes)",
+                snippet(want),
+                want.len(),
+                snippet(body),
+                body.len()
+            )),
             Expect::Cxf(expected) => cxf::validate(expected, body),
             Expect::Customer(expected) => customer::validate(expected, status, body),
         }
@@ -51,7 +60,7 @@ impl Expect {
         use bench_proto::cxf::Response;
         use bench_proto::{customer::NS, cxf::TYPES_NS};
         match self {
-            Expect::Plain | Expect::Customer(customer::Expect::AddAsync) => None,
+            Expect::Plain(_) | Expect::Customer(customer::Expect::AddAsync) => None,
             Expect::Cxf(r @ Response::EchoComplex { items, .. }) => Some(
                 Shape::new(TYPES_NS, r.operation().response_element())
                     .with_items(Some("return"), "item", items.len())

@@ -305,3 +305,38 @@ fn a_missing_item_is_caught_on_every_response() {
         out.first_errors
     );
 }
+
+#[test]
+fn expect_body_compares_every_response() {
+    // The 137th response of 300 (counted from 0 over both connections) has the wrong body: same length,
+    // same status, so only a comparison of that very response can catch it.
+    let server = Server::http(Counts::new(), |n, _| {
+        respond(StatusCode::OK, if n == 137 { "ko" } else { "ok" })
+    });
+    let out = client(&[
+        "--url",
+        &server.url(),
+        "--expect-body",
+        "ok",
+        "--clients",
+        "2",
+        "--requests",
+        "300",
+        "--allow-errors",
+    ]);
+    let c = &out.doc.counts;
+    assert_eq!(
+        (c.ok, c.errors.validation, c.errors_total),
+        (299, 1, 1),
+        "{c:?}"
+    );
+    assert_eq!(kinds(&out), [ErrorKind::Validation]);
+    assert!(
+        out.first_errors[0].1.contains("\"ko\""),
+        "{:?}",
+        out.first_errors
+    );
+    // Without --expect-body any 2xx body is a success.
+    let out = client(&["--url", &server.url(), "--requests", "20"]);
+    assert_eq!(out.doc.counts.ok, 20);
+}

@@ -57,7 +57,16 @@ impl Link {
     ) -> Result<(u16, Range<usize>), WireError> {
         // Until a complete response says otherwise (a call cut short by its timeout leaves it false).
         self.reusable = false;
-        self.stream.write_all(&req.bytes).await?;
+        // One non-blocking send first: a request fits the socket buffer nearly always, and then the async
+        // write path (readiness, its future) is not entered at all.
+        let sent = match self.stream.try_write(&req.bytes) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => 0,
+            Err(e) => return Err(e.into()),
+        };
+        if sent < req.bytes.len() {
+            self.stream.write_all(&req.bytes[sent..]).await?;
+        }
         buf.clear();
         let mut reader = wire::Reader::new(req.head);
         loop {

@@ -356,7 +356,14 @@ fn client_rows(sh: &Shell, bins: &Binaries, scale: u64, dir: &Path) -> Result<Ve
     let loads: [(&str, Vec<String>, String, Vec<String>); 2] = [
         (
             "GET /health",
-            vec!["--operation".into(), "http-get".into()],
+            // Every response's body is compared with bench-server's (wrk checks nothing by default): the
+            // client's figure includes checking each call.
+            vec![
+                "--operation".into(),
+                "http-get".into(),
+                "--expect-body".into(),
+                "ok\n".into(),
+            ],
             format!("{base}/health"),
             vec![],
         ),
