@@ -751,4 +751,43 @@ mod tests {
             echo_service(service, &body, &Limits::default(), &mut out).unwrap();
         }
     }
+
+    /// Whether the one-pass Customer echo answers `body` as [`echo_service`] (the two-pass path) does: the
+    /// same bytes, or the same error with nothing written. True when it echoed.
+    fn one_pass_as_two_pass(body: &[u8], limits: &Limits) -> bool {
+        let mut two = Vec::new();
+        let two_pass = echo_service(Service::Customer, body, limits, &mut two);
+        let mut one = Vec::new();
+        let echoed = match (customer::serve_request(body, limits, &mut one), two_pass) {
+            (Ok(customer::Served::Echoed { .. }), Ok(())) => true,
+            (Ok(customer::Served::Request(_)), Ok(())) => {
+                assert!(one.is_empty(), "only an echo writes");
+                return false;
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string());
+                assert!(one.is_empty(), "an error leaves out as it was");
+                return false;
+            }
+            (a, b) => panic!("one pass {a:?}, two pass {b:?}"),
+        };
+        assert_eq!(String::from_utf8_lossy(&one), String::from_utf8_lossy(&two));
+        echoed
+    }
+
+    #[test]
+    fn the_customer_echo_answers_the_corpus_as_the_two_pass_path_answers() {
+        let limits = Limits::default();
+        for shape in SHAPES {
+            for size in [2_000, 20_000] {
+                one_pass_as_two_pass(&(shape.make)(size), &limits);
+            }
+        }
+        for size in [2_000, 20_000] {
+            assert!(one_pass_as_two_pass(
+                &valid_echo(Service::Customer, size),
+                &limits
+            ));
+        }
+    }
 }

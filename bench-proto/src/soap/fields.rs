@@ -1,7 +1,7 @@
 //! Typed-field helpers on [`BodyReader`] shared by the services: read the next child `{ns}name` and parse
 //! its content, with errors carrying the element's path.
 
-use super::{BodyReader, Limit, SoapError};
+use super::{BodyReader, SoapError};
 use crate::xsd::XsdError;
 
 impl<'a> BodyReader<'a> {
@@ -122,7 +122,8 @@ impl<'a> BodyReader<'a> {
         Ok(items)
     }
 
-    /// [`repeated`](Self::repeated), appending to `items` (a vector of any allocator).
+    /// [`repeated`](Self::repeated), appending to `items` (a vector of any allocator): [`each`](Self::each)
+    /// keeping what `read` returns.
     pub(super) fn each_child<T>(
         &mut self,
         ns: &'static str,
@@ -130,56 +131,26 @@ impl<'a> BodyReader<'a> {
         mut read: impl FnMut(&mut Self) -> Result<T, SoapError>,
         items: &mut impl Items<T>,
     ) -> Result<(), SoapError> {
-        loop {
-            let index = items.count();
-            let at = |e: SoapError| e.at(&format!("{name}[{index}]"));
-            let el = match self.plain_child(name).map_err(at)? {
-                Some(el) => el,
-                None => {
-                    let Some(el) = self.next_child().map_err(at)? else {
-                        return Ok(());
-                    };
-                    if el.local_name() != name.as_bytes() {
-                        return Err(self.unexpected(&el));
-                    }
-                    el
-                }
-            };
-            if !self.is_in(&el, ns) {
-                let found = self.namespace_of(&el);
-                return Err(at(SoapError::WrongNamespace {
-                    path: String::new(),
-                    expected: ns,
-                    found,
-                }));
-            }
-            if index == self.limits.max_items {
-                return Err(at(self.exceeded(Limit::Items)));
-            }
-            items.add(read(self).map_err(at)?);
-        }
+        self.each(ns, name, |r, _| {
+            items.add(read(r)?);
+            Ok(())
+        })
+        .map(|_| ())
     }
 }
 
 /// A growable sequence [`BodyReader::each_child`] appends to.
 pub(super) trait Items<T> {
-    fn count(&self) -> usize;
     fn add(&mut self, item: T);
 }
 
 impl<T> Items<T> for Vec<T> {
-    fn count(&self) -> usize {
-        self.len()
-    }
     fn add(&mut self, item: T) {
         self.push(item);
     }
 }
 
 impl<T> Items<T> for bumpalo::collections::Vec<'_, T> {
-    fn count(&self) -> usize {
-        self.len()
-    }
     fn add(&mut self, item: T) {
         self.push(item);
     }

@@ -49,7 +49,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// Runs `read` on every remaining child, each of which must be `{ns}name`, as
-    /// [`repeated`](Self::repeated) does (the same checks, errors and [`Limits::max_items`](super::Limits)),
+    /// [`repeated`](Self::repeated) does (it is built on this loop: the same checks, errors and [`Limits::max_items`](super::Limits)),
     /// keeping nothing: `read` gets the reader just past the child's start tag and the offset where the
     /// reading of that tag began. Returns how many there were, and the offset where the reading of the end
     /// tag of the current element (which it consumed) began.

@@ -9,6 +9,7 @@ use anyhow::{bail, Context as _, Result};
 use super::provenance::Provenance;
 use super::rundoc::{FaultRecord, RunDoc};
 use super::scenario::{FaultKind, Instance, Plan, Step};
+use super::sut::Target;
 use wsbench_tools::docker::EngineAddr;
 
 pub mod peers;
@@ -36,6 +37,26 @@ pub struct Servers {
 }
 
 impl Servers {
+    /// An external `--target`: one endpoint that wsbench did not start, reached as `how` says (`None`: from
+    /// this machine).
+    pub fn external(target: &Target, how: Option<&str>) -> Servers {
+        let at = target
+            .http
+            .as_deref()
+            .or(target.chat.as_deref())
+            .unwrap_or("?");
+        let how = how.map_or(String::new(), |h| format!("; {h}"));
+        Servers {
+            endpoints: vec![Endpoint {
+                http: target.http.clone(),
+                chat: target.chat.clone(),
+                ready: format!("at {at} (not started by wsbench{how})"),
+            }],
+            workers: None,
+            commands: vec![],
+        }
+    }
+
     /// Whether every server serves what `step` needs (chat or HTTP).
     pub fn serve(&self, step: &Step) -> bool {
         !self.endpoints.is_empty()

@@ -88,22 +88,10 @@ impl Docker {
     fn drive(&mut self, target: &Target) -> anyhow::Result<Servers> {
         self.session.use_target(target)?;
         self.external = true;
-        let at = target
-            .http
-            .as_deref()
-            .or(target.chat.as_deref())
-            .unwrap_or("?");
-        Ok(Servers {
-            endpoints: vec![Endpoint {
-                http: target.http.clone(),
-                chat: target.chat.clone(),
-                ready: format!(
-                    "at {at} (not started by wsbench; client containers on the host's network)"
-                ),
-            }],
-            workers: None,
-            commands: vec![],
-        })
+        Ok(Servers::external(
+            target,
+            Some("client containers on the host's network"),
+        ))
     }
 }
 

@@ -113,22 +113,7 @@ impl Backend for Local {
         };
         self.monitor = target.pid;
         self.external = true;
-        Ok(Servers {
-            endpoints: vec![Endpoint {
-                http: target.http.clone(),
-                chat: target.chat.clone(),
-                ready: format!(
-                    "at {} (not started by wsbench)",
-                    target
-                        .http
-                        .as_deref()
-                        .or(target.chat.as_deref())
-                        .unwrap_or("?")
-                ),
-            }],
-            workers: None,
-            commands: vec![],
-        })
+        Ok(Servers::external(target, None))
     }
 
     fn servers_gone(&mut self) -> Option<String> {
