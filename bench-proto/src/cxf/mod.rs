@@ -11,6 +11,8 @@ mod wsdl;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod usual_tests;
 
 pub use message::{Operation, Request, Response};
 pub use parse::{

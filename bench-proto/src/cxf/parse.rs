@@ -129,9 +129,9 @@ fn simple_struct<'a>(
     r: &mut BodyReader<'a>,
     arena: &'a Bump,
 ) -> Result<SimpleStruct<'a>, SoapError> {
-    let el = r.child(NS, "varStruct").map_err(|e| e.at("varStruct"))?;
     let read = |r: &mut BodyReader<'a>| -> Result<SimpleStruct<'a>, SoapError> {
-        let var_attr_string = r.attribute_in(&el, "varAttrString", arena)?;
+        let (_, var_attr_string) =
+            r.child_with_attribute_in(NS, "varStruct", "varAttrString", arena)?;
         let s = SimpleStruct {
             var_float: r.field(NS, "varFloat", xsd::parse_float)?,
             var_short: r.field(NS, "varShort", xsd::parse_short)?,

@@ -46,7 +46,27 @@ impl<'a> BodyReader<'a> {
         name: &'static str,
         arena: &'a Bump,
     ) -> Result<QName<'a>, SoapError> {
+        if let Some(qname) = self.usual_qname_leaf(ns, name) {
+            return Ok(qname);
+        }
         self.within(ns, name, |r| r.qname_in(arena))
+    }
+
+    /// The next child, `{ns}name`, and the value of its attribute `attr` (in no namespace) if present, as
+    /// [`attribute_in`](Self::attribute_in) gives it. Errors have an empty path: callers add `name`.
+    pub fn child_with_attribute_in(
+        &mut self,
+        ns: &'static str,
+        name: &'static str,
+        attr: &str,
+        arena: &'a Bump,
+    ) -> Result<(Element<'a>, Option<&'a str>), SoapError> {
+        if let Some((el, value)) = self.usual_child_with_attribute(ns, name, attr, arena) {
+            return Ok((el, Some(value)));
+        }
+        let el = self.child(ns, name)?;
+        let value = self.attribute_in(&el, attr, arena)?;
+        Ok((el, value))
     }
 
     /// The value of the attribute `name` (in no namespace) of `el`, if present: borrowed from the input when

@@ -41,6 +41,9 @@ impl<'a> BodyReader<'a> {
         check_headers: bool,
     ) -> Result<Self, SoapError> {
         let mut me = Self::new(input, *limits)?;
+        if me.usual_envelope() {
+            return Ok(me);
+        }
         let envelope = me.prolog().map_err(|e| e.at("Envelope"))?;
         if !me.is_in(&envelope, SOAP11_ENV_NS) {
             let ns = me.namespace_of(&envelope);

@@ -11,10 +11,13 @@ impl<'a> BodyReader<'a> {
         ns: &'static str,
         lookup: impl Fn(&[u8]) -> Option<Op>,
     ) -> Result<Op, SoapError> {
-        let el = self
-            .next_child()
-            .map_err(|e| e.at("Body"))?
-            .ok_or(SoapError::EmptyBody)?;
+        let el = match self.usual_wrapper(ns) {
+            Some(el) => el,
+            None => self
+                .next_child()
+                .map_err(|e| e.at("Body"))?
+                .ok_or(SoapError::EmptyBody)?,
+        };
         let local = || super::reader::shorten(el.local_name());
         match lookup(el.local_name()) {
             Some(op) if self.is_in(&el, ns) => Ok(op),

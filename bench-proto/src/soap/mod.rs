@@ -14,6 +14,7 @@ mod reader;
 mod recycle;
 mod scan;
 mod unescape;
+mod usual;
 mod verbatim;
 mod writer;
 mod wsdl;

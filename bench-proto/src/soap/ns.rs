@@ -10,7 +10,7 @@ use super::recycle;
 /// The namespace the `xml` prefix is bound to by definition.
 pub(super) const XML_NS: &[u8] = b"http://www.w3.org/XML/1998/namespace";
 /// The namespace of the `xmlns` attributes themselves, which nothing may be bound to.
-const XMLNS_NS: &[u8] = b"http://www.w3.org/2000/xmlns/";
+pub(super) const XMLNS_NS: &[u8] = b"http://www.w3.org/2000/xmlns/";
 
 /// What a prefix (or the absence of one) stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,15 +21,15 @@ use crate::xsd::{self, XsdError};
 #[derive(Debug, Clone, Copy)]
 pub struct Element<'a> {
     /// The qualified name as written.
-    name: &'a [u8],
+    pub(super) name: &'a [u8],
     /// Where the local name starts in `name` (after the prefix and its colon; 0 if unprefixed).
-    local: usize,
+    pub(super) local: usize,
     /// What follows the name inside the tag: the attributes (already checked).
-    attrs: &'a [u8],
+    pub(super) attrs: &'a [u8],
     /// Offset of the attribute bytes in the input, for error positions.
-    attrs_pos: usize,
+    pub(super) attrs_pos: usize,
     /// Whether a prefixed attribute (other than a namespace declaration) is among them.
-    prefixed_attrs: bool,
+    pub(super) prefixed_attrs: bool,
 }
 
 impl<'a> Element<'a> {
@@ -60,10 +60,10 @@ impl<'a> Element<'a> {
 /// Reads a SOAP 1.1 message from a byte slice without copying text that needs no unescaping.
 #[derive(Debug)]
 pub struct BodyReader<'a> {
-    scan: Scanner<'a>,
-    ns: Scope<'a>,
+    pub(super) scan: Scanner<'a>,
+    pub(super) ns: Scope<'a>,
     /// Names of the elements open around the current position, outermost (the Envelope) first.
-    open: Vec<&'a [u8]>,
+    pub(super) open: Vec<&'a [u8]>,
     pub(super) limits: Limits,
     /// An end tag was just read: the declarations of its element leave scope at the next read.
     closed: bool,
@@ -72,7 +72,7 @@ pub struct BodyReader<'a> {
     /// The open-addressing table of [`has_duplicates`] (reused).
     slots: Vec<u128>,
     /// Elements the Header may still open (unbounded outside it).
-    header_left: usize,
+    pub(super) header_left: usize,
     /// Comments and processing instructions read so far.
     comments: usize,
     /// The scope's generation and the namespace (address, length) [`is_in`](Self::is_in) last found the
@@ -205,7 +205,7 @@ impl<'a> BodyReader<'a> {
 
     /// Takes the declarations of the element whose end tag was just read out of scope.
     #[inline]
-    fn settle(&mut self) {
+    pub(super) fn settle(&mut self) {
         if self.closed {
             self.ns.leave(self.open.len());
             self.closed = false;
@@ -310,7 +310,7 @@ impl<'a> BodyReader<'a> {
 
     /// True if unprefixed names here resolve to `ns` (remembered: see [`is_in`](Self::is_in)).
     #[inline]
-    fn default_is(&self, ns: &str) -> bool {
+    pub(super) fn default_is(&self, ns: &str) -> bool {
         let memo = (self.ns.generation(), ns.as_ptr() as usize, ns.len());
         if self.ns_memo.get() == memo {
             return true;

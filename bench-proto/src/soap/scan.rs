@@ -141,6 +141,15 @@ impl<'a> Scanner<'a> {
         .text_then_close(name)
     }
 
+    /// The unread input, unless an empty element's end is pending (then the next token is not in it).
+    #[inline]
+    pub(super) fn rest(&self) -> Option<&'a [u8]> {
+        match self.pending_end {
+            Some(_) => None,
+            None => self.input.get(self.pos..),
+        }
+    }
+
     /// Moves to `pos`, an offset [`text_then_end`](Self::text_then_end) returned.
     pub(super) fn seek(&mut self, pos: usize) {
         self.pos = pos;
