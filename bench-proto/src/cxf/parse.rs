@@ -10,7 +10,7 @@ use super::{
     TYPES_NS as NS,
 };
 use crate::arena::Bump;
-use crate::soap::{BodyReader, Limits, SoapError};
+use crate::soap::{BodyReader, Limits, SoapError, UsualRun};
 use crate::xsd::{self, XsdError};
 
 /// Parses a request envelope (any prefixes; headers tolerated unless `mustUnderstand`) within the default
@@ -106,7 +106,59 @@ fn base64<'a>(
 }
 
 fn item<'a>(r: &mut BodyReader<'a>, arena: &'a Bump) -> Result<NestedComplexType<'a>, SoapError> {
-    let it = NestedComplexType {
+    // Two levels below the item (varStruct's fields); the longest names are 15 bytes.
+    let usual = r.usual_run(NS, 2, 15, arena, |run| usual_item(run, arena));
+    let it = match usual {
+        Some(it) => it,
+        None => general_item(r, arena)?,
+    };
+    r.end()?;
+    Ok(it)
+}
+
+/// The item as nearly every client writes it, read in one go; `None` for any other form.
+fn usual_item<'a>(run: &mut UsualRun<'_, 'a>, arena: &'a Bump) -> Option<NestedComplexType<'a>> {
+    let base64 = |t: &[u8]| xsd::parse_base64_in(t, arena);
+    let hex = |t: &[u8]| xsd::parse_hex_in(t, arena);
+    Some(NestedComplexType {
+        var_string: run.text("varString")?.into(),
+        var_ubyte: run.value("varUByte", xsd::parse_unsigned_byte)?,
+        var_unsigned_long: run.value("varUnsignedLong", xsd::parse_unsigned_long)?,
+        var_float: run.value("varFloat", xsd::parse_float)?,
+        var_qname: run.qname("varQName")?,
+        var_base64_binary: Cow::Borrowed(run.bytes("varBase64Binary", base64)?),
+        var_hex_binary: Cow::Borrowed(run.bytes("varHexBinary", hex)?),
+        var_struct: usual_struct(run)?,
+        var_enum: run.value("varEnum", colour)?,
+    })
+}
+
+fn usual_struct<'a>(run: &mut UsualRun<'_, 'a>) -> Option<SimpleStruct<'a>> {
+    let var_attr_string = run.open_with_attribute("varStruct", "varAttrString")?;
+    let s = SimpleStruct {
+        var_float: run.value("varFloat", xsd::parse_float)?,
+        var_short: run.value("varShort", xsd::parse_short)?,
+        var_string: run.text("varString")?.into(),
+        var_byte: run.value("varByte", xsd::parse_byte)?,
+        var_decimal: run.value("varDecimal", xsd::Decimal::parse)?,
+        var_double: run.value("varDouble", xsd::parse_double)?,
+        var_date_time: run.value("varDateTime", xsd::DateTime::parse)?,
+        var_attr_string: Some(Cow::Borrowed(var_attr_string)),
+    };
+    run.close("varStruct")?;
+    Some(s)
+}
+
+fn colour(s: &str) -> Result<ColourEnum, XsdError> {
+    ColourEnum::parse(s).ok_or_else(|| XsdError::enumeration("ColourEnum", s))
+}
+
+/// The item in any form the schema allows, field by field; its end is left to the caller.
+fn general_item<'a>(
+    r: &mut BodyReader<'a>,
+    arena: &'a Bump,
+) -> Result<NestedComplexType<'a>, SoapError> {
+    Ok(NestedComplexType {
         var_string: r.str_field_in(NS, "varString", arena)?.into(),
         var_ubyte: r.field(NS, "varUByte", xsd::parse_unsigned_byte)?,
         var_unsigned_long: r.field(NS, "varUnsignedLong", xsd::parse_unsigned_long)?,
@@ -117,12 +169,8 @@ fn item<'a>(r: &mut BodyReader<'a>, arena: &'a Bump) -> Result<NestedComplexType
             .bytes_field(NS, "varHexBinary", |t| xsd::parse_hex_in(t, arena))?
             .into(),
         var_struct: simple_struct(r, arena)?,
-        var_enum: r.field(NS, "varEnum", |s| {
-            ColourEnum::parse(s).ok_or_else(|| XsdError::enumeration("ColourEnum", s))
-        })?,
-    };
-    r.end()?;
-    Ok(it)
+        var_enum: r.field(NS, "varEnum", colour)?,
+    })
 }
 
 fn simple_struct<'a>(

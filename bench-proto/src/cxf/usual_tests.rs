@@ -92,6 +92,34 @@ fn the_usual_message_and_its_variations_parse_as_their_twins() {
             "xmlns:1q=\"http://cxf.apache.org\">1q:",
         ),
         ("</varQName>", "</varQNam>"),
+        ("<varUByte>255<", "<varUByte> 255 <"),
+        ("<varUByte>255<", "<varUByte>256<"),
+        ("<varUByte>255<", "<varUByte>&#50;55<"),
+        (
+            "<varUByte>255</varUByte>",
+            "<varUByte a=\"1\">255</varUByte>",
+        ),
+        (
+            "<varUByte>255</varUByte>",
+            "<t:varUByte xmlns:t=\"http://cxf.apache.org/cxf/performance/types\">255</t:varUByte>",
+        ),
+        (
+            "<varUByte>255</varUByte>",
+            "<varUByte>255</varUByte><varUByte>255</varUByte>",
+        ),
+        ("<varUByte>255</varUByte>", ""),
+        (">#12345ABc<", ">a&lt;b<"),
+        (">#12345ABc<", ">a&#0;b<"),
+        (">#12345ABc<", ">é<"),
+        (">#12345ABc<", "><![CDATA[x]]><"),
+        (">#12345ABc<", "><!--c-->x<"),
+        ("<varString>#12345ABc</varString>", "<varString/>"),
+        ("<varEnum>RED<", "<varEnum>PINK<"),
+        ("<varEnum>RED<", "<varEnum> RED <"),
+        ("<varDouble>", "<varDouble>x"),
+        ("</varStruct>", "<extra/></varStruct>"),
+        ("</varStruct>", "</varStruct><extra/>"),
+        ("</varStruct>", "</varstruct>"),
     ];
     let mut failures = Vec::new();
     for (from, to) in vary {

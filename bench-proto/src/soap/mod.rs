@@ -12,6 +12,7 @@ mod limits;
 mod ns;
 mod reader;
 mod recycle;
+mod run;
 mod scan;
 mod unescape;
 mod usual;
@@ -26,6 +27,7 @@ pub use error::SoapError;
 pub use fault::{parse_fault, write_fault, Fault, FaultCode};
 pub use limits::{Limit, Limits};
 pub use reader::{BodyReader, Element};
+pub use run::UsualRun;
 pub(crate) use writer::{el, text_el};
 pub use writer::{
     element, end_element, envelope_end, envelope_start, start_element, start_element_ns,

@@ -130,15 +130,26 @@ impl<'a> Scanner<'a> {
     }
 
     /// Whether `<name>`, text without markup (perhaps none) and `</name>` are what follows: the text and the
-    /// offset after the end tag (nothing is consumed; see [`seek`](Self::seek)).
+    /// offset after the end tag (nothing is consumed; see [`seek`](Self::seek)). Every field of a message goes
+    /// through here: one bounds check per tag, the name compared a word at a time.
     #[inline]
     pub(super) fn leaf_here(&self, name: &[u8]) -> Option<(&'a [u8], usize)> {
-        Scanner {
-            input: self.input,
-            pos: self.plain_start_tag(name)?,
-            pending_end: None,
+        if self.pending_end.is_some() {
+            return None;
         }
-        .text_then_close(name)
+        let (input, n) = (self.input, name.len());
+        let text_at = self.pos + n + 2;
+        let open = input.get(self.pos..text_at)?;
+        if open[0] != b'<' || open[n + 1] != b'>' || !same(&open[1..=n], name) {
+            return None;
+        }
+        let close_at = text_at + find_lt(&input[text_at..])?;
+        let next = close_at + n + 3;
+        let close = input.get(close_at..next)?;
+        if close[1] != b'/' || close[n + 2] != b'>' || !same(&close[2..n + 2], name) {
+            return None;
+        }
+        Some((&input[text_at..close_at], next))
     }
 
     /// The unread input, unless an empty element's end is pending (then the next token is not in it).
@@ -298,8 +309,8 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// `a == b` for names: those of up to 16 bytes in two overlapping 8-byte words, not a `memcmp` call.
-#[inline]
+/// `a == b` for names: those of up to 16 bytes in two overlapping words, not a `memcmp` call.
+#[inline(always)]
 pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
@@ -307,10 +318,21 @@ pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     }
     let word = crate::swar::word;
     match n {
-        0..=7 => a.iter().zip(b).fold(true, |eq, (x, y)| eq & (x == y)),
+        0 => true,
+        // Bytes 0, n / 2 and n - 1 are every byte of a name this short.
+        1..=3 => (a[0] == b[0]) & (a[n / 2] == b[n / 2]) & (a[n - 1] == b[n - 1]),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         _ => a == b,
     }
+}
+
+/// The four bytes of `bytes` at `at`.
+#[inline(always)]
+fn half(bytes: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(w)
 }
 
 /// The position of the first `<`.
@@ -359,6 +381,22 @@ fn end_name(after: &[u8]) -> Option<(&[u8], usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names of every length up to past the word compare, differing in any one byte (or in length): `same`
+    /// agrees with `==`.
+    #[test]
+    fn same_is_equality_at_every_length_and_byte() {
+        for n in 0..=20usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same(&a, &b), "byte {at} of {n}");
+            }
+            assert!(!same(&a, &a[..n.saturating_sub(1)]) || n == 0, "{n}");
+        }
+    }
 
     fn tokens(input: &str) -> Vec<String> {
         let mut s = Scanner::new(input.as_bytes());
