@@ -74,7 +74,10 @@ fn expand(text: &str, first: usize, out: &mut impl Sink) -> bool {
     let mut rest = text;
     let mut amp = first;
     loop {
-        out.push_str(&rest[..amp]);
+        // References often follow one another: no empty copy between them.
+        if amp > 0 {
+            out.push_str(&rest[..amp]);
+        }
         let after = &rest[amp + 1..];
         let (ch, len) = match after.as_bytes() {
             [b'a', b'm', b'p', b';', ..] => ('&', 4),
@@ -90,7 +93,11 @@ fn expand(text: &str, first: usize, out: &mut impl Sink) -> bool {
         };
         out.push(ch);
         rest = &after[len..];
-        match find::byte(b'&', rest.as_bytes()) {
+        let next = match rest.as_bytes().first() {
+            Some(b'&') => Some(0),
+            _ => find::byte(b'&', rest.as_bytes()),
+        };
+        match next {
             Some(i) => amp = i,
             None => {
                 out.push_str(rest);
@@ -104,23 +111,38 @@ fn expand(text: &str, first: usize, out: &mut impl Sink) -> bool {
 /// neither 0 nor a surrogate nor beyond U+10FFFF) and the bytes it spans after the `&`; `None` for anything
 /// else, including references too long to be sure of (quick-xml then decides).
 fn char_ref(num: &[u8]) -> Option<(char, usize)> {
-    let (radix, digits) = match num {
-        [b'x', rest @ ..] => (16, rest),
-        _ => (10, num),
+    let (hex, digits) = match num {
+        [b'x', rest @ ..] => (true, rest),
+        _ => (false, num),
     };
-    let mut code = 0u32;
+    // Nine digits at most: a u64 holds them in either base, so no step can overflow.
+    let mut code = 0u64;
     for (i, &b) in digits.iter().enumerate().take(9) {
         if b == b';' {
             let c = (i > 0 && code != 0)
-                .then(|| char::from_u32(code))
+                .then(|| u32::try_from(code).ok().and_then(char::from_u32))
                 .flatten()?;
-            return Some((c, 1 + usize::from(radix == 16) + i + 1));
+            return Some((c, 1 + usize::from(hex) + i + 1));
         }
-        code = code
-            .checked_mul(radix)?
-            .checked_add(char::from(b).to_digit(radix)?)?;
+        code = if hex {
+            code * 16 + u64::from(hex_digit(b)?)
+        } else {
+            let d = b.wrapping_sub(b'0');
+            code * 10 + u64::from((d < 10).then_some(d)?)
+        };
     }
     None
+}
+
+/// The value of an ASCII hex digit.
+#[inline]
+fn hex_digit(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -144,9 +144,8 @@ impl<'a> BodyReader<'a> {
         // `<` may not appear in a value; tabs and line ends would be normalised (the general path does that).
         let value = if is_plain(raw) && !raw.contains(&b'<') {
             text
-        } else if raw
-            .iter()
-            .any(|b| matches!(b, b'<' | b'\t' | b'\n' | b'\r'))
+        } else if find::any_of3(b'<', b'\t', b'\n', raw).is_some()
+            || find::byte(b'\r', raw).is_some()
         {
             return None;
         } else {

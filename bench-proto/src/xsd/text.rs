@@ -128,8 +128,16 @@ fn escape_range(
     for i in range {
         let b = bytes[i];
         if SPECIAL[usize::from(b)] & class != 0 {
-            out.extend_from_slice(&bytes[*run..i]);
-            out.extend_from_slice(escape(b));
+            if *run < i {
+                out.extend_from_slice(&bytes[*run..i]);
+            }
+            // Eight bytes stored at once and the excess cut off: no copy of a variable length.
+            let esc = escape(b);
+            let mut word = [0u8; 8];
+            word[..esc.len()].copy_from_slice(esc);
+            let len = out.len();
+            out.extend_from_slice(&word);
+            out.truncate(len + esc.len());
             *run = i + 1;
         }
     }
