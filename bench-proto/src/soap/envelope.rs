@@ -157,6 +157,9 @@ impl<'a> BodyReader<'a> {
 
     /// After the Body's single child: checks the Body and Envelope end and nothing but comments follow.
     pub fn finish(mut self) -> Result<(), SoapError> {
+        if self.usual_end() {
+            return Ok(());
+        }
         if let Some(el) = self.next_child()? {
             return Err(self.unexpected(&el).at("Body"));
         }

@@ -1,4 +1,4 @@
-//! Fast paths for the start tags nearly every client writes byte for byte alike: the envelope's opening, a
+//! Fast paths for the tags nearly every client writes byte for byte alike: the envelope's opening and end, a
 //! wrapper declaring the default namespace, an element with one attribute, and a QName leaf declaring its own
 //! prefix. Each matches those bytes exactly and then does what the general path would (the limits, the
 //! declaration, the checks) or reads nothing and leaves the message to the general path, so a message is
@@ -12,6 +12,7 @@ use super::attrs::qname_colon;
 use super::find;
 use super::ns::{XMLNS_NS, XML_NS};
 use super::reader::is_plain;
+use super::scan::same;
 use super::unescape::unescape_in;
 use super::{BodyReader, Element};
 use crate::xsd::{self, QName};
@@ -74,6 +75,29 @@ impl<'a> BodyReader<'a> {
         true
     }
 
+    /// The usual end, `</soap:Body></soap:Envelope>` (as the two were opened) right here and nothing after
+    /// it: true, read. False, nothing read, for anything else.
+    pub(super) fn usual_end(&mut self) -> bool {
+        self.settle();
+        let [envelope, body] = self.open[..] else {
+            return false;
+        };
+        let Some(after_body) = self.scan.close_here(body) else {
+            return false;
+        };
+        let rest = &self.input()[after_body..];
+        let n = envelope.len();
+        let usual = rest.len() == n + 3
+            && rest.starts_with(b"</")
+            && rest[n + 2] == b'>'
+            && same(&rest[2..n + 2], envelope);
+        if usual {
+            self.open.clear();
+            self.scan.seek(after_body + n + 3);
+        }
+        usual
+    }
+
     /// The usual wrapper, `<name xmlns="ns">` right here (the name unprefixed): entered, its default
     /// namespace in scope. `None`, nothing read, for anything else.
     pub(super) fn usual_wrapper(&mut self, ns: &str) -> Option<Element<'a>> {
@@ -81,10 +105,7 @@ impl<'a> BodyReader<'a> {
         self.settle();
         let rest = self.scan.rest()?;
         let tag = rest.strip_prefix(b"<")?;
-        let name_len = tag
-            .iter()
-            .take(self.limits.max_name_len + 1)
-            .position(|&b| b == b' ')?;
+        let name_len = find::byte(b' ', &tag[..tag.len().min(self.limits.max_name_len + 1)])?;
         let (name, attrs) = tag.split_at(name_len);
         let uri = attrs.strip_prefix(XMLNS)?.get(..ns.len())?;
         let attrs_len = XMLNS.len() + ns.len() + 1;
