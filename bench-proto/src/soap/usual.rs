@@ -227,10 +227,13 @@ impl<'a> BodyReader<'a> {
         if !usual || !self.fits(name.len().max(attr_name_len), 1, 1) || !self.default_is(ns) {
             return None;
         }
-        let (p, local) = QName::split_lexical(self.checked_text(text)?).ok()?;
-        if p.map(str::as_bytes) != Some(prefix) {
+        // `p:local` exactly, the prefix the one declared (whitespace to collapse goes the general way); for
+        // ASCII, `qname_colon`'s names are xsd:QName's NCNames.
+        let local = text.strip_prefix(prefix)?.strip_prefix(b":")?;
+        if qname_colon(local) != Some(None) {
             return None;
         }
+        let local = self.checked_text(local)?;
         let namespace = self.checked_text(uri)?;
         self.header_left -= 1;
         let read = rest.len() - end.len() + name.len() + 3;
