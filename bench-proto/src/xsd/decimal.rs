@@ -56,6 +56,18 @@ impl Decimal {
                 "too many fraction digits",
             ));
         }
+        // Up to 18 digits fit a u64 whatever they are: no step needs an overflow check (the usual value).
+        if int.len() + frac.len() <= 18 {
+            let m = int
+                .bytes()
+                .chain(frac.bytes())
+                .fold(0u64, |m, b| m * 10 + u64::from(b - b'0'));
+            let m = i128::from(m);
+            return Ok(Self {
+                mantissa: if negative { -m } else { m },
+                scale: frac.len() as u8,
+            });
+        }
         let mut mantissa: i128 = 0;
         for b in int.bytes().chain(frac.bytes()) {
             let d = i128::from(b - b'0');

@@ -137,6 +137,31 @@ fn decimals_are_exact() {
     }
 }
 
+/// Around the 18 digits a u64 holds whatever they are: the same mantissa as i128 arithmetic gives.
+#[test]
+fn decimals_of_every_length_keep_their_digits() {
+    for n in 1..=24usize {
+        for digits in [
+            "9".repeat(n),
+            "1".repeat(n),
+            format!("{}7", "0".repeat(n - 1)),
+        ] {
+            for (sign, neg) in [("", false), ("-", true), ("+", false)] {
+                let split = n / 2;
+                let text = format!("{sign}{}.{}", &digits[..split], &digits[split..]);
+                let expected: i128 = digits.parse().unwrap();
+                let d = Decimal::parse(&text).unwrap();
+                assert_eq!(
+                    d.mantissa(),
+                    if neg { -expected } else { expected },
+                    "{text}"
+                );
+                assert_eq!(usize::from(d.scale()), n - split, "{text}");
+            }
+        }
+    }
+}
+
 #[test]
 fn datetimes_with_and_without_timezones() {
     let dt = DateTime::parse("2005-12-03T00:00:09Z").unwrap();
