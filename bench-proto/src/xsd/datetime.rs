@@ -116,6 +116,40 @@ impl DateTime {
 
     pub fn parse(raw: &str) -> Result<Self, XsdError> {
         let s = collapse(raw);
+        match Self::usual(s.as_bytes()) {
+            Some(v) => Ok(v),
+            None => Self::parse_any(raw, s),
+        }
+    }
+
+    /// The form nearly every writer uses, `YYYY-MM-DDThh:mm:ssZ`, read at fixed offsets: the value, or `None`
+    /// for anything else (also for a value out of range, which [`parse_any`](Self::parse_any) then names).
+    #[inline]
+    fn usual(b: &[u8]) -> Option<Self> {
+        let b: &[u8; 20] = b.try_into().ok()?;
+        let layout = [
+            (4, b'-'),
+            (7, b'-'),
+            (10, b'T'),
+            (13, b':'),
+            (16, b':'),
+            (19, b'Z'),
+        ];
+        if layout.iter().any(|&(i, c)| b[i] != c) {
+            return None;
+        }
+        let digit = |i: usize| {
+            let d = b[i].wrapping_sub(b'0');
+            (d < 10).then_some(d)
+        };
+        let two = |i: usize| Some(digit(i)? * 10 + digit(i + 1)?);
+        let year = i32::from(two(0)?) * 100 + i32::from(two(2)?);
+        let (month, day, hour) = (two(5)?, two(8)?, two(11)?);
+        Self::new(year, month, day, hour, two(14)?, two(17)?, 0, Some(0)).ok()
+    }
+
+    /// Any lexical form of xsd:dateTime, `s` being `raw` collapsed.
+    fn parse_any(raw: &str, s: &str) -> Result<Self, XsdError> {
         let bad = || XsdError::new(TY, raw);
         let b = s.as_bytes();
         let mut i = 0;
@@ -266,5 +300,43 @@ impl fmt::Display for DateTime {
         let mut buf = Vec::with_capacity(40);
         self.write(&mut buf);
         f.write_str(std::str::from_utf8(&buf).map_err(|_| fmt::Error)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each byte of the usual form changed to each of a few others: whatever the fixed-offset reading accepts,
+    /// the general reading accepts as the same value.
+    #[test]
+    fn the_usual_form_reads_as_the_general_path_reads_it() {
+        let base = b"2005-12-03T00:00:09Z";
+        let mut accepted = 0;
+        for at in 0..base.len() {
+            for c in b"0129-:TZ+. x".iter().chain(b"5678") {
+                let mut b = *base;
+                b[at] = *c;
+                let s = std::str::from_utf8(&b).unwrap();
+                let general = DateTime::parse_any(s, s).ok();
+                if let Some(v) = DateTime::usual(&b) {
+                    assert_eq!(Some(v), general, "{s}");
+                    accepted += 1;
+                }
+            }
+        }
+        for s in [
+            "2005-02-29T00:00:00Z",
+            "2004-02-29T24:00:00Z",
+            "2005-13-01T00:00:00Z",
+            "0000-01-01T00:00:00Z",
+        ] {
+            assert_eq!(
+                DateTime::usual(s.as_bytes()),
+                DateTime::parse_any(s, s).ok(),
+                "{s}"
+            );
+        }
+        assert!(accepted > 50, "{accepted}");
     }
 }
