@@ -4,7 +4,7 @@
 //! same version, status, length and headers; anything else — a head not all there yet, a bare LF, empty
 //! lines before the status line, a byte outside its class, too many headers — is left to httparse, which
 //! decides. So the fast path accepts nothing httparse refuses, and refuses nothing: it only costs less
-//! (bench-server's /health head: 920 instructions read and checked, 1,327 with httparse alone).
+//! (bench-server's /health response: 858 instructions read and checked, 1,327 with httparse alone).
 
 /// A complete head's status line, as httparse would have read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,18 +77,27 @@ pub(super) fn parse<'a>(
 /// (nine instructions a byte) is not needed.
 #[inline]
 fn known_name(rest: &[u8]) -> usize {
+    /// The first eight bytes of a name, as a little-endian word.
+    const fn word(s: &[u8]) -> u64 {
+        u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]])
+    }
+    const CONTENT: u64 = word(b"content-");
+    const CONNECTI: u64 = word(b"connecti");
+    const TRANSFER: u64 = word(b"transfer");
+    const DATE: u64 = word(b"date:\0\0\0");
     let Some(w) = rest.get(..8) else {
         return 0;
     };
+    let w = word(w);
     match w {
-        b"content-" => match rest.get(8..15) {
+        CONTENT => match rest.get(8..15) {
             Some(b"length:") => 14,
             Some([b't', b'y', b'p', b'e', b':', ..]) => 12,
             _ => 0,
         },
-        [b'd', b'a', b't', b'e', b':', ..] => 4,
-        b"connecti" if rest.get(8..11) == Some(b"on:") => 10,
-        b"transfer" if rest.get(8..18) == Some(b"-encoding:") => 17,
+        CONNECTI if rest.get(8..11) == Some(b"on:") => 10,
+        TRANSFER if rest.get(8..18) == Some(b"-encoding:") => 17,
+        _ if w & 0xFF_FFFF_FFFF == DATE => 4,
         _ => 0,
     }
 }

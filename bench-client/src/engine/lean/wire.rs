@@ -322,11 +322,20 @@ struct Framing {
 }
 
 impl Framing {
-    /// Takes in one header (name, value); other names than the framing headers' are passed over. A name is
-    /// all tchar (both readers check), so folding case by setting 0x20 can only turn a byte into one of the
-    /// lowercase names' if it was that letter in upper case.
-    #[inline]
+    /// Takes in one header (name, value); other names than the framing headers' are passed over, most of
+    /// them by their length alone, here, without a call.
+    #[inline(always)]
     fn add(&mut self, name: &[u8], value: &[u8]) {
+        if matches!(name.len(), 10 | 14 | 17) {
+            self.add_named(name, value);
+        }
+    }
+
+    /// [`Framing::add`] for a name as long as a framing header's. A name is all tchar (both readers check),
+    /// so folding case by setting 0x20 can only turn a byte into one of the lowercase names' if it was that
+    /// letter in upper case.
+    #[inline(never)]
+    fn add_named(&mut self, name: &[u8], value: &[u8]) {
         if is_name(name, b"content-length") {
             match parse_length(value) {
                 Ok(n) if self.length.is_none_or(|l| l == n) => self.length = Some(n),
@@ -693,6 +702,29 @@ mod tests {
             .unwrap()
             .expect("complete without a body");
         assert!(resp.body.is_empty() && resp.reusable);
+    }
+
+    /// The word-wise name match is `eq_ignore_ascii_case` on tchar names: every byte of each framing name
+    /// replaced by every tchar, in both cases.
+    #[test]
+    fn framing_names_match_in_any_case_and_nothing_else() {
+        let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        for lower in [&b"content-length"[..], b"transfer-encoding", b"connection"] {
+            for at in 0..lower.len() {
+                for b in (0..=255u8).filter(|&b| tchar(b)) {
+                    let mut name = lower.to_vec();
+                    name[at] = b;
+                    for n in [name.clone(), name.to_ascii_uppercase()] {
+                        assert_eq!(
+                            is_name(&n, lower),
+                            n.eq_ignore_ascii_case(lower),
+                            "{:?}",
+                            String::from_utf8_lossy(&n)
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
