@@ -1,8 +1,8 @@
 //! Instruction counts of the client's per-call hot path without sockets, a tier of `cargo xtask gate` beside
-//! bench-server's `icount`: the lean HTTP/1.1 path reading a response (head by httparse, framing, a chunked
-//! body decoded in place) out of the reused buffer, and the per-response check run on the body slice — as
-//! the load loop does for every call. Same protocol as bench-server's binary: `icount list` prints each hot
-//! path and its iteration count; `icount run NAME ITERS` runs one ITERS times inside
+//! bench-server's `icount`: the lean HTTP/1.1 path reading a response (the usual head in one pass, framing,
+//! a chunked body decoded in place) out of the reused buffer, and the per-response check run on the body
+//! slice — as the load loop does for every call. Same protocol as bench-server's binary: `icount list`
+//! prints each hot path and its iteration count; `icount run NAME ITERS` runs one ITERS times inside
 //! `wsbench_icount_measured`, the only function callgrind collects in. Run by `cargo bench` or
 //! `cargo test --benches`, it runs every hot path once as a smoke test.
 

@@ -4,6 +4,7 @@
 //! Keep-alive and close only; no pipelining (one request in flight per connection, as wrk); anything else
 //! (TLS, HTTP/2, a request it cannot encode) goes through hyper instead.
 
+mod head;
 pub mod wire;
 
 use std::io;

@@ -1,6 +1,7 @@
 //! The lean path's HTTP/1.1 wire, without I/O: a request encoded once, and a response read as its bytes
-//! arrive — head by `httparse`, body framed by Content-Length, chunked (decoded in place) or the peer's
-//! close — with every part bounded, so that a hostile server cannot make the client buffer without limit.
+//! arrive — its head in the usual form by `head.rs`, any other by `httparse`; its body framed by
+//! Content-Length, chunked (decoded in place) or the peer's close — with every part bounded, so that a
+//! hostile server cannot make the client buffer without limit.
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
@@ -8,6 +9,8 @@ use std::ops::Range;
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
 use http::{HeaderMap, Method, Version};
+
+use super::head;
 
 /// The most a response head (with any informational heads before it) may take.
 pub const MAX_HEAD: usize = 64 * 1024;
@@ -197,61 +200,26 @@ impl Reader {
     /// Parses the head if it is all there (skipping informational responses); false if it is not yet.
     fn head(&mut self, buf: &[u8]) -> Result<bool, WireError> {
         loop {
-            // Uninitialised: zeroing 64 headers cost more than parsing the three a server sends.
-            let mut headers =
-                [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
-            let mut r = httparse::Response::new(&mut []);
-            let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(
-                &mut r,
-                &buf[self.start..],
-                &mut headers,
-            );
-            let n = match parsed.map_err(WireError::Head)? {
-                httparse::Status::Complete(n) => n,
-                httparse::Status::Partial if buf.len() > MAX_HEAD => {
-                    return Err(WireError::HeadTooLarge)
-                }
-                httparse::Status::Partial => return Ok(false),
+            let (version, status, n, framing) = match read_head(&buf[self.start..])? {
+                Some(head) => head,
+                None if buf.len() > MAX_HEAD => return Err(WireError::HeadTooLarge),
+                None => return Ok(false),
             };
-            let status = r.code.unwrap_or(0);
-            if !(100..=999).contains(&status) {
-                return Err(WireError::Status(status));
-            }
-            if status == 101 {
-                return Err(WireError::Upgrade);
-            }
             if status < 200 {
                 self.start += n;
                 continue;
             }
-            let (mut length, mut te, mut chunked, mut close, mut keep_alive) =
-                (None, false, false, false, false);
-            for h in r.headers.iter() {
-                if h.name.eq_ignore_ascii_case("content-length") {
-                    let n = parse_length(h.value)?;
-                    if length.is_some_and(|l| l != n) {
-                        return Err(WireError::ContentLength);
-                    }
-                    length = Some(n);
-                } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-                    te = true;
-                    // Chunked counts only as the last coding; then the body ends at the peer's close.
-                    chunked = h
-                        .value
-                        .rsplit(|&b| b == b',')
-                        .next()
-                        .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-                } else if h.name.eq_ignore_ascii_case("connection") {
-                    for token in h.value.split(|&b| b == b',') {
-                        let t = token.trim_ascii();
-                        close |= t.eq_ignore_ascii_case(b"close");
-                        keep_alive |= t.eq_ignore_ascii_case(b"keep-alive");
-                    }
-                }
-            }
+            let Framing {
+                length,
+                te,
+                chunked,
+                close,
+                keep_alive,
+                ..
+            } = framing;
             self.status = status;
             self.body_start = self.start + n;
-            self.reusable = !close && (r.version == Some(1) || keep_alive);
+            self.reusable = !close && (version == 1 || keep_alive);
             self.state = if self.head_request || status == 204 || status == 304 {
                 State::Length {
                     end: self.body_start,
@@ -279,6 +247,142 @@ impl Reader {
             return Ok(true);
         }
     }
+}
+
+/// A complete head: its minor version, status, length and framing (default for an informational one).
+type ReadHead = (u8, u16, usize, Framing);
+
+/// The head at the start of `buf`, if it is all there: the usual form read by [`head::parse`], any other
+/// by httparse. The status is checked: three digits, not 101.
+#[inline]
+fn read_head(buf: &[u8]) -> Result<Option<ReadHead>, WireError> {
+    let mut framing = Framing::default();
+    let Some(line) = head::parse(buf, MAX_HEADERS, |name, value| framing.add(name, value)) else {
+        return read_head_httparse(buf);
+    };
+    let framing = if final_status(line.code)? {
+        framing.checked()?
+    } else {
+        Framing::default()
+    };
+    Ok(Some((line.version, line.code, line.len, framing)))
+}
+
+/// [`read_head`] for a head the fast path leaves: partial, unusual or malformed.
+#[cold]
+#[inline(never)]
+fn read_head_httparse(buf: &[u8]) -> Result<Option<ReadHead>, WireError> {
+    // Uninitialised: zeroing 64 headers cost more than parsing the three a server sends.
+    let mut headers = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+    let mut r = httparse::Response::new(&mut []);
+    let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(
+        &mut r,
+        buf,
+        &mut headers,
+    );
+    let n = match parsed.map_err(WireError::Head)? {
+        httparse::Status::Complete(n) => n,
+        httparse::Status::Partial => return Ok(None),
+    };
+    let status = r.code.unwrap_or(0);
+    let framing = if final_status(status)? {
+        let mut framing = Framing::default();
+        for h in r.headers.iter() {
+            framing.add(h.name.as_bytes(), h.value);
+        }
+        framing.checked()?
+    } else {
+        Framing::default()
+    };
+    Ok(Some((r.version.unwrap_or(0), status, n, framing)))
+}
+
+/// Whether `status` ends the response (not informational); an error if it is not a status this client takes.
+#[inline]
+fn final_status(status: u16) -> Result<bool, WireError> {
+    if !(100..=999).contains(&status) {
+        return Err(WireError::Status(status));
+    }
+    if status == 101 {
+        return Err(WireError::Upgrade);
+    }
+    Ok(status >= 200)
+}
+
+/// What a final head's headers say of the body's framing and the connection.
+#[derive(Debug, Default)]
+struct Framing {
+    length: Option<usize>,
+    /// A Content-Length that is not a length, or two that differ: the head is refused once read.
+    bad_length: bool,
+    te: bool,
+    chunked: bool,
+    close: bool,
+    keep_alive: bool,
+}
+
+impl Framing {
+    /// Takes in one header (name, value); other names than the framing headers' are passed over, most of
+    /// them by their length alone, here, without a call.
+    #[inline(always)]
+    fn add(&mut self, name: &[u8], value: &[u8]) {
+        if matches!(name.len(), 10 | 14 | 17) {
+            self.add_named(name, value);
+        }
+    }
+
+    /// [`Framing::add`] for a name as long as a framing header's. A name is all tchar (both readers check),
+    /// so folding case by setting 0x20 can only turn a byte into one of the lowercase names' if it was that
+    /// letter in upper case.
+    #[inline(never)]
+    fn add_named(&mut self, name: &[u8], value: &[u8]) {
+        if is_name(name, b"content-length") {
+            match parse_length(value) {
+                Ok(n) if self.length.is_none_or(|l| l == n) => self.length = Some(n),
+                _ => self.bad_length = true,
+            }
+        } else if is_name(name, b"transfer-encoding") {
+            self.te = true;
+            // Chunked counts only as the last coding; then the body ends at the peer's close.
+            self.chunked = value
+                .rsplit(|&b| b == b',')
+                .next()
+                .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        } else if is_name(name, b"connection") {
+            for token in value.split(|&b| b == b',') {
+                let t = token.trim_ascii();
+                self.close |= t.eq_ignore_ascii_case(b"close");
+                self.keep_alive |= t.eq_ignore_ascii_case(b"keep-alive");
+            }
+        }
+    }
+
+    /// The framing, or the error a Content-Length made.
+    fn checked(self) -> Result<Framing, WireError> {
+        if self.bad_length {
+            return Err(WireError::ContentLength);
+        }
+        Ok(self)
+    }
+}
+
+/// Whether the tchar `name` is `lower` (lowercase letters and '-', at least 8 bytes) in any case: compared
+/// eight bytes at a time, the last eight overlapping.
+#[inline]
+fn is_name(name: &[u8], lower: &[u8]) -> bool {
+    let fold = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w) | u64::from_le_bytes([0x20; 8])
+    };
+    if name.len() != lower.len() {
+        return false;
+    }
+    let last = lower.len() - 8;
+    (0..last)
+        .step_by(8)
+        .all(|at| fold(name, at) == fold(lower, at))
+        && fold(name, last) == fold(lower, last)
 }
 
 fn parse_length(v: &[u8]) -> Result<usize, WireError> {
@@ -598,6 +702,29 @@ mod tests {
             .unwrap()
             .expect("complete without a body");
         assert!(resp.body.is_empty() && resp.reusable);
+    }
+
+    /// The word-wise name match is `eq_ignore_ascii_case` on tchar names: every byte of each framing name
+    /// replaced by every tchar, in both cases.
+    #[test]
+    fn framing_names_match_in_any_case_and_nothing_else() {
+        let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        for lower in [&b"content-length"[..], b"transfer-encoding", b"connection"] {
+            for at in 0..lower.len() {
+                for b in (0..=255u8).filter(|&b| tchar(b)) {
+                    let mut name = lower.to_vec();
+                    name[at] = b;
+                    for n in [name.clone(), name.to_ascii_uppercase()] {
+                        assert_eq!(
+                            is_name(&n, lower),
+                            n.eq_ignore_ascii_case(lower),
+                            "{:?}",
+                            String::from_utf8_lossy(&n)
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
