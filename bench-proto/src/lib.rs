@@ -10,6 +10,6 @@ pub mod hostile;
 pub mod operation;
 pub mod results;
 pub mod soap;
-mod swar;
+pub mod swar;
 pub mod units;
 pub mod xsd;

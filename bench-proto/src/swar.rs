@@ -1,14 +1,15 @@
-//! Eight bytes at a time in a `u64` (SWAR): the word tests the XML reader, tokenizer and writer use to pass
-//! over plain bytes without a branch per byte. A leaf module.
+//! Eight bytes at a time in a `u64` (SWAR): the word tests the XML reader, tokenizer and writer (and
+//! bench-client's response-head reader) use to pass over plain bytes without a branch per byte. A leaf
+//! module.
 
 /// 0x01 in every byte.
-pub(crate) const LO: u64 = u64::from_le_bytes([0x01; 8]);
+pub const LO: u64 = u64::from_le_bytes([0x01; 8]);
 /// 0x80 in every byte.
-pub(crate) const HI: u64 = u64::from_le_bytes([0x80; 8]);
+pub const HI: u64 = u64::from_le_bytes([0x80; 8]);
 
 /// The eight bytes of `bytes` at `at`, the first in the lowest bits.
 #[inline]
-pub(crate) fn word(bytes: &[u8], at: usize) -> u64 {
+pub fn word(bytes: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&bytes[at..at + 8]);
     u64::from_le_bytes(w)
@@ -18,13 +19,13 @@ pub(crate) fn word(bytes: &[u8], at: usize) -> u64 {
 /// one, never one below: the lowest marked byte is the first such byte, and a word is marked at all exactly
 /// when it holds one.
 #[inline]
-pub(crate) fn below(x: u64, n: u8) -> u64 {
+pub fn below(x: u64, n: u8) -> u64 {
     x.wrapping_sub(LO * u64::from(n)) & !x & HI
 }
 
 /// The high bit of each byte of `x` equal to `b`, marked as [`below`] marks.
 #[inline]
-pub(crate) fn equal(x: u64, b: u8) -> u64 {
+pub fn equal(x: u64, b: u8) -> u64 {
     below(x ^ (LO * u64::from(b)), 1)
 }
 

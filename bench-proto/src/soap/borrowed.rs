@@ -20,23 +20,26 @@ impl<'a> BodyReader<'a> {
         arena: &'a Bump,
     ) -> Result<&'a str, SoapError> {
         if let Some((raw, next)) = self.leaf(ns, name) {
-            if let Ok(text) = self.text_of(raw) {
-                // As `text_leaf`: printable ASCII without references is its own value; other text is
-                // expanded and checked as the general path would, which reads (or refuses) what fails here.
-                let value = if is_plain(raw) {
-                    Some(text)
-                } else {
-                    unescape_in(text, arena)
-                        .ok()
-                        .filter(|v| xsd::check_chars(v).is_ok())
-                };
-                if let Some(value) = value {
-                    self.take_leaf(next);
-                    return Ok(value);
-                }
+            if let Some(value) = self.leaf_string_in(raw, arena) {
+                self.take_leaf(next);
+                return Ok(value);
             }
         }
         self.within(ns, name, |r| r.text_in(arena))
+    }
+
+    /// A leaf's text as written, `raw`, as an xsd:string (as `text_leaf` reads it): printable ASCII without
+    /// references is its own value; other text is expanded into `arena` and checked as the general path
+    /// would. `None` for what the general path must read (or refuse).
+    #[inline]
+    pub(super) fn leaf_string_in(&self, raw: &'a [u8], arena: &'a Bump) -> Option<&'a str> {
+        let text = self.text_of(raw).ok()?;
+        if is_plain(raw) {
+            return Some(text);
+        }
+        let value = unescape_in(text, arena).ok()?;
+        xsd::check_chars(value).ok()?;
+        Some(value)
     }
 
     /// The next child `{ns}name` as an xsd:QName, its parts borrowed (see [`qname_in`](Self::qname_in)).

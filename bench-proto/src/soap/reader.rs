@@ -277,10 +277,21 @@ impl<'a> BodyReader<'a> {
     pub(super) fn leaf(&mut self, ns: &str, name: &str) -> Option<(&'a [u8], usize)> {
         self.settle();
         let (text, next) = self.scan.leaf_here(name.as_bytes())?;
-        let within = self.open.len() < self.limits.max_depth
+        (self.fits(1, name.len(), 0, 0) && self.default_is(ns)).then_some((text, next))
+    }
+
+    /// Whether the general path would let elements open here `depth` levels deep whose names (their own and
+    /// their attributes') are at most `name_len` bytes, each with `attrs` attributes of which `decls` declare
+    /// namespaces: the limits [`enter`](Self::enter) checks, checked before anything is read.
+    #[inline(always)]
+    pub(super) fn fits(&self, depth: usize, name_len: usize, attrs: usize, decls: usize) -> bool {
+        let l = &self.limits;
+        self.open.len() + depth <= l.max_depth
             && self.header_left > 0
-            && name.len() <= self.limits.max_name_len;
-        (within && self.default_is(ns)).then_some((text, next))
+            && name_len <= l.max_name_len
+            && attrs <= l.max_attributes
+            && decls <= l.max_namespace_declarations
+            && self.ns.len() + decls <= l.max_namespaces_in_scope
     }
 
     /// Consumes the leaf [`leaf`](Self::leaf) found, counted as an element (as the general path counts it).

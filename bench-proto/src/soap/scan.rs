@@ -266,17 +266,8 @@ impl<'a> Scanner<'a> {
             return Ok(Token::Decl(Some(Cow::Borrowed(encoding))));
         }
         let content = &self.input[start + 5..];
-        // The first `?>`: a `>` after a `?` (a plain search; `memmem` costs more to set up than this takes).
-        let mut from = 0;
-        let end = loop {
-            let Some(gt) = find::byte(b'>', &content[from..]) else {
-                return Err(self.error(start, "unclosed XML declaration"));
-            };
-            let gt = from + gt;
-            if gt > 0 && content[gt - 1] == b'?' {
-                break gt - 1;
-            }
-            from = gt + 1;
+        let Some(end) = closed_by(content, b"?>") else {
+            return Err(self.error(start, "unclosed XML declaration"));
         };
         self.pos = start + 5 + end + 2;
         let encoding = Attrs::new(&content[..end])
@@ -286,28 +277,20 @@ impl<'a> Scanner<'a> {
         Ok(Token::Decl(encoding))
     }
 
-    /// Comments, DOCTYPE and PIs: quick-xml reads the one that starts at `start`.
-    #[cold]
     /// A CDATA section: its content as written, up to the first `]]>` (as quick-xml reads it, at a fraction of
     /// the cost: a flood of tiny sections would otherwise cost ~450 instructions each).
     fn cdata(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
         let from = start + CDATA_OPEN.len();
         let content = &self.input[from..];
-        let mut at = 0;
-        let end = loop {
-            let Some(gt) = find::byte(b'>', &content[at..]) else {
-                return Err(self.error(start, "unterminated CDATA section"));
-            };
-            let gt = at + gt;
-            if gt >= 2 && &content[gt - 2..gt] == b"]]" {
-                break gt - 2;
-            }
-            at = gt + 1;
+        let Some(end) = closed_by(content, b"]]>") else {
+            return Err(self.error(start, "unterminated CDATA section"));
         };
         self.pos = from + end + 3;
         Ok(Token::CData(Cow::Borrowed(&content[..end])))
     }
 
+    /// Comments, DOCTYPE and PIs: quick-xml reads the one that starts at `start`.
+    #[cold]
     fn by_quick_xml(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
         let mut r = Reader::from_reader(&self.input[start..]);
         let event = r.read_event().map_err(|e| ScanError {
@@ -327,6 +310,20 @@ impl<'a> Scanner<'a> {
             // `<!` or `<?` starts nothing else; quick-xml reports the rest as errors.
             _ => return Err(self.error(start, "unexpected markup")),
         })
+    }
+}
+
+/// Where the first `close` (which ends in `>`) starts in `hay`: each `>` found, then the bytes before it
+/// compared (a plain search; `memmem` costs more to set up than the short markup it ends takes).
+fn closed_by(hay: &[u8], close: &[u8]) -> Option<usize> {
+    let before = close.len() - 1;
+    let mut from = 0;
+    loop {
+        let gt = from + find::byte(b'>', &hay[from..])?;
+        if gt >= before && hay[gt - before..gt] == close[..before] {
+            return Some(gt - before);
+        }
+        from = gt + 1;
     }
 }
 

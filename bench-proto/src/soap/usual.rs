@@ -29,18 +29,6 @@ const ENVELOPE_NS: std::ops::Range<usize> = 27..68;
 const BODY_NAME: std::ops::Range<usize> = 71..80;
 
 impl<'a> BodyReader<'a> {
-    /// Whether the general path would let an element open here whose names (its own and its attributes') are
-    /// at most `name_len` bytes, with `attrs` attributes of which `decls` declare namespaces.
-    fn fits(&self, name_len: usize, attrs: usize, decls: usize) -> bool {
-        let l = &self.limits;
-        self.open.len() < l.max_depth
-            && self.header_left > 0
-            && name_len <= l.max_name_len
-            && attrs <= l.max_attributes
-            && decls <= l.max_namespace_declarations
-            && self.ns.len() + decls <= l.max_namespaces_in_scope
-    }
-
     /// The usual opening (the declaration, optional, then `<soap:Envelope xmlns:soap="…"><soap:Body>`) at the
     /// start: read, the Envelope's declaration in scope, the reader inside the Body. False, nothing read, for
     /// anything else.
@@ -54,10 +42,7 @@ impl<'a> BodyReader<'a> {
             0
         };
         let open = &rest[skip..];
-        if !open.starts_with(ENVELOPE)
-            || self.limits.max_depth < 2
-            || !self.fits(ENVELOPE_NAME.len(), 1, 1)
-        {
+        if !open.starts_with(ENVELOPE) || !self.fits(2, ENVELOPE_NAME.len(), 1, 1) {
             return false;
         }
         let (prefix, uri) = (&open[ENVELOPE_PREFIX], &open[ENVELOPE_NS]);
@@ -114,7 +99,7 @@ impl<'a> BodyReader<'a> {
             || attrs.get(attrs_len - 1..=attrs_len) != Some(b"\">")
             || reserved
             || qname_colon(name) != Some(None)
-            || !self.fits(name_len.max(b"xmlns".len()), 1, 1)
+            || !self.fits(1, name_len.max(b"xmlns".len()), 1, 1)
         {
             return None;
         }
@@ -153,7 +138,7 @@ impl<'a> BodyReader<'a> {
             && h[name.len() + 1] == b' '
             && &h[name.len() + 2..head - 2] == attr.as_bytes()
             && &h[head - 2..] == b"=\"";
-        if !matches || !self.fits(name.len().max(attr.len()), 1, 0) || !self.default_is(ns) {
+        if !matches || !self.fits(1, name.len().max(attr.len()), 1, 0) || !self.default_is(ns) {
             return None;
         }
         let value_len = find::byte(b'"', &rest[head..])?;
@@ -224,7 +209,7 @@ impl<'a> BodyReader<'a> {
         let text = &after[..text_len];
         let attr_name_len = XMLNS.len() - 1 + prefix_len;
         let usual = closed && prefix_ok && uri_ok && is_plain(text);
-        if !usual || !self.fits(name.len().max(attr_name_len), 1, 1) || !self.default_is(ns) {
+        if !usual || !self.fits(1, name.len().max(attr_name_len), 1, 1) || !self.default_is(ns) {
             return None;
         }
         // `p:local` exactly, the prefix the one declared (whitespace to collapse goes the general way); for

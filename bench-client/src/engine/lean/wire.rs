@@ -272,6 +272,31 @@ fn read_head(buf: &[u8]) -> Result<Option<ReadHead>, WireError> {
 #[cold]
 #[inline(never)]
 fn read_head_httparse(buf: &[u8]) -> Result<Option<ReadHead>, WireError> {
+    httparse_head(buf, |parsed, r| {
+        let n = match parsed.map_err(WireError::Head)? {
+            httparse::Status::Complete(n) => n,
+            httparse::Status::Partial => return Ok(None),
+        };
+        let status = r.code.unwrap_or(0);
+        let framing = if final_status(status)? {
+            let mut framing = Framing::default();
+            for h in r.headers.iter() {
+                framing.add(h.name.as_bytes(), h.value);
+            }
+            framing.checked()?
+        } else {
+            Framing::default()
+        };
+        Ok(Some((r.version.unwrap_or(0), status, n, framing)))
+    })
+}
+
+/// httparse on the head at the start of `buf`, as the lean path calls it: `read` gets the outcome and the
+/// response it filled in.
+pub(super) fn httparse_head<T>(
+    buf: &[u8],
+    read: impl FnOnce(httparse::Result<usize>, &httparse::Response<'_, '_>) -> T,
+) -> T {
     // Uninitialised: zeroing 64 headers cost more than parsing the three a server sends.
     let mut headers = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
     let mut r = httparse::Response::new(&mut []);
@@ -280,21 +305,7 @@ fn read_head_httparse(buf: &[u8]) -> Result<Option<ReadHead>, WireError> {
         buf,
         &mut headers,
     );
-    let n = match parsed.map_err(WireError::Head)? {
-        httparse::Status::Complete(n) => n,
-        httparse::Status::Partial => return Ok(None),
-    };
-    let status = r.code.unwrap_or(0);
-    let framing = if final_status(status)? {
-        let mut framing = Framing::default();
-        for h in r.headers.iter() {
-            framing.add(h.name.as_bytes(), h.value);
-        }
-        framing.checked()?
-    } else {
-        Framing::default()
-    };
-    Ok(Some((r.version.unwrap_or(0), status, n, framing)))
+    read(parsed, &r)
 }
 
 /// Whether `status` ends the response (not informational); an error if it is not a status this client takes.

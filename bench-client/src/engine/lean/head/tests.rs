@@ -3,10 +3,8 @@
 //! httparse accepts the head with the same version, status, length and framing headers; and the fast
 //! reader does answer for the usual heads.
 
-use std::mem::MaybeUninit;
-
 use super::parse;
-use crate::engine::lean::wire::MAX_HEADERS;
+use crate::engine::lean::wire::{httparse_head, MAX_HEADERS};
 
 /// Version, status, length and the headers.
 type Read = (u8, u16, usize, Vec<(Vec<u8>, Vec<u8>)>);
@@ -21,22 +19,17 @@ fn fast(buf: &[u8]) -> Option<Read> {
 
 /// httparse as the lean path calls it; `None` unless complete.
 fn reference(buf: &[u8]) -> Option<Read> {
-    let mut headers = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
-    let mut r = httparse::Response::new(&mut []);
-    let parsed = httparse::ParserConfig::default().parse_response_with_uninit_headers(
-        &mut r,
-        buf,
-        &mut headers,
-    );
-    let Ok(httparse::Status::Complete(n)) = parsed else {
-        return None;
-    };
-    let headers = r
-        .headers
-        .iter()
-        .map(|h| (h.name.as_bytes().to_vec(), h.value.to_vec()))
-        .collect();
-    Some((r.version?, r.code?, n, headers))
+    httparse_head(buf, |parsed, r| {
+        let Ok(httparse::Status::Complete(n)) = parsed else {
+            return None;
+        };
+        let headers = r
+            .headers
+            .iter()
+            .map(|h| (h.name.as_bytes().to_vec(), h.value.to_vec()))
+            .collect();
+        Some((r.version?, r.code?, n, headers))
+    })
 }
 
 /// Whether the fast reader answered; panics if it answered otherwise than httparse.
