@@ -47,6 +47,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         None => cmd::run::main(cli.run),
         Some(Command::Merge(args)) => cmd::merge::main(args),
         Some(Command::Chat(args)) => cmd::chat::main(args),
+        Some(Command::Agent(args)) => cmd::agent::main(args),
     }
 }
 

@@ -8,17 +8,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use bench_proto::results::{ErrorKind, ProcessCpu, ResultsDoc, RunRecord, RunState};
+use bench_proto::results::{ErrorKind, ResultsDoc, RunRecord, RunState, SystemBlock};
 use tokio::sync::watch;
 use tokio::time::{sleep_until, Instant};
 
+use crate::abort::{self, Judge};
+use crate::agent::Session;
 use crate::config::RunConfig;
 use crate::cpu::CpuTime;
 use crate::engine::{self, Clock, Closed, Event, Running, Start};
 use crate::hlog::{Entry, Hlog};
 use crate::host;
-use crate::monitor::{own_rss_kb, process_cpu_s, Monitor};
+use crate::monitor::{Monitor, Sampled, Source};
 use crate::progress;
+use crate::readings::{own_rss_kb, Proc};
 use crate::report::json::WriteError;
 use crate::report::{self, RunFacts};
 use crate::signals;
@@ -54,9 +57,11 @@ async fn drive(
     mut stop: watch::Receiver<bool>,
     host_warnings: Vec<String>,
 ) -> anyhow::Result<Outcome> {
+    let source = source(&cfg).await?;
+    let gauge = source.as_ref().map(Source::gauge);
     let rss_start_kb = own_rss_kb();
     let began = Instant::now();
-    let mut running = engine::start(cfg.clone(), workload)?;
+    let mut running = engine::start(cfg.clone(), workload, gauge.clone())?;
     let mut stopping = tokio::select! {
         _ = running.connected() => false,
         _ = signals::requested(&mut stop) => true,
@@ -82,8 +87,14 @@ async fn drive(
         rss_start_kb,
         rss_connected_kb,
         monitored: None,
+        sampling: None,
+        aborted: None,
     };
+    let monitor = source
+        .zip(gauge)
+        .map(|(source, gauge)| Monitor::start(source, gauge, start.measure_start));
     let mut pipeline = Pipeline::begin(cfg, start, facts, host_warnings, &running, stopping);
+    pipeline.monitor = monitor;
     let (stopped_at, write_error) = pipeline.watch(&mut running, stop, stopping).await?;
     Ok(pipeline.end(running, stopped_at, write_error).await)
 }
@@ -97,11 +108,12 @@ struct Pipeline {
     host_warnings: Vec<String>,
     cpu0: CpuTime,
     monitor: Option<Monitor>,
-    monitored0: Option<(f64, f64)>,
     hlog: Option<Hlog>,
     /// `--json FILE`: checkpointed at every interval (not standard output).
     checkpoint: Option<PathBuf>,
     line: Option<progress::Line>,
+    /// `--abort-on-fail`: the thresholds judged on a trailing window as intervals close.
+    judge: Option<Judge>,
 }
 
 impl Pipeline {
@@ -130,16 +142,18 @@ impl Pipeline {
             start,
             host_warnings,
             cpu0: CpuTime::now(),
-            monitor: cfg
-                .monitor_pid
-                .map(|pid| Monitor::start(pid, start.measure_start)),
-            monitored0: cfg.monitor_pid.and_then(process_cpu_s),
+            monitor: None,
             hlog: cfg
                 .hlog
                 .clone()
                 .map(|path| Hlog::start(path, facts.clock.wall)),
             checkpoint,
             line,
+            judge: cfg
+                .shape
+                .abort
+                .clone()
+                .map(|rule| Judge::new(rule, cfg.shape.thresholds.clone())),
             facts,
             cfg,
         }
@@ -176,11 +190,36 @@ impl Pipeline {
             };
             match event {
                 Event::Closed(closed) if failed.is_none() => {
+                    if stopped_at.is_none() && self.judged_failed(&closed) {
+                        running.stop();
+                        stopped_at = Some(Instant::now());
+                    }
                     failed = self.interval_closed(running, closed).await.err();
                 }
                 Event::Closed(_) => {}
                 Event::Finished => return Ok((stopped_at, failed)),
             }
+        }
+    }
+
+    /// `--abort-on-fail`: whether a threshold has now clearly failed (the abort is kept in the facts).
+    fn judged_failed(&mut self, closed: &Closed) -> bool {
+        let Some(judge) = &mut self.judge else {
+            return false;
+        };
+        let c = abort::Closed {
+            start: closed.start,
+            length: closed.length,
+            ok: closed.ok,
+            errors: closed.errors,
+            latencies: closed.latencies.clone(),
+        };
+        match judge.closed(c) {
+            Some(a) => {
+                self.facts.aborted = Some(a);
+                true
+            }
+            None => false,
         }
     }
 
@@ -229,11 +268,8 @@ impl Pipeline {
             .cfg
             .interval
             .saturating_mul(stats.intervals.len() as u32);
-        let system = self
-            .monitor
-            .as_ref()
-            .map(|m| bench_proto::results::SystemBlock::from_samples(m.snapshot()));
-        self.set_facts(RunState::Running, covered, system);
+        let sampled = self.monitor.as_ref().map(Monitor::snapshot);
+        self.set_facts(RunState::Running, covered, sampled);
         let mut doc = report::json::build(&self.cfg, &stats, &self.facts, Vec::new());
         doc.warnings = self.host_warnings.clone();
         doc.warnings.push(report::warnings::for_checkpoint(&doc));
@@ -246,25 +282,16 @@ impl Pipeline {
             .map_err(WriteError)
     }
 
-    fn set_facts(
-        &mut self,
-        state: RunState,
-        elapsed: Duration,
-        system: Option<bench_proto::results::SystemBlock>,
-    ) {
+    fn set_facts(&mut self, state: RunState, elapsed: Duration, sampled: Option<Sampled>) {
         self.facts.state = state;
         self.facts.elapsed = elapsed;
         self.facts.cpu = CpuTime::now().since(self.cpu0);
-        self.facts.system = system;
-        self.facts.monitored = self.cfg.monitor_pid.and_then(|pid| {
-            let (user0, sys0) = self.monitored0?;
-            let (user, sys) = process_cpu_s(pid)?;
-            Some(ProcessCpu {
-                pid,
-                cpu_user_s: (user - user0).max(0.0),
-                cpu_sys_s: (sys - sys0).max(0.0),
-            })
-        });
+        let Some(sampled) = sampled else {
+            return;
+        };
+        self.facts.system = Some(SystemBlock::from_samples(sampled.samples));
+        self.facts.monitored = sampled.process;
+        self.facts.sampling = Some(sampled.sampling);
     }
 
     /// Closes the last interval, collects the samplers, and builds the results.
@@ -280,21 +307,25 @@ impl Pipeline {
         if let Some(line) = self.line.take() {
             line.finish();
         }
-        let system = match self.monitor.take() {
-            Some(m) => Some(bench_proto::results::SystemBlock::from_samples(
-                m.finish().await,
-            )),
+        let sampled = match self.monitor.take() {
+            Some(m) => Some(m.finish().await),
             None => None,
         };
+        if let Some(why) = sampled.as_ref().and_then(|s| s.failure.as_ref()) {
+            self.host_warnings.push(format!(
+                "the server's figures end early: sampling stopped: {why}"
+            ));
+        }
         if write_error.is_none() {
             write_error = self.close_log(last).await.err();
         }
-        let (state, stopped_by) = match (&write_error, stopped_at) {
-            (Some(_), _) => (RunState::Stopped, "a results write failed"),
-            (None, Some(_)) => (RunState::Stopped, "SIGINT"),
-            (None, None) => (RunState::Complete, ""),
+        let (state, stopped_by) = match (&write_error, stopped_at, &self.facts.aborted) {
+            (Some(_), _, _) => (RunState::Stopped, "a results write failed"),
+            (None, Some(_), Some(_)) => (RunState::Stopped, "a failed threshold (--abort-on-fail)"),
+            (None, Some(_), None) => (RunState::Stopped, "SIGINT"),
+            (None, None, _) => (RunState::Complete, ""),
         };
-        self.set_facts(state, elapsed, system);
+        self.set_facts(state, elapsed, sampled);
         let mut doc = report::json::build(&self.cfg, &stats, &self.facts, Vec::new());
         doc.warnings = std::mem::take(&mut self.host_warnings);
         doc.warnings.extend(report::warnings::for_run(
@@ -320,6 +351,19 @@ impl Pipeline {
             None => Ok(()),
         }
     }
+}
+
+/// Where the server's figures come from: the agent (`--agent`, connected and its proof checked now, before
+/// any load), this machine's /proc (`--monitor-pid`), or nowhere.
+async fn source(cfg: &RunConfig) -> anyhow::Result<Option<Source>> {
+    if let Some(agent) = &cfg.agent {
+        let session = Session::connect(&agent.addr, &agent.token, agent.pid).await?;
+        return Ok(Some(Source::Agent(Box::new(session))));
+    }
+    Ok(cfg.monitor_pid.map(|pid| Source::Local {
+        proc: Proc::default(),
+        pid,
+    }))
 }
 
 /// The measured interval ends at the deadline, or at the stop (including calls that completed while the

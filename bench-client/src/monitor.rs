@@ -1,144 +1,131 @@
-//! `--monitor-pid`: system CPU user/sys/idle from /proc/stat and a process's RSS from /proc/PID/status,
-//! sampled about once a second by a task of its own (never on the load path), and once more when it stops,
-//! so the samples cover the whole measured interval however short it was; a process's CPU time
-//! (/proc/PID/stat), its RSS and open file descriptors at each interval's end, and the client's own RSS,
-//! read where they are wanted.
+//! Sampling the server and its host (`--monitor-pid` on this machine, `--agent` on the server's): a task of
+//! its own (never on the load path) takes a [`Reading`] about once a second from the measured interval's
+//! start, and once more when it stops, so the samples cover the whole interval however short it was. Each
+//! sample is the difference of two readings: the host's CPU split (steal apart), context switches and
+//! softirqs, the process's CPU, RSS, fds and threads, its network's bytes and retransmits. The process's
+//! CPU over the measured interval is the first reading's to the last's.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use bench_proto::results::SystemSample;
+use bench_proto::results::{ProcessCpu, Sampling, SamplingVia, SystemSample};
 use tokio::sync::oneshot;
 use tokio::time::{Instant, MissedTickBehavior};
 
-/// Jiffies of the aggregate `cpu` line of /proc/stat.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CpuJiffies {
-    pub user: u64,
-    pub sys: u64,
-    pub idle: u64,
-    pub total: u64,
+use crate::agent::Session;
+use crate::readings::{Gauge, Proc, Reading};
+
+/// Where readings come from.
+#[derive(Debug)]
+pub enum Source {
+    /// This machine's /proc, for the process `pid`.
+    Local { proc: Proc, pid: u32 },
+    /// An agent on the server's host.
+    Agent(Box<Session>),
 }
 
-/// Parses the first (`cpu `) line of /proc/stat: user nice system idle iowait irq softirq steal …
-/// user+nice count as user, system+irq+softirq as sys, idle+iowait as idle; steal only in the total.
-pub fn parse_proc_stat(text: &str) -> Option<CpuJiffies> {
-    let line = text.lines().find(|l| l.starts_with("cpu "))?;
-    let v: Vec<u64> = line
-        .split_whitespace()
-        .skip(1)
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let f = |i: usize| v.get(i).copied().unwrap_or(0);
-    if v.len() < 4 {
-        return None;
+impl Source {
+    async fn read(&mut self) -> anyhow::Result<Reading> {
+        match self {
+            Source::Local { proc, pid } => Ok(proc.reading(Some(*pid), 0.0)),
+            Source::Agent(s) => s.read().await,
+        }
     }
-    Some(CpuJiffies {
-        user: f(0) + f(1),
-        sys: f(2) + f(5) + f(6),
-        idle: f(3) + f(4),
-        // guest and guest_nice (8, 9) are already included in user and nice.
-        total: (0..8).map(f).sum(),
-    })
-}
 
-/// `VmRSS:    10240 kB` from /proc/PID/status.
-pub fn parse_vm_rss_kb(text: &str) -> Option<u64> {
-    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Percentages of CPU time between two readings; `None` when no clock tick passed between them (nothing
-/// to divide: not an idle machine).
-pub fn percentages(a: CpuJiffies, b: CpuJiffies) -> Option<(f64, f64, f64)> {
-    let total = b.total.saturating_sub(a.total);
-    if total == 0 {
-        return None;
+    /// What is sampled, and where.
+    pub fn sampling(&self) -> Sampling {
+        match self {
+            Source::Local { proc, pid } => Sampling {
+                via: SamplingVia::Local,
+                agent: None,
+                hostname: proc.sys("kernel/hostname"),
+                kernel: proc.sys("kernel/osrelease"),
+                cpus: proc.cpus(),
+                pid: Some(*pid),
+                process: proc.comm(*pid),
+                agent_cpu_s: None,
+                agent_cpu_per_s: None,
+            },
+            Source::Agent(s) => Sampling {
+                via: SamplingVia::Agent,
+                agent: Some(s.addr.clone()),
+                hostname: s.welcome.hostname.clone(),
+                kernel: s.welcome.kernel.clone(),
+                cpus: s.welcome.cpus,
+                pid: s.welcome.pid,
+                process: s.welcome.process.clone(),
+                agent_cpu_s: None,
+                agent_cpu_per_s: None,
+            },
+        }
     }
-    let pct = |x: u64, y: u64| 100.0 * y.saturating_sub(x) as f64 / total as f64;
-    Some((pct(a.user, b.user), pct(a.sys, b.sys), pct(a.idle, b.idle)))
+
+    /// What the collector reads as each interval closes.
+    pub fn gauge(&self) -> Gauge {
+        match self {
+            Source::Local { proc, pid } => Gauge::Local {
+                proc: proc.clone(),
+                pid: *pid,
+            },
+            Source::Agent(_) => Gauge::Remote(Arc::default()),
+        }
+    }
 }
 
-/// `utime` and `stime` of /proc/PID/stat, in clock ticks (fields 14 and 15, counted after the `(comm)`
-/// field, which may hold spaces and parentheses).
-pub fn parse_stat_cpu_ticks(text: &str) -> Option<(u64, u64)> {
-    let rest = &text[text.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace().skip(11);
-    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
+#[derive(Debug, Default)]
+struct Shared {
+    samples: Vec<SystemSample>,
+    first: Option<Reading>,
+    last: Option<Reading>,
+    /// Why sampling stopped early (the agent went away), if it did.
+    failure: Option<String>,
 }
 
-/// /proc's clock tick (USER_HZ), which Linux fixes at 100 for user space on every architecture wsbench
-/// builds for.
-const TICKS_PER_S: f64 = 100.0;
-
-/// A process's user and system CPU seconds so far; `None` when it cannot be read (it exited).
-pub fn process_cpu_s(pid: u32) -> Option<(f64, f64)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (user, sys) = parse_stat_cpu_ticks(&text)?;
-    Some((user as f64 / TICKS_PER_S, sys as f64 / TICKS_PER_S))
+/// What the monitor measured.
+#[derive(Debug, Clone, Default)]
+pub struct Sampled {
+    pub samples: Vec<SystemSample>,
+    /// The process's CPU over the readings (the measured interval once finished).
+    pub process: Option<ProcessCpu>,
+    pub sampling: Sampling,
+    pub failure: Option<String>,
 }
 
-/// This process's resident memory, kB.
-pub fn own_rss_kb() -> Option<u64> {
-    parse_vm_rss_kb(&std::fs::read_to_string("/proc/self/status").ok()?)
-}
-
-fn read_cpu() -> Option<CpuJiffies> {
-    parse_proc_stat(&std::fs::read_to_string("/proc/stat").ok()?)
-}
-
-/// A process's resident memory, kB; `None` when it cannot be read (it exited).
-pub fn read_rss(pid: u32) -> Option<u64> {
-    parse_vm_rss_kb(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
-}
-
-/// A process's open file descriptors (the entries of /proc/PID/fd); `None` when they cannot be listed
-/// (it exited, or belongs to another user).
-pub fn open_fds(pid: u32) -> Option<u64> {
-    let dir = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
-    Some(dir.filter(Result::is_ok).count() as u64)
-}
-
-/// A running sampler; [`Monitor::finish`] stops it and returns the samples.
+/// A running sampler; [`Monitor::finish`] stops it and returns what it measured.
 #[derive(Debug)]
 pub struct Monitor {
     stop: oneshot::Sender<()>,
     task: tokio::task::JoinHandle<()>,
-    samples: Arc<Mutex<Vec<SystemSample>>>,
+    shared: Arc<Mutex<Shared>>,
+    sampling: Sampling,
 }
 
 impl Monitor {
     /// Starts sampling on the current runtime; `t_s` of each sample counts from `measure_start`.
-    pub fn start(pid: u32, measure_start: Instant) -> Monitor {
+    /// `gauge` (of [`Source::gauge`]) gets each reading's process figures.
+    pub fn start(mut source: Source, gauge: Gauge, measure_start: Instant) -> Monitor {
+        let sampling = source.sampling();
         let (stop, mut stopped) = oneshot::channel();
-        let samples = Arc::new(Mutex::new(Vec::new()));
-        let out = samples.clone();
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let out = shared.clone();
         let task = tokio::spawn(async move {
             let mut tick = tokio::time::interval_at(measure_start, Duration::from_secs(1));
             tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
-            let mut last = None;
             loop {
-                let (now, stopping) = tokio::select! {
-                    _ = &mut stopped => (Instant::now(), true),
-                    now = tick.tick() => (now, false),
+                let stopping = tokio::select! {
+                    _ = &mut stopped => true,
+                    _ = tick.tick() => false,
                 };
-                let cpu = read_cpu();
-                if let Some(split) = last.zip(cpu).and_then(|(a, b)| percentages(a, b)) {
-                    let (user_pct, sys_pct, idle_pct) = split;
-                    let sample = SystemSample {
-                        t_s: now.saturating_duration_since(measure_start).as_secs_f64(),
-                        user_pct,
-                        sys_pct,
-                        idle_pct,
-                        server_rss_kb: read_rss(pid),
-                    };
-                    out.lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(sample);
-                    last = cpu;
-                } else if last.is_none() {
-                    last = cpu;
+                match source.read().await {
+                    Ok(reading) => {
+                        gauge.set(reading.process);
+                        let t_s = measure_start.elapsed().as_secs_f64();
+                        lock(&out).take(reading, t_s);
+                    }
+                    Err(e) => {
+                        lock(&out).failure = Some(format!("{e:#}"));
+                        break;
+                    }
                 }
                 if stopping {
                     break;
@@ -148,78 +135,162 @@ impl Monitor {
         Monitor {
             stop,
             task,
-            samples,
+            shared,
+            sampling,
         }
     }
 
-    /// The samples so far (for a checkpoint).
-    pub fn snapshot(&self) -> Vec<SystemSample> {
-        self.samples
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+    /// What was measured so far (for a checkpoint).
+    pub fn snapshot(&self) -> Sampled {
+        lock(&self.shared).sampled(&self.sampling)
     }
 
-    pub async fn finish(self) -> Vec<SystemSample> {
+    pub async fn finish(self) -> Sampled {
         let _ = self.stop.send(());
         let _ = self.task.await;
-        std::mem::take(&mut *self.samples.lock().unwrap_or_else(PoisonError::into_inner))
+        let sampled = lock(&self.shared).sampled(&self.sampling);
+        sampled
     }
+}
+
+fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    /// A new reading: a sample since the last one used, once a clock tick has passed between them.
+    fn take(&mut self, reading: Reading, t_s: f64) {
+        let Some(last) = &self.last else {
+            self.first = Some(reading.clone());
+            self.last = Some(reading);
+            return;
+        };
+        if let Some(sample) = sample(&reading, last, t_s) {
+            self.samples.push(sample);
+            self.last = Some(reading);
+        }
+    }
+
+    fn sampled(&self, sampling: &Sampling) -> Sampled {
+        let whole = self.first.as_ref().zip(self.last.as_ref());
+        let delta = whole.map(|(first, last)| last.since(first));
+        let process = whole.and_then(|(first, last)| {
+            let (user, sys) = last.since(first).process_cpu_s?;
+            Some(ProcessCpu {
+                pid: last.process?.pid,
+                cpu_user_s: user,
+                cpu_sys_s: sys,
+            })
+        });
+        let mut sampling = sampling.clone();
+        if sampling.via == SamplingVia::Agent {
+            sampling.agent_cpu_s = delta.map(|d| d.reader_cpu_s);
+            sampling.agent_cpu_per_s = delta
+                .filter(|d| d.secs > 0.0)
+                .map(|d| d.reader_cpu_s / d.secs);
+        }
+        Sampled {
+            samples: self.samples.clone(),
+            process,
+            sampling,
+            failure: self.failure.clone(),
+        }
+    }
+}
+
+/// The sample from `earlier` to `now`; `None` when no clock tick passed (nothing to divide by).
+fn sample(now: &Reading, earlier: &Reading, t_s: f64) -> Option<SystemSample> {
+    let d = now.since(earlier);
+    let cpu = d.cpu?;
+    let p = now.process;
+    Some(SystemSample {
+        t_s,
+        user_pct: cpu.user_pct,
+        sys_pct: cpu.sys_pct,
+        idle_pct: cpu.idle_pct,
+        server_rss_kb: p.map(|p| p.rss_kb),
+        steal_pct: Some(cpu.steal_pct),
+        ctxt_per_s: d.ctxt_per_s,
+        softirqs_per_s: d.softirqs_per_s,
+        server_cpu_pct: d
+            .process_cpu_s
+            .filter(|_| d.secs > 0.0)
+            .map(|(u, s)| 100.0 * (u + s) / d.secs),
+        server_fds: p.and_then(|p| p.fds),
+        server_threads: p.map(|p| p.threads),
+        net_rx_bytes_per_s: d.net.map(|n| n.rx_bytes_per_s),
+        net_tx_bytes_per_s: d.net.map(|n| n.tx_bytes_per_s),
+        tcp_retrans_per_s: d.net.map(|n| n.retrans_per_s),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::readings::{HostCounters, ProcessCounters};
+
+    fn reading(at_s: u64, busy: u64, utime: u64) -> Reading {
+        Reading {
+            at_us: at_s * 1_000_000,
+            host: HostCounters {
+                user: busy,
+                idle: 1000 - busy,
+                steal: busy / 10,
+                ..HostCounters::default()
+            },
+            process: Some(ProcessCounters {
+                pid: 9,
+                utime,
+                rss_kb: 2048,
+                fds: Some(7),
+                threads: 3,
+                ..ProcessCounters::default()
+            }),
+            net: None,
+            reader_cpu_s: at_s as f64 / 1000.0,
+        }
+    }
 
     #[test]
-    fn proc_stat() {
-        let text = "cpu  100 10 50 800 40 5 5 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1\n";
-        let j = parse_proc_stat(text).unwrap();
-        assert_eq!(
-            j,
-            CpuJiffies {
-                user: 110,
-                sys: 60,
-                idle: 840,
-                total: 1010
-            }
-        );
-        assert!(parse_proc_stat("intr 1 2 3\n").is_none());
-        let later = CpuJiffies {
-            user: 140,
-            sys: 80,
-            idle: 890,
-            total: 1110,
+    fn samples_are_differences_and_the_process_cpu_spans_first_to_last() {
+        let mut s = Shared::default();
+        s.take(reading(0, 100, 0), 0.0);
+        s.take(reading(1, 200, 50), 1.0);
+        // No tick passed: no sample, and the next one covers both seconds.
+        s.take(reading(2, 200, 50), 2.0);
+        s.take(reading(3, 300, 150), 3.0);
+        assert_eq!(s.samples.len(), 2);
+        let first = &s.samples[0];
+        assert_eq!(first.server_cpu_pct, Some(50.0));
+        assert_eq!((first.server_fds, first.server_threads), (Some(7), Some(3)));
+        let agent = Sampling {
+            via: SamplingVia::Agent,
+            ..Sampling::default()
         };
-        assert_eq!(percentages(j, later), Some((30.0, 20.0, 50.0)));
-        assert_eq!(percentages(j, j), None, "no tick passed: nothing measured");
+        let got = s.sampled(&agent);
+        let p = got.process.unwrap();
+        assert_eq!((p.pid, p.cpu_user_s), (9, 1.5));
+        assert!((got.sampling.agent_cpu_per_s.unwrap() - 0.001).abs() < 1e-12);
     }
 
-    #[test]
-    fn vm_rss() {
-        let text = "Name:\tbench-server\nVmPeak:\t  20000 kB\nVmRSS:\t   10240 kB\nThreads:\t3\n";
-        assert_eq!(parse_vm_rss_kb(text), Some(10240));
-        assert_eq!(parse_vm_rss_kb("Name:\tzombie\n"), None);
-    }
-
-    #[test]
-    fn stat_cpu_ticks_after_a_command_name_with_spaces_and_parentheses() {
-        let text =
-            "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 1000 0 0 0 731 95 0 0 20 0 3 0 100 0 0\n";
-        assert_eq!(parse_stat_cpu_ticks(text), Some((731, 95)));
-        assert_eq!(parse_stat_cpu_ticks("4242 (x) S 1"), None);
-    }
-
-    #[test]
-    fn this_machine_and_this_process_can_be_read() {
-        assert!(read_cpu().is_some_and(|c| c.total > 0));
-        assert!(read_rss(std::process::id()).is_some_and(|kb| kb > 0));
-        assert!(own_rss_kb().is_some_and(|kb| kb > 0));
-        let before = open_fds(std::process::id()).unwrap();
-        let file = std::fs::File::open("/proc/self/status").unwrap();
-        assert!(open_fds(std::process::id()).is_some_and(|n| n > before));
-        drop(file);
-        assert_eq!(open_fds(u32::MAX), None, "no such process");
-        assert!(process_cpu_s(std::process::id()).is_some());
+    #[tokio::test]
+    async fn this_machine_is_sampled_from_the_start_to_the_stop() {
+        let source = Source::Local {
+            proc: Proc::default(),
+            pid: std::process::id(),
+        };
+        let gauge = source.gauge();
+        let m = Monitor::start(source, gauge.clone(), Instant::now());
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let got = m.finish().await;
+        assert!(got.failure.is_none());
+        assert!(!got.samples.is_empty(), "{got:?}");
+        assert!(got
+            .samples
+            .iter()
+            .all(|s| s.steal_pct.is_some() && s.server_rss_kb.is_some()));
+        assert_eq!(got.process.map(|p| p.pid), Some(std::process::id()));
+        assert_eq!(got.sampling.via, SamplingVia::Local);
+        assert!(gauge.now().0.is_some());
     }
 }

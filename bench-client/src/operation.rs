@@ -30,6 +30,10 @@ mod tests {
             .contains("bench-client chat"));
         assert_eq!(parse_request_operation("echo"), Ok(Operation::Echo));
         assert!(parse_request_operation("Echo").is_err());
-        assert_eq!(request_operations().count(), 8);
+        assert_eq!(
+            parse_request_operation("ossj-order"),
+            Ok(Operation::OssjOrder)
+        );
+        assert_eq!(request_operations().count(), 9);
     }
 }

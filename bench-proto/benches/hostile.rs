@@ -3,7 +3,7 @@
 //! then write the echo or the fault), beside the valid echo body of the same size. Each group's ids sort the
 //! valid body first, so criterion's report shows every shape next to its yardstick; `time / valid time` is the
 //! ratio issue 11 bounds at 3. Nothing here asserts a time: the noise-free ratios come from
-//! `cargo bench -p bench-server --bench icount -- hostile-ratios` (callgrind).
+//! `cargo xtask gate --tier hostile` (callgrind), which holds every shape to 3.
 //!
 //! `cargo bench -p bench-proto --bench hostile -- 1MB/` runs only the 1 MB group.
 

@@ -3,6 +3,8 @@
 //! elements, references, comments, CDATA, whitespace, huge numbers …), and the valid echo body of the same
 //! size to compare them with. Used by the benchmarks, the instruction-count check, tests and fuzz seeds.
 
+use crate::soap::colliding_prefixes;
+use crate::soap::work::{ATTRIBUTE, DECLARATION, PROBE};
 use crate::soap::{write_fault, Limits, SoapError};
 use crate::{customer, cxf};
 
@@ -145,10 +147,28 @@ pub const SHAPES: &[Shape] = &[
         Answer::Echo,
     ),
     shape(
+        "body_attribute_flood",
+        Service::Cxf,
+        body_attribute_flood,
+        Answer::Fault("xml-max-work = 1024"),
+    ),
+    shape(
         "items_scope_scan",
         Service::Cxf,
         items_scope_scan,
         Answer::Echo,
+    ),
+    shape(
+        "items_colliding_prefixes",
+        Service::Cxf,
+        items_colliding_prefixes,
+        Answer::Echo,
+    ),
+    shape(
+        "tags_colliding_prefixes",
+        Service::Customer,
+        tags_colliding_prefixes,
+        Answer::Fault("xml-max-work = 1024"),
     ),
     shape("long_text", Service::Cxf, long_text, Answer::Echo),
     shape(
@@ -406,38 +426,68 @@ fn with_items(text: &str, size: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// As many header blocks as the Header may hold, each with as many attributes as an element may have.
+/// Header blocks with as many attributes as an element may have, as many (up to as many as the Header may
+/// hold) as the work budget allows at this size: the last block takes what is left.
 fn header_max_attributes(size: usize) -> Vec<u8> {
-    let block = format!("<h:b{}/>", numbered(64, |i| format!(" a{i}=\"\"")));
-    with_items(&header_text(&block.repeat(128)), size)
+    let make = |n: usize| {
+        let blocks: String = (0..n.div_ceil(64))
+            .map(|b| {
+                let attrs = numbered((n - 64 * b).min(64), |i| format!(" a{i}=\"\""));
+                format!("<h:b{attrs}/>")
+            })
+            .collect();
+        with_items(&header_text(&blocks), size)
+    };
+    most_accepted(Service::Cxf, 128 * 64, work_estimate(size, ATTRIBUTE), make)
 }
 
+/// Header blocks declaring as many namespaces as an element may, as many as the work budget allows.
 fn header_max_xmlns(size: usize) -> Vec<u8> {
-    let block = format!("<h:b{}/>", numbered(32, |i| format!(" xmlns:p{i}=\"u\"")));
-    with_items(&header_text(&block.repeat(128)), size)
+    let make = |n: usize| {
+        let blocks: String = (0..n.div_ceil(32))
+            .map(|b| {
+                let decls = numbered((n - 32 * b).min(32), |i| format!(" xmlns:p{i}=\"u\""));
+                format!("<h:b{decls}/>")
+            })
+            .collect();
+        with_items(&header_text(&blocks), size)
+    };
+    let unit = ATTRIBUTE + DECLARATION;
+    most_accepted(Service::Cxf, 128 * 32, work_estimate(size, unit), make)
 }
 
 /// A full scope (31 prefixes and `soap` on the Envelope, `h` and 31 more on the Header) and the Header's blocks
-/// with a `mustUnderstand` attribute for each prefix of the Envelope: each lookup scans most of the scope.
+/// with a `mustUnderstand` attribute for each prefix of the Envelope, as many as the work budget allows:
+/// each is looked up (none is the envelope's).
 fn header_must_understand_scan(size: usize) -> Vec<u8> {
     let env_decls = numbered(31, |i| format!(" xmlns:p{i}=\"urn:p{i}\""));
     let header_decls = numbered(31, |i| format!(" xmlns:r{i}=\"urn:r{i}\""));
-    let block = format!(
-        "<h:b{}/>",
-        numbered(31, |i| format!(" p{i}:mustUnderstand=\"1\""))
-    );
-    let text = header_text(&block.repeat(128))
-        .replacen(
-            ENV_OPEN,
-            &format!("<soap:Envelope{env_decls} {}", &ENV_OPEN[15..]),
-            1,
-        )
-        .replacen(
-            "<soap:Header xmlns:h=\"urn:h\">",
-            &format!("<soap:Header xmlns:h=\"urn:h\"{header_decls}>"),
-            1,
-        );
-    with_items(&text, size)
+    let make = |n: usize| {
+        let blocks: String = (0..n.div_ceil(31))
+            .map(|b| {
+                let marks = (n - 31 * b).min(31);
+                format!(
+                    "<h:b{}/>",
+                    numbered(marks, |i| format!(" p{i}:mustUnderstand=\"1\""))
+                )
+            })
+            .collect();
+        let text = header_text(&blocks)
+            .replacen(
+                ENV_OPEN,
+                &format!("<soap:Envelope{env_decls} {}", &ENV_OPEN[15..]),
+                1,
+            )
+            .replacen(
+                "<soap:Header xmlns:h=\"urn:h\">",
+                &format!("<soap:Header xmlns:h=\"urn:h\"{header_decls}>"),
+                1,
+            );
+        with_items(&text, size)
+    };
+    // An attribute and its lookup (a probe or two).
+    let unit = ATTRIBUTE + 3 * PROBE;
+    most_accepted(Service::Cxf, 128 * 31, work_estimate(size, unit), make)
 }
 
 fn header_flood(size: usize) -> Vec<u8> {
@@ -453,59 +503,242 @@ fn header_nested_blocks(size: usize) -> Vec<u8> {
     )
 }
 
-/// Every element of every item with as many attributes as allowed (the reader checks and ignores them).
-fn body_max_attributes(size: usize) -> Vec<u8> {
-    // 63: varQName and varStruct have one attribute of their own.
-    let attrs = numbered(63, |i| format!(" a{i}=\"\""));
+/// Items of about `size` bytes in all, whose elements, in document order, carry as many attributes as
+/// allowed until `attributes` are placed (the reader checks and ignores them).
+fn attributed_items(size: usize, mut attributes: usize) -> Vec<u8> {
     let text = cxf_text();
     let start = text.find("<item>").unwrap_or(0);
     let end = text.find("</item>").map_or(start, |e| e + "</item>".len());
-    let mut item = String::new();
-    for (i, piece) in text[start..end].split("<var").enumerate() {
-        if i > 0 {
-            // After the element's name: at the first space or `>`.
+    let (head, item, tail) = (&text[..start], &text[start..end], &text[end..]);
+    let mut out = String::with_capacity(size + item.len());
+    out.push_str(head);
+    loop {
+        for (i, piece) in item.split("<var").enumerate() {
+            if i == 0 {
+                out.push_str(piece);
+                continue;
+            }
+            // After the element's name: at the first space or `>`. 63: varQName and varStruct have one
+            // attribute of their own.
             let name_end = piece.find([' ', '>']).unwrap_or(piece.len());
-            item.push_str("<var");
-            item.push_str(&piece[..name_end]);
-            item.push_str(&attrs);
-            item.push_str(&piece[name_end..]);
-        } else {
-            item.push_str(piece);
+            let here = attributes.min(63);
+            attributes -= here;
+            out.push_str("<var");
+            out.push_str(&piece[..name_end]);
+            out.push_str(&numbered(here, |i| format!(" a{i}=\"\"")));
+            out.push_str(&piece[name_end..]);
+        }
+        if out.len() + tail.len() >= size {
+            break;
         }
     }
-    let count = size.saturating_sub(text.len()) / item.len() + 1;
-    format!("{}{}{}", &text[..start], item.repeat(count), &text[end..]).into_bytes()
+    out.push_str(tail);
+    out.into_bytes()
+}
+
+/// Every element of every item with as many attributes as allowed: past the work budget at any size.
+fn body_attribute_flood(size: usize) -> Vec<u8> {
+    attributed_items(size, usize::MAX)
+}
+
+/// Items whose elements carry as many attributes as allowed, as many as the work budget allows; plain items
+/// after them.
+fn body_max_attributes(size: usize) -> Vec<u8> {
+    let make = |n| attributed_items(size, n);
+    most_accepted(Service::Cxf, size / 5, work_estimate(size, ATTRIBUTE), make)
+}
+
+/// The body `make(n)` for the largest `n` up to `max` that `service` answers within the default limits,
+/// looked for from `estimate` up or down: the costliest message of its shape that is accepted (`make` grows
+/// the hostile part with `n`, padding the rest to the same size).
+fn most_accepted(
+    service: Service,
+    max: usize,
+    estimate: usize,
+    make: impl Fn(usize) -> Vec<u8>,
+) -> Vec<u8> {
+    let limits = Limits::default();
+    let mut out = Vec::new();
+    let mut accepted = |n: usize| {
+        out.clear();
+        echo_service(service, &make(n), &limits, &mut out).is_ok()
+    };
+    // Steps that double from the estimate until the edge lies between `lo` (accepted, or 0) and `hi` (refused,
+    // or past `max`); then halves.
+    let estimate = estimate.min(max);
+    let (mut lo, mut hi) = (0, max + 1);
+    let mut step = 1;
+    if accepted(estimate) {
+        lo = estimate;
+        while lo + step <= max {
+            if !accepted(lo + step) {
+                hi = lo + step;
+                break;
+            }
+            lo += step;
+            step *= 2;
+        }
+    } else {
+        hi = estimate;
+        while step <= hi {
+            if accepted(hi - step) {
+                lo = hi - step;
+                break;
+            }
+            hi -= step;
+            step *= 2;
+        }
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if accepted(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    make(lo)
+}
+
+/// About how many pieces of `unit` work fit in the budget of a message of `size` bytes, after what its valid
+/// items charge (two attributes, a declaration and a lookup per 1.75 KB item).
+fn work_estimate(size: usize, unit: u64) -> usize {
+    let budget = (size as u64 + 4096) * Limits::DEFAULT_MAX_WORK as u64 / 1024;
+    let items = (2 * ATTRIBUTE + DECLARATION + PROBE) * size as u64 / 1757;
+    (budget.saturating_sub(items) / unit) as usize
 }
 
 /// The valid echo of many items, every element of the body written with the prefix `t`, bound first of a full
 /// scope (`t` and 30 more prefixes on the Envelope with `soap`, 31 on the Body, `q` on each varQName).
 fn items_scope_scan(size: usize) -> Vec<u8> {
+    let env: Vec<String> = (0..30).map(|i| format!("p{i}")).collect();
+    let body: Vec<String> = (0..31).map(|i| format!("q{i}")).collect();
+    items_prefixed(size, "t", (&env, &body), usize::MAX)
+}
+
+/// Items whose elements are written with the last of 61 prefixes chosen to collide in the reader's table of
+/// prefixes, so that each lookup examines them all: as many elements (in document order) as the work
+/// budget allows, the rest in the default namespace.
+fn items_colliding_prefixes(size: usize) -> Vec<u8> {
+    let prefixes = colliding_prefixes(61, 128);
+    let (env, body) = prefixes.split_at(31);
+    let make = |n| items_prefixed(size, "", (env, body), n);
+    // An element's lookup: about 60 probes.
+    most_accepted(
+        Service::Cxf,
+        size / 10,
+        work_estimate(size, 60 * PROBE),
+        make,
+    )
+}
+
+/// The valid echo of many items, its first `n` elements from the wrapper on written with the prefix `t`,
+/// bound on the Envelope beside `soap` and the prefixes of `decls.0`; `decls.1` declared on the Body. With
+/// `t` empty, the last of `decls.1` is `t`, and the Body declares the default namespace for the rest.
+fn items_prefixed(size: usize, t: &str, decls: (&[String], &[String]), n: usize) -> Vec<u8> {
     let mut out = Vec::new();
     cxf::write_request(&cxf::echo_complex_request(cxf_items(size), 1), &mut out);
     let text = String::from_utf8_lossy(&out).into_owned();
     let wrapper = format!("<echoComplexTypeDoc xmlns=\"{}\">", cxf::TYPES_NS);
     let body_start = text.find(&wrapper).unwrap_or(0);
-    let (head, body) = text.split_at(body_start);
-    let body = body
-        .replacen(&wrapper, "<echoComplexTypeDoc>", 1)
-        .replace("</", "\u{1}")
-        .replace('<', "<t:")
-        .replace('\u{1}', "</t:")
-        .replace("</t:soap:", "</soap:");
-    let env_decls = numbered(30, |i| format!(" xmlns:p{i}=\"urn:p{i}\""));
-    let body_decls = numbered(31, |i| format!(" xmlns:q{i}=\"urn:q{i}\""));
+    let (head, rest) = text.split_at(body_start);
+    let rest = rest.replacen(&wrapper, "<echoComplexTypeDoc>", 1);
+    let decl = |p: &String| format!(" xmlns:{p}=\"urn:{p}\"");
+    let (env, body): (String, String) = (
+        decls.0.iter().map(decl).collect(),
+        decls.1.iter().map(decl).collect(),
+    );
+    let types = cxf::TYPES_NS;
+    let (t, env, body) = match (t, decls.1.last()) {
+        ("", Some(last)) => {
+            let body = body.replacen(&format!("urn:{last}"), types, 1);
+            (last.as_str(), env, format!("{body} xmlns=\"{types}\""))
+        }
+        _ => (t, format!(" xmlns:{t}=\"{types}\"{env}"), body),
+    };
     let head = head
         .replacen(
             ENV_OPEN,
+            &format!("<soap:Envelope{env} {}", &ENV_OPEN[15..]),
+            1,
+        )
+        .replacen("<soap:Body>", &format!("<soap:Body{body}>"), 1);
+    format!("{head}{}", prefix_elements(&rest, t, n)).into_bytes()
+}
+
+/// `xml` (elements without attributes that end in `/>`) with its first `n` elements written with the
+/// prefix `t`, start and end tags alike; end tags of elements opened before it are left as they are.
+fn prefix_elements(xml: &str, t: &str, n: usize) -> String {
+    let mut out = String::with_capacity(xml.len() + 2 * (t.len() + 1) * n.min(xml.len()));
+    let mut open: Vec<bool> = Vec::new();
+    let mut started = 0;
+    let mut rest = xml;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        rest = &rest[lt..];
+        if let Some(after) = rest.strip_prefix("</") {
+            out.push_str("</");
+            if open.pop() == Some(true) {
+                out.push_str(t);
+                out.push(':');
+            }
+            rest = after;
+        } else {
+            out.push('<');
+            let prefixed = started < n;
+            started += 1;
+            open.push(prefixed);
+            if prefixed {
+                out.push_str(t);
+                out.push(':');
+            }
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The customer service's `tags` flooded with empty tags written with the last of 62 prefixes chosen to
+/// collide in the reader's table of prefixes: past the work budget at any size.
+fn tags_colliding_prefixes(size: usize) -> Vec<u8> {
+    let prefixes = colliding_prefixes(62, 128);
+    let Some((t, body)) = prefixes[31..].split_last() else {
+        return Vec::new();
+    };
+    let decls = |names: &[String]| -> String {
+        names
+            .iter()
+            .map(|p| format!(" xmlns:{p}=\"urn:{p}\""))
+            .collect()
+    };
+    let mut out = Vec::new();
+    customer::write_request(
+        &customer::Request::Echo(customer::generate(1, 1, 1)),
+        &mut out,
+    );
+    let tag = format!("<{t}:tag/>");
+    String::from_utf8_lossy(&out)
+        .replacen(
+            ENV_OPEN,
             &format!(
-                "<soap:Envelope xmlns:t=\"{}\"{env_decls} {}",
-                cxf::TYPES_NS,
+                "<soap:Envelope{} {}",
+                decls(&prefixes[..31]),
                 &ENV_OPEN[15..]
             ),
             1,
         )
-        .replacen("<soap:Body>", &format!("<soap:Body{body_decls}>"), 1);
-    format!("{head}{body}").into_bytes()
+        .replacen(
+            "<soap:Body>",
+            &format!("<soap:Body{} xmlns:{t}=\"{}\">", decls(body), customer::NS),
+            1,
+        )
+        .replacen(
+            "<tags>",
+            &format!("<tags>{}", tag.repeat(size / tag.len())),
+            1,
+        )
+        .into_bytes()
 }
 
 fn long_text(size: usize) -> Vec<u8> {
@@ -661,7 +894,7 @@ mod tests {
             (
                 "header_blocks_max_attributes",
                 Limits {
-                    max_header_elements: 127,
+                    max_work: 1000,
                     ..d
                 },
             ),
@@ -673,9 +906,23 @@ mod tests {
                 },
             ),
             (
+                "header_blocks_max_xmlns",
+                Limits {
+                    max_work: 1000,
+                    ..d
+                },
+            ),
+            (
                 "header_must_understand_scan",
                 Limits {
                     max_namespaces_in_scope: 63,
+                    ..d
+                },
+            ),
+            (
+                "header_must_understand_scan",
+                Limits {
+                    max_work: 1000,
                     ..d
                 },
             ),
@@ -691,6 +938,27 @@ mod tests {
                 "body_max_attributes",
                 Limits {
                     max_attributes: 63,
+                    ..d
+                },
+            ),
+            (
+                "body_max_attributes",
+                Limits {
+                    max_work: 1000,
+                    ..d
+                },
+            ),
+            (
+                "items_colliding_prefixes",
+                Limits {
+                    max_namespaces_in_scope: 63,
+                    ..d
+                },
+            ),
+            (
+                "items_colliding_prefixes",
+                Limits {
+                    max_work: 1000,
                     ..d
                 },
             ),

@@ -1,5 +1,5 @@
 //! wsbench wire formats: SOAP 1.1 codecs for the CXF performance and Customer services, the VOLANO chat codec,
-//! and the results document. This crate does no I/O: callers hand it bytes and take bytes back.
+//! the OSS/J portal's documents and the STOMP frames its broker speaks, and the results document. This crate does no I/O: callers hand it bytes and take bytes back.
 
 pub mod arena;
 pub mod chat;
@@ -8,8 +8,13 @@ pub mod customer;
 pub mod cxf;
 pub mod hostile;
 pub mod operation;
+pub mod ossj;
+pub mod ready;
 pub mod results;
+pub mod shape;
 pub mod soap;
+pub mod stomp;
 pub mod swar;
+pub mod thresholds;
 pub mod units;
 pub mod xsd;

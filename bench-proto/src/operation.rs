@@ -21,6 +21,9 @@ pub enum Operation {
     HttpGet,
     /// The VOLANO chat load (`bench-client chat`).
     Chat,
+    /// The OSS/J portal transaction: an order posted to an application instance, sent through a broker to
+    /// a back end that looks the customer up (`crate::ossj`).
+    OssjOrder,
 }
 
 /// Which service an operation belongs to (and so which path it posts to).
@@ -30,10 +33,11 @@ pub enum Service {
     Customer,
     Plain,
     Chat,
+    Ossj,
 }
 
 impl Operation {
-    pub const ALL: [Operation; 9] = [
+    pub const ALL: [Operation; 10] = [
         Operation::EchoComplexTypeDoc,
         Operation::EchoStringDoc,
         Operation::EchoBase64Doc,
@@ -43,6 +47,7 @@ impl Operation {
         Operation::Echo,
         Operation::HttpGet,
         Operation::Chat,
+        Operation::OssjOrder,
     ];
 
     /// The CXF performance service's operation, if it is one.
@@ -76,6 +81,7 @@ impl Operation {
         }
         match self {
             Operation::HttpGet => "http-get",
+            Operation::OssjOrder => "ossj-order",
             _ => "chat",
         }
     }
@@ -87,6 +93,8 @@ impl Operation {
             Service::Customer
         } else if self == Operation::HttpGet {
             Service::Plain
+        } else if self == Operation::OssjOrder {
+            Service::Ossj
         } else {
             Service::Chat
         }
@@ -98,6 +106,7 @@ impl Operation {
             Service::Cxf | Service::Customer => Mode::Soap,
             Service::Plain => Mode::HttpGet,
             Service::Chat => Mode::Chat,
+            Service::Ossj => Mode::Ossj,
         }
     }
 
@@ -195,6 +204,9 @@ mod tests {
         assert_eq!(Operation::HttpGet.mode(), Mode::HttpGet);
         assert_eq!(Operation::Get.mode(), Mode::Soap);
         assert_eq!(Operation::Chat.mode(), Mode::Chat);
+        assert_eq!(Operation::OssjOrder.mode(), Mode::Ossj);
+        assert_eq!("ossj-order".parse(), Ok(Operation::OssjOrder));
+        assert!(!Operation::OssjOrder.takes_message_size());
         assert_eq!(Operation::EchoBase64Doc.service(), Service::Cxf);
         assert!(Operation::Echo.takes_message_size());
         assert!(!Operation::EchoComplexTypeDoc.takes_message_size());

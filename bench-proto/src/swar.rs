@@ -15,6 +15,27 @@ pub fn word(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
+/// Up to eight bytes as a little-endian number, the missing high bytes zero: from word loads (a copy of a
+/// variable length is a `memcpy` call).
+#[inline]
+pub fn short(b: &[u8]) -> u64 {
+    let n = b.len();
+    let byte = |at: usize| u64::from(b[at]);
+    match n {
+        0 => 0,
+        1 => byte(0),
+        2 => byte(0) | byte(1) << 8,
+        3 => byte(0) | byte(1) << 8 | byte(2) << 16,
+        4..=7 => {
+            // Two overlapping four-byte loads: the bytes they share are the same in both.
+            let half =
+                |at: usize| u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]));
+            half(0) | half(n - 4) << (8 * (n - 4))
+        }
+        _ => word(b, 0),
+    }
+}
+
 /// The high bit of each byte of `x` below `n` (at most 0x80). A borrow can also mark a byte above a marked
 /// one, never one below: the lowest marked byte is the first such byte, and a word is marked at all exactly
 /// when it holds one.
@@ -32,6 +53,16 @@ pub fn equal(x: u64, b: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_loads_up_to_eight_bytes_little_endian() {
+        let bytes: Vec<u8> = (1..=8).collect();
+        for n in 0..=8 {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(short(&bytes[..n]), u64::from_le_bytes(w), "{n}");
+        }
+    }
 
     /// Every byte value in every position, beside bytes that borrow (0x00, 0x01) or not: the word answer and
     /// the lowest marked byte agree with a byte-by-byte look.

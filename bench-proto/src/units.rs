@@ -52,9 +52,19 @@ pub fn parse_duration(s: &str) -> Result<Duration, UnitError> {
     })
 }
 
-/// A duration written so that [`parse_duration`] reads it back exactly: `30s`, `1500ms`, `250us`.
+/// A duration written so that [`parse_duration`] reads it back exactly: `30s`, `1500ms`, `250us`; read from a
+/// string of [`parse_duration`]'s grammar (scenario files).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DurationArg(pub Duration);
+
+impl<'de> serde::Deserialize<'de> for DurationArg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_duration(&s)
+            .map(DurationArg)
+            .map_err(serde::de::Error::custom)
+    }
+}
 
 impl fmt::Display for DurationArg {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

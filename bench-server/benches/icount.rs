@@ -2,8 +2,9 @@
 //! hot path and its iteration count; `icount run NAME ITERS` sets one up and runs it ITERS times inside
 //! `wsbench_icount_measured`, the only function callgrind collects in (`--toggle-collect`), so setup is not
 //! counted. Run by `cargo bench` or `cargo test --benches`, it runs every hot path once as a smoke test.
-//! `icount hostile-ratios [SIZE…]` (`cargo bench -p bench-server --bench icount -- hostile-ratios`) counts the
-//! hostile corpus against valid echo bodies of the same size (see `icount/hostile.rs`).
+//! `icount run-each NAME…` runs several hot paths once each, each in its own call of the measured function, so
+//! that one callgrind run with `--dump-after` counts them all. `icount hostile-list SIZE…` lists the hostile
+//! corpus's cases for the gate's hostile tier (see `icount/hostile.rs`).
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -241,6 +242,14 @@ fn chat_fan_out() -> Box<dyn FnMut()> {
     })
 }
 
+/// The work of hot path `name`, of either kind, set up.
+fn setup(name: &str) -> Option<Box<dyn FnMut()>> {
+    match HOT_PATHS.iter().find(|p| p.name == name) {
+        Some(path) => Some((path.setup)()),
+        None => hostile::setup(name),
+    }
+}
+
 /// Callgrind counts only inside this function (`--collect-atstart=no --toggle-collect=*wsbench_icount_measured*`).
 #[inline(never)]
 fn wsbench_icount_measured(work: &mut dyn FnMut(), iters: u64) {
@@ -260,13 +269,11 @@ fn main() -> ExitCode {
                 println!("{name} {iters}");
             }
         }
-        Some("hostile-ratios") => {
-            let sizes: Vec<String> = args[1..]
-                .iter()
-                .filter(|a| !a.starts_with('-'))
-                .cloned()
-                .collect();
-            return hostile::ratios(&sizes);
+        Some("hostile-list") => {
+            if let Err(e) = hostile::list(&args[1..]) {
+                eprintln!("icount hostile-list: {e} (sizes: 64KB, 1MB, 8MiB)");
+                return ExitCode::from(2);
+            }
         }
         Some("run") => {
             let (Some(name), Some(Ok(iters))) =
@@ -275,15 +282,23 @@ fn main() -> ExitCode {
                 eprintln!("usage: icount run NAME ITERATIONS");
                 return ExitCode::from(2);
             };
-            let work = match HOT_PATHS.iter().find(|p| p.name == name) {
-                Some(path) => Some((path.setup)()),
-                None => hostile::setup(name),
-            };
-            let Some(mut work) = work else {
+            let Some(mut work) = setup(name) else {
                 eprintln!("icount: no hot path `{name}` (see `icount list`)");
                 return ExitCode::from(2);
             };
             wsbench_icount_measured(&mut *work, iters);
+        }
+        Some("run-each") => {
+            // Every setup first (none is counted; they may allocate what the next would reuse), then each
+            // hot path once, in order.
+            let works: Option<Vec<_>> = args[1..].iter().map(|name| setup(name)).collect();
+            let Some(mut works) = works else {
+                eprintln!("icount run-each: no such hot path among {:?}", &args[1..]);
+                return ExitCode::from(2);
+            };
+            for work in &mut works {
+                wsbench_icount_measured(&mut **work, 1);
+            }
         }
         // `cargo bench` / `cargo test --benches` (with libtest or criterion flags): run each hot path once.
         _ => {

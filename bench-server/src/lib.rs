@@ -5,3 +5,4 @@ mod accept;
 pub mod chat;
 pub mod http;
 pub mod memory;
+pub mod ossj;

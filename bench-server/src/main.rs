@@ -1,7 +1,6 @@
 //! `bench-server`: binds the HTTP (and, when asked, chat) listeners, prints the `READY …` line on stdout,
 //! and serves until SIGINT/SIGTERM, then shuts down gracefully and exits 0. See docs/contracts.md.
 
-use std::fmt::Write as _;
 use std::io::{IsTerminal as _, Write as _};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::num::NonZeroUsize;
@@ -10,9 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{ensure, Context as _};
+use bench_proto::ready::Ready;
 use bench_proto::soap::Limits;
 use bench_server::chat::{self, ChatConfig, ChatStats};
 use bench_server::http::{self, HttpConfig};
+use bench_server::ossj::{Backend, BackendConfig, Portal, PortalConfig};
 use clap::Parser;
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::signal::unix::{signal, SignalKind};
@@ -87,6 +88,49 @@ struct Cli {
     backlog: u32,
     #[command(flatten)]
     xml: XmlLimits,
+    #[command(flatten)]
+    ossj: OssjArgs,
+}
+
+/// What this process is: the SOAP/chat server, or a tier of the OSS/J portal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Role {
+    /// The SOAP services (and the chat server with --chat).
+    Server,
+    /// An OSS/J application instance: the SOAP services and `POST /oss/portal`, whose orders go through
+    /// the broker (--broker) to the back ends.
+    App,
+    /// An OSS/J back end: consumes orders from the broker and replies from its customer store; no HTTP.
+    Backend,
+}
+
+/// The OSS/J portal's tiers (docs/contracts.md).
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "OSS/J portal tiers")]
+struct OssjArgs {
+    #[arg(long, value_enum, default_value = "server")]
+    role: Role,
+    /// The broker's STOMP address (app and backend roles), HOST:PORT; looked up at each connect.
+    #[arg(long, value_name = "HOST:PORT")]
+    broker: Option<String>,
+    /// App: this instance's name, which names its reply queue [default: the host name and the pid].
+    #[arg(long, value_name = "NAME")]
+    instance: Option<String>,
+    /// App: how long an order waits for its reply before failing as reply-timeout (504).
+    #[arg(long, value_name = "DUR", default_value = "2s", value_parser = humantime::parse_duration)]
+    reply_timeout: Duration,
+    /// App: most orders waiting for a reply at once; more fail as busy (503).
+    #[arg(long, value_name = "N", default_value_t = PortalConfig::DEFAULT_MAX_PENDING)]
+    max_pending: usize,
+    /// Backend: customers in the store (ids from 1, generated as the clients predict them).
+    #[arg(long, value_name = "N", default_value_t = bench_proto::ossj::DEFAULT_CUSTOMERS)]
+    customers: u64,
+    /// Backend: orders the broker may hand over before they are answered (ActiveMQ's prefetch).
+    #[arg(long, value_name = "N", default_value_t = BackendConfig::DEFAULT_PREFETCH)]
+    prefetch: u32,
+    /// App and backend: how long start-up keeps trying to reach the broker.
+    #[arg(long, value_name = "DUR", default_value = "60s", value_parser = humantime::parse_duration)]
+    broker_wait: Duration,
 }
 
 /// The listen backlog asked for; the kernel caps it at net.core.somaxconn.
@@ -120,6 +164,10 @@ struct XmlLimits {
     /// Most comments and processing instructions in one message.
     #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_COMMENTS, value_parser = at_least_one)]
     xml_max_comments: usize,
+    /// Work the attribute and namespace scans may do, in units per KiB of the message and of 4 KiB more:
+    /// an attribute 24, a namespace declaration 24 more, a binding a prefix lookup examines 2.
+    #[arg(long, value_name = "UNITS", default_value_t = Limits::DEFAULT_MAX_WORK, value_parser = at_least_one)]
+    xml_max_work: usize,
 }
 
 impl XmlLimits {
@@ -133,6 +181,7 @@ impl XmlLimits {
             max_items: self.xml_max_items,
             max_header_elements: self.xml_max_header_elements,
             max_comments: self.xml_max_comments,
+            max_work: self.xml_max_work,
         }
     }
 }
@@ -200,16 +249,110 @@ fn start(cli: Cli) -> anyhow::Result<()> {
 }
 
 async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
-    let mut chat_config = ChatConfig {
-        idle_timeout: cli.idle_timeout,
-        max_connections: cli.max_connections,
-        send_buffer: cli.chat_send_buffer,
-        packet_timeout: cli.chat_packet_timeout,
-        send_memory: cli.chat_send_memory,
-        fanout: cli.fanout,
-        ..ChatConfig::default()
+    match cli.ossj.role {
+        Role::Server => serve_soap(cli, workers).await,
+        Role::App => serve_app(cli, workers).await,
+        Role::Backend => serve_backend(cli, workers).await,
+    }
+}
+
+fn broker(cli: &Cli) -> anyhow::Result<String> {
+    let role = if cli.ossj.role == Role::App {
+        "app"
+    } else {
+        "backend"
     };
-    let http_config = HttpConfig {
+    cli.ossj.broker.clone().with_context(|| {
+        format!("--role {role} needs --broker HOST:PORT (the broker's STOMP address)")
+    })
+}
+
+/// An OSS/J application instance: the HTTP server with the portal, once the broker is reached.
+async fn serve_app(cli: Cli, workers: usize) -> anyhow::Result<()> {
+    ensure!(cli.chat.is_none(), "--role app serves no chat (--chat)");
+    let Listen::On(addr) = cli.http else {
+        anyhow::bail!("--role app needs --http");
+    };
+    let instance = match &cli.ossj.instance {
+        Some(name) => name.clone(),
+        None => default_instance(),
+    };
+    let mut config = PortalConfig::new(broker(&cli)?, instance);
+    config.reply_timeout = cli.ossj.reply_timeout;
+    config.max_pending = cli.ossj.max_pending;
+    config.broker_wait = cli.ossj.broker_wait;
+    let listener = bind(addr, "--http", cli.backlog)?;
+    let stop = stop_on_signal()?;
+    let portal = Portal::connect(config.clone())
+        .await
+        .context("reaching the broker")?;
+    let ready = Ready {
+        http: Some(listener.local_addr()?),
+        role: Some("app".to_owned()),
+        broker: Some(config.broker.to_string()),
+        instance: Some(config.instance.clone()),
+        workers: Some(u32::try_from(workers)?),
+        pid: Some(std::process::id()),
+        ..Ready::default()
+    };
+    say_ready(&ready)?;
+    http::run_app(listener, http_config(&cli), portal, stopped(stop))
+        .await
+        .context("HTTP server")
+}
+
+/// An OSS/J back end: no listener; READY once subscribed to the orders queue.
+async fn serve_backend(cli: Cli, workers: usize) -> anyhow::Result<()> {
+    ensure!(cli.chat.is_none(), "--role backend serves no chat (--chat)");
+    let mut config = BackendConfig::new(broker(&cli)?);
+    config.customers = cli.ossj.customers;
+    config.prefetch = cli.ossj.prefetch;
+    config.broker_wait = cli.ossj.broker_wait;
+    let stop = stop_on_signal()?;
+    let backend = Backend::connect(config.clone())
+        .await
+        .context("reaching the broker")?;
+    let ready = Ready {
+        role: Some("backend".to_owned()),
+        broker: Some(config.broker.to_string()),
+        customers: Some(u64::try_from(backend.customers())?),
+        workers: Some(u32::try_from(workers)?),
+        pid: Some(std::process::id()),
+        ..Ready::default()
+    };
+    say_ready(&ready)?;
+    backend.run(stopped(stop)).await?;
+    tracing::info!("drained and stopped");
+    Ok(())
+}
+
+/// The host name and the pid: unique among the instances of a run, also in containers.
+fn default_instance() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host: String = host
+        .trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    format!(
+        "{}-{}",
+        if host.is_empty() { "app" } else { &host },
+        std::process::id()
+    )
+}
+
+fn say_ready(ready: &Ready) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{ready}")
+        .and_then(|()| stdout.flush())
+        .context("writing the READY line")?;
+    tracing::info!("{ready}");
+    Ok(())
+}
+
+fn http_config(cli: &Cli) -> HttpConfig {
+    HttpConfig {
         max_body: cli.max_body,
         store_cap: cli.store_cap,
         header_timeout: cli.header_timeout,
@@ -222,7 +365,24 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
         rest_above: cli.rest_above,
         xml_limits: cli.xml.limits(),
         ..HttpConfig::default()
+    }
+}
+
+async fn serve_soap(cli: Cli, workers: usize) -> anyhow::Result<()> {
+    ensure!(
+        cli.ossj.broker.is_none(),
+        "--broker belongs to --role app or backend"
+    );
+    let mut chat_config = ChatConfig {
+        idle_timeout: cli.idle_timeout,
+        max_connections: cli.max_connections,
+        send_buffer: cli.chat_send_buffer,
+        packet_timeout: cli.chat_packet_timeout,
+        send_memory: cli.chat_send_memory,
+        fanout: cli.fanout,
+        ..ChatConfig::default()
     };
+    let http_config = http_config(&cli);
     let http_listener = match cli.http {
         Listen::Off => None,
         Listen::On(addr) => Some(bind(addr, "--http", cli.backlog)?),
@@ -239,24 +399,19 @@ async fn serve(cli: Cli, workers: usize) -> anyhow::Result<()> {
     // Install the handlers before READY: a signal sent right after READY must shut down, not kill.
     let stop = stop_on_signal()?;
 
-    let mut ready = String::from("READY");
-    if let Some(l) = &http_listener {
-        write!(ready, " http={}", l.local_addr()?)?;
-    }
-    if let Some(l) = &chat_listener {
-        write!(ready, " chat={}", l.local_addr()?)?;
+    let mut ready = Ready {
+        http: http_listener.as_ref().map(|l| l.local_addr()).transpose()?,
+        chat: chat_listener.as_ref().map(|l| l.local_addr()).transpose()?,
+        workers: Some(u32::try_from(workers)?),
+        pid: Some(std::process::id()),
+        ..Ready::default()
+    };
+    if chat_listener.is_some() {
         let fanout = chat_config.fanout.resolve()?;
-        write!(ready, " {}", fanout.ready_words())?;
+        (ready.fanout, ready.io_uring) = fanout.ready_words();
         chat_config.fanout = fanout.fanout;
     }
-    write!(ready, " workers={workers} pid={}", std::process::id())?;
-    {
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{ready}")
-            .and_then(|()| stdout.flush())
-            .context("writing the READY line")?;
-    }
-    tracing::info!("{ready}");
+    say_ready(&ready)?;
 
     // Freed memory goes back to the kernel after a storm of connections (see `memory`).
     let trimmer = tokio::spawn(bench_server::memory::return_freed_memory(

@@ -1,16 +1,19 @@
 //! `cargo xtask doctor`: what this machine has and lacks for each feature (tools, toolchains, docker), and the
 //! kernel/network tunables and limits that matter for connection-heavy scenarios — each with what to do.
 
+mod power;
+
 use anyhow::Result;
 use xshell::Shell;
 
 use wsbench_harness::artifacts::toolchain::{self, CrossImage, CROSS_VERSION};
 use wsbench_harness::artifacts::{builders, emulation, peer_images, Arch};
-use wsbench_harness::sut::Peer;
+use wsbench_harness::sut::peer::ImageBase;
+use wsbench_harness::sut::Catalog;
 use wsbench_harness::{limits, scenario};
 use wsbench_tools::{
-    cargo, cc, chromium, debootstrap, docker, git, gsoap, host, ip, jdk, load, perf, python, qemu,
-    rustup, setpriv, taskset, tc, valgrind, wrk, Program,
+    apt, cargo, cc, chromium, debootstrap, docker, git, gsoap, host, ip, jdk, load, maven, perf,
+    python, qemu, rustup, setpriv, strace, taskset, tc, valgrind, wrk, Program,
 };
 
 #[derive(Debug, clap::Args)]
@@ -33,6 +36,8 @@ struct Check {
     level: Level,
     found: String,
     fix: String,
+    /// The fix is shown whatever the level: the command that would pin a setting.
+    pin: bool,
 }
 
 impl Check {
@@ -42,6 +47,15 @@ impl Check {
             level,
             found: found.into(),
             fix: fix.into(),
+            pin: false,
+        }
+    }
+
+    /// A setting and the command that would pin it for benchmarking (shown even when it is fine).
+    fn pin(item: &str, level: Level, found: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            pin: true,
+            ..Check::new(item, level, found, fix)
         }
     }
 }
@@ -65,17 +79,21 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
             cross_and_emulation(sh),
         ),
         (
-            "Peer servers (`--sut jaxws,gsoap`, built on first use)",
+            "Peer servers (`--sut cxf,jaxws,gsoap`, built on first use; `cargo xtask peers`)",
             peers(sh),
         ),
         (
-            "Peer servers in containers (`--sut jaxws,gsoap` with `--containers` or `--swarm`)",
+            "Peer servers in containers (`--sut cxf,jaxws,gsoap` with `--containers` or `--swarm`)",
             peer_containers(sh),
         ),
         ("Calibration and the regression gate", extras(sh)),
         (
             "Kernel tunables and limits (connection churn, many clients)",
             tunables(),
+        ),
+        (
+            "Power and virtualisation (what makes a CPU second the same second in two runs; doctor changes nothing)",
+            power::checks(sh),
         ),
     ];
     let mut missing = 0;
@@ -89,8 +107,9 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
             };
             missing += usize::from(c.level == Level::Missing);
             println!("  [{tag}] {}: {}", c.item, c.found);
-            if c.level != Level::Ok && !c.fix.is_empty() {
-                println!("            → {}", c.fix);
+            if (c.level != Level::Ok || c.pin) && !c.fix.is_empty() {
+                let verb = if c.pin { "to pin:" } else { "→" };
+                println!("            {verb} {}", c.fix);
             }
         }
     }
@@ -278,7 +297,7 @@ fn containers(sh: &Shell) -> Vec<Check> {
     checks
 }
 
-/// The JDK, the JAX-WS RI's jars, gSOAP's generators and library, and g++ (peers/README.md, Packages).
+/// The programs the peers' builds run, and each peer build's Debian packages (its peer.toml; peers/README.md).
 fn peers(sh: &Shell) -> Vec<Check> {
     let mut checks = programs(
         sh,
@@ -286,6 +305,7 @@ fn peers(sh: &Shell) -> Vec<Check> {
             jdk::JAVA,
             jdk::JAVAC,
             jdk::JAR,
+            maven::MVN,
             gsoap::WSDL2H,
             gsoap::SOAPCPP2,
             cc::GXX,
@@ -293,34 +313,34 @@ fn peers(sh: &Shell) -> Vec<Check> {
         false,
     );
     checks.extend(programs(sh, &[python::PYTHON3], true));
-    checks.push(match jdk::jaxws_jars() {
-        Ok((tools, _)) => Check::new(
-            "JAX-WS RI (jaxws)",
-            Level::Ok,
-            tools.display().to_string(),
-            "",
-        ),
-        Err(_) => Check::new(
-            "JAX-WS RI (jaxws)",
-            Level::Missing,
-            format!("{} not found", jdk::JAXWS_TOOLS),
-            jdk::JAXWS_INSTALL,
-        ),
-    });
-    checks.push(match gsoap::library() {
-        Some(lib) => Check::new(
-            "libgsoap++ (gsoap)",
-            Level::Ok,
-            lib.display().to_string(),
-            "",
-        ),
-        None => Check::new(
-            "libgsoap++ (gsoap)",
-            Level::Missing,
-            "libgsoap++.a not found",
-            gsoap::WSDL2H.install,
-        ),
-    });
+    let catalog = match Catalog::project() {
+        Ok(c) => c,
+        Err(e) => {
+            checks.push(Check::new(
+                "peers/*/peer.toml",
+                Level::Missing,
+                format!("{e:#}"),
+                "",
+            ));
+            return checks;
+        }
+    };
+    for def in &catalog.peers {
+        for (name, build) in &def.builds {
+            let item = format!("{} ({} build `{name}`)", def.name, build.kind().name());
+            let missing = apt::missing(sh, &build.packages);
+            checks.push(if missing.is_empty() {
+                Check::new(&item, Level::Ok, build.packages.join(" "), "")
+            } else {
+                Check::new(
+                    &item,
+                    Level::Missing,
+                    format!("not installed: {}", missing.join(" ")),
+                    format!("apt-get install {}", missing.join(" ")),
+                )
+            });
+        }
+    }
     checks
 }
 
@@ -328,7 +348,7 @@ fn peers(sh: &Shell) -> Vec<Check> {
 /// runtime image (a Debian root with the JRE), and whether the images are built yet.
 fn peer_containers(sh: &Shell) -> Vec<Check> {
     let first_run = "built by the first run that needs it: cargo xtask run customer-small --quick --containers \
-                     --sut gsoap,jaxws";
+                     --sut gsoap,jaxws,cxf";
     let mut checks = vec![program(sh, &debootstrap::DEBOOTSTRAP, false)];
     checks.push(if host::is_root() {
         Check::new(
@@ -341,7 +361,7 @@ fn peer_containers(sh: &Shell) -> Vec<Check> {
         Check::new(
             "root (debootstrap, chroot)",
             Level::Missing,
-            "not root: the jaxws runtime image cannot be built",
+            "not root: the JVM peers' runtime images cannot be built",
             "run as root (sudo -E cargo xtask …)",
         )
     });
@@ -354,19 +374,33 @@ fn peer_containers(sh: &Shell) -> Vec<Check> {
         ));
         return checks;
     }
-    let runtime = peer_images::runtime_tag();
-    checks.push(match docker::image_id(sh, &runtime) {
-        Some(_) => Check::new("jaxws runtime image", Level::Ok, runtime, ""),
-        None => Check::new(
-            "jaxws runtime image",
-            Level::Warn,
-            format!("{runtime} not built (debootstrap, about 3 min)"),
-            first_run,
-        ),
-    });
-    for peer in Peer::ALL {
-        let item = format!("{} image", peer.name());
-        let prefix = format!("{}:{}-", peer_images::REPOSITORY, peer.name());
+    let Ok(catalog) = Catalog::project() else {
+        return checks;
+    };
+    for peer in catalog.peers.iter().flat_map(|d| {
+        d.configs
+            .iter()
+            .filter_map(|c| catalog.resolve(&d.sut_name(&c.name)))
+    }) {
+        let image = &peer.build().1.image;
+        if image.base == ImageBase::Debian {
+            let runtime = peer_images::runtime_tag(&image.packages);
+            let item = format!("{} runtime image", peer.build_key());
+            checks.push(match docker::image_id(sh, &runtime) {
+                Some(_) => Check::new(&item, Level::Ok, runtime, ""),
+                None => Check::new(
+                    &item,
+                    Level::Warn,
+                    format!("{runtime} not built (debootstrap, about 3 min)"),
+                    first_run,
+                ),
+            });
+        }
+        let item = format!("{} image", peer.build_key());
+        if checks.iter().any(|c| c.item == item) {
+            continue;
+        }
+        let prefix = peer_images::tag_prefix(&peer);
         let built: Vec<String> = docker::tags(sh, peer_images::REPOSITORY)
             .into_iter()
             .filter(|t| t.starts_with(&prefix))
@@ -380,7 +414,7 @@ fn peer_containers(sh: &Shell) -> Vec<Check> {
 }
 
 fn extras(sh: &Shell) -> Vec<Check> {
-    let mut checks = programs(sh, &[wrk::WRK, valgrind::VALGRIND], false);
+    let mut checks = programs(sh, &[wrk::WRK, valgrind::VALGRIND, strace::STRACE], false);
     checks.extend(programs(
         sh,
         &[perf::PERF, chromium::CHROMIUM, git::GIT],

@@ -18,6 +18,7 @@ pub(crate) fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         Err(e) => eprintln!("warning: the report could not be written: {e:#}"),
     }
     println!("summary: {}", outcome.dir.join("summary.md").display());
+    record(&outcome.dir);
     Ok(outcome)
 }
 
@@ -26,5 +27,14 @@ fn print_headline(summary: &str) {
     println!();
     for line in summary.lines().take_while(|l| !l.starts_with("## Steps")) {
         println!("{line}");
+    }
+}
+
+/// Records the run in the results store of its results root; a store that cannot be written is a warning,
+/// never a lost run (the folder holds everything the store would).
+pub(crate) fn record(dir: &std::path::Path) {
+    match wsbench_harness::history::import::record_folder(dir) {
+        Ok(store) => println!("history: recorded in {}", store.display()),
+        Err(e) => eprintln!("warning: the run could not be recorded in the results store: {e:#}"),
     }
 }

@@ -142,8 +142,10 @@ fn fuzz(sh: &Shell, targets: &[&str], secs: u64) -> Result<Vec<Outcome>> {
             "-max_len=65536".into(),
         ]
         .to_vec();
-        let out = process::output_env(sh, &argv, &[])
-            .with_context(|| format!("running cargo fuzz on {target}"))?;
+        let out = match process::output_env(sh, &argv, &[]) {
+            Ok(out) | Err(process::ProcessError::Failed { output: out, .. }) => out,
+            Err(e) => return Err(e).with_context(|| format!("running cargo fuzz on {target}")),
+        };
         let stderr = String::from_utf8_lossy(&out.stderr);
         let crashes: Vec<PathBuf> = files(&artifacts)
             .into_iter()

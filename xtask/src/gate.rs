@@ -1,13 +1,17 @@
 //! `cargo xtask gate`: the regression gate. Builds a base revision (git worktree) and the working tree, measures
 //! both in one run, alternating per benchmark, and fails only on a slowdown that is significant beyond the
-//! threshold and confirmed by a re-measurement; beside wall clock, instruction counts under callgrind.
+//! threshold and confirmed by a re-measurement; beside wall clock, instruction counts under callgrind, and the
+//! hostile corpus held to 3× a valid echo of its size (the head only: `--tier hostile` needs no base).
 
 mod build;
 mod callgrind;
 mod ceilings;
 mod criterion;
 mod decide;
+mod hostile;
 mod instructions;
+mod record;
+mod scenarios;
 mod wall;
 
 use std::collections::BTreeMap;
@@ -47,8 +51,9 @@ const ICOUNT: &[(&str, &str)] = &[("bench-server", "icount"), ("bench-client", "
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// The git revision to compare against (branch, tag or commit), checked out into target/gate/base.
-    #[arg(long, required_unless_present = "self_check")]
+    /// The git revision to compare against (branch, tag or commit), checked out into target/gate/base (the
+    /// wall-clock and instruction tiers compare; the hostile tier measures the working tree alone).
+    #[arg(long)]
     base: Option<String>,
     /// Fail when a benchmark's whole confidence interval of change lies above this (twice).
     #[arg(long, default_value = "5%", value_parser = parse_percent)]
@@ -62,6 +67,10 @@ pub(crate) struct Args {
     /// Only benchmarks and hot paths whose id contains this (repeatable).
     #[arg(long)]
     filter: Vec<String>,
+    /// The body sizes at which the hostile tier holds every case to 3× a valid echo (repeatable: 64KB, 1MB,
+    /// 8MiB).
+    #[arg(long = "hostile-size", value_name = "SIZE", default_values_t = ["64KB".to_owned(), "1MB".to_owned()])]
+    hostile_sizes: Vec<String>,
     /// Alternating rounds per benchmark (base, head, base, head, …); each side's rounds are pooled.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=20))]
     rounds: u16,
@@ -78,8 +87,9 @@ pub(crate) struct Args {
     /// (the parse benchmarks ~10–25 % slower), to prove the gate catches a known slowdown.
     #[arg(long)]
     inject_slowdown: bool,
-    /// Quick self-check without a base: the instruction-count tier of the working tree against itself (must pass).
-    #[arg(long, conflicts_with_all = ["base", "tier"])]
+    /// Quick self-check without a base: the instruction-count tier of the working tree against itself, and the
+    /// hostile tier at 64 KB (must pass).
+    #[arg(long, conflicts_with_all = ["base", "tier", "hostile_sizes"])]
     self_check: bool,
     /// Leave the base worktree in target/gate/base after the run.
     #[arg(long)]
@@ -87,6 +97,22 @@ pub(crate) struct Args {
     /// Also print every row and the verdict as one JSON document (last on stdout).
     #[arg(long)]
     json: bool,
+    /// The scenario gate instead: per scenario, instructions, system calls and bytes on the wire per call of
+    /// bench-server and bench-client (callgrind, strace), base against head; fails beyond ±1 %. `--filter`
+    /// picks scenarios by name.
+    #[arg(long)]
+    scenarios: bool,
+    /// With --scenarios: build the head with an extra copy of every request body in bench-server
+    /// (`--cfg wsbench_gate_extra_copy`), the regression the scenario gate must catch.
+    #[arg(long, requires = "scenarios")]
+    inject_regression: bool,
+    /// With --scenarios: the threshold for counts.
+    #[arg(long, default_value = "1%", value_parser = parse_percent, requires = "scenarios")]
+    count_threshold: f64,
+    /// With --scenarios: timed native runs per call and side; calls/s are gated only when both sides have
+    /// at least two (the threshold is --threshold).
+    #[arg(long, default_value_t = 1, requires = "scenarios", value_parser = clap::value_parser!(u16).range(1..=20))]
+    wall_repeats: u16,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -94,6 +120,10 @@ enum Tiers {
     All,
     Wall,
     Icount,
+    Hostile,
+    /// `--self-check`: the instruction and hostile tiers, without a base.
+    #[value(skip)]
+    SelfCheck,
 }
 
 impl Tiers {
@@ -101,21 +131,43 @@ impl Tiers {
         matches!(self, Tiers::All | Tiers::Wall)
     }
     fn icount(self) -> bool {
-        matches!(self, Tiers::All | Tiers::Icount)
+        matches!(self, Tiers::All | Tiers::Icount | Tiers::SelfCheck)
+    }
+    fn hostile(self) -> bool {
+        matches!(self, Tiers::All | Tiers::Hostile | Tiers::SelfCheck)
+    }
+    /// Whether a tier compares the working tree with a base.
+    fn needs_base(self) -> bool {
+        matches!(self, Tiers::All | Tiers::Wall | Tiers::Icount)
     }
 }
 
 pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
+    if args.scenarios {
+        return scenarios::run(
+            sh,
+            &scenarios::Request {
+                base: args.base.clone(),
+                self_check: args.self_check,
+                inject_regression: args.inject_regression,
+                filter: args.filter.clone(),
+                threshold: args.count_threshold,
+                wall_threshold: args.threshold,
+                wall_repeats: args.wall_repeats,
+                keep_worktree: args.keep_worktree,
+            },
+        );
+    }
     let started = Instant::now();
     let gate_dir = wsbench_harness::paths::project_root()
         .join("target")
         .join("gate");
     let tiers = if args.self_check {
-        Tiers::Icount
+        Tiers::SelfCheck
     } else {
         args.tier
     };
-    if tiers.icount() {
+    if tiers.icount() || tiers.hostile() {
         callgrind::check_valgrind(sh).context("or pass --tier wall")?;
     }
     let load_at_start = loadavg();
@@ -127,18 +179,24 @@ pub(crate) fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     println!();
     print!("{}", render_table(rows));
     print_advisories(rows);
+    record_rows(sh, rows);
+    let count = |tier| rows.iter().filter(|r| r.tier == tier).count();
     println!(
-        "gate: thresholds wall {:.1}% ({:?}, CI wholly beyond, confirmed), instructions {:.1}%; {} wall benchmarks \
-         ({} re-measured), {} hot paths; build {}, wall {}, instructions {}, total {}; load average {} → {}",
+        "gate: thresholds wall {:.1}% ({:?}, CI wholly beyond, confirmed), instructions {:.1}%, hostile {}×; {} wall \
+         benchmarks ({} re-measured), {} hot paths, {} hostile cases; build {}, wall {}, instructions {}, \
+         hostile {}, total {}; load average {} → {}",
         args.threshold * 100.0,
         args.statistic,
         args.icount_threshold * 100.0,
-        rows.iter().filter(|r| r.tier == decide::Tier::Wall).count(),
+        hostile::MAX_RATIO,
+        count(decide::Tier::Wall),
         measured.remeasured,
-        rows.iter().filter(|r| r.tier == decide::Tier::Instructions).count(),
+        count(decide::Tier::Instructions),
+        count(decide::Tier::Hostile),
         secs(built),
         secs(measured.wall_time),
         secs(measured.icount_time),
+        secs(measured.hostile_time),
         secs(started.elapsed()),
         load_at_start,
         loadavg(),
@@ -177,11 +235,18 @@ fn build_sides<'a>(
     });
     let head_targets = select(build::bench_targets(sh, &root)?, tiers);
     if args.self_check {
-        eprintln!("gate: self-check: the working tree against itself, instruction counts only");
+        eprintln!("gate: self-check: the working tree against itself (instruction counts), and the hostile corpus");
         let head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
         return Ok((None, head_bins.clone(), head_bins));
     }
-    let rev = args.base.as_deref().context("--base is required")?;
+    if !tiers.needs_base() {
+        let head_bins = build::build_benches(sh, &root, &head_build, &head_targets, cfgs)?;
+        return Ok((None, BTreeMap::new(), head_bins));
+    }
+    let rev = args
+        .base
+        .as_deref()
+        .context("--base is required for the wall-clock and instruction tiers (or --tier hostile, or --self-check)")?;
     let wt = Worktree::add(sh, rev, &gate_dir.join("base"), args.keep_worktree)?;
     let base_targets = select(build::bench_targets(sh, &wt.path)?, tiers);
     eprintln!("gate: building base ({rev}) in {}", wt.path.display());
@@ -206,6 +271,7 @@ struct Measured {
     remeasured: usize,
     wall_time: Duration,
     icount_time: Duration,
+    hostile_time: Duration,
 }
 
 fn measure(
@@ -238,11 +304,23 @@ fn measure(
             sh, base_bins, head_bins, args, &dir,
         )?);
     }
+    let icount_time = icount_started.elapsed();
+    let hostile_started = Instant::now();
+    if tiers.hostile() {
+        let sizes = if args.self_check {
+            vec!["64KB".to_owned()]
+        } else {
+            args.hostile_sizes.clone()
+        };
+        let dir = gate_dir.join("hostile");
+        rows.extend(hostile::hostile_tier(sh, head_bins, &sizes, &dir)?);
+    }
     Ok(Measured {
         rows,
         remeasured,
         wall_time,
-        icount_time: icount_started.elapsed(),
+        icount_time,
+        hostile_time: hostile_started.elapsed(),
     })
 }
 
@@ -267,6 +345,27 @@ fn print_advisories(rows: &[decide::Row]) {
     }
 }
 
+/// The head's figures into the results store: scenario `gate`, a step per benchmark or hot path.
+fn record_rows(sh: &Shell, rows: &[decide::Row]) {
+    let scenario = vec!["gate".to_owned()];
+    let picked: Vec<(String, wsbench_harness::metric::Metric, f64)> = rows
+        .iter()
+        .filter_map(|r| {
+            let metric = match r.tier {
+                decide::Tier::Wall => wsbench_harness::metric::Metric::NsPerIteration,
+                decide::Tier::Instructions => {
+                    wsbench_harness::metric::Metric::InstructionsPerIteration
+                }
+                // A ratio, not a metric of the store's: the hostile tier's verdict is its own record.
+                decide::Tier::Hostile => return None,
+            };
+            Some((r.id.clone(), metric, r.head?))
+        })
+        .collect();
+    let by = record::per_scenario(picked.iter().map(|(id, m, v)| (&scenario, id, *m, *v)));
+    record::gate_runs(sh, by);
+}
+
 /// The verdict: to GitHub's job summary and as JSON when asked; Err when something regressed or nothing
 /// was measured.
 fn conclude(args: &Args, rows: &[decide::Row]) -> anyhow::Result<()> {
@@ -276,10 +375,20 @@ fn conclude(args: &Args, rows: &[decide::Row]) -> anyhow::Result<()> {
         .map(|r| match r.tier {
             decide::Tier::Wall => format!("{} (time)", r.id),
             decide::Tier::Instructions => format!("{} (instructions)", r.id),
+            decide::Tier::Hostile => format!(
+                "{} ({:.2}× a valid echo of its size, over {}×)",
+                r.id,
+                r.head.unwrap_or(f64::NAN),
+                hostile::MAX_RATIO
+            ),
         })
         .collect();
     let verdict = if !failed.is_empty() {
-        format!("failed: {} regressed: {}", failed.len(), failed.join(", "))
+        format!(
+            "failed: {} regressed or over a limit: {}",
+            failed.len(),
+            failed.join(", ")
+        )
     } else if rows.is_empty() {
         "measured nothing".to_owned()
     } else {
@@ -306,7 +415,7 @@ fn conclude(args: &Args, rows: &[decide::Row]) -> anyhow::Result<()> {
     }
     if !failed.is_empty() {
         bail!(
-            "gate failed: {} regressed: {}",
+            "gate failed: {} regressed or over a limit: {}",
             failed.len(),
             failed.join(", ")
         );
@@ -341,17 +450,58 @@ fn to_json(rows: &[decide::Row], verdict: &str, passed: bool) -> serde_json::Val
 
 /// The gate's step in `cargo xtask test` (its unit tests run with `cargo test`): the quick self-check, the
 /// instruction-count tier of the working tree against itself, which proves valgrind, the `icount` binary and the
-/// counting work here and are deterministic.
+/// counting work here and are deterministic, and the hostile tier at 64 KB, which holds every case of the
+/// corpus to 3× a valid echo.
 pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
-    vec![crate::testing::Step::new("gate:self-check", |sh| {
-        #[derive(clap::Parser)]
-        struct Gate {
-            #[command(flatten)]
-            args: Args,
-        }
-        let gate = <Gate as clap::Parser>::try_parse_from(["gate", "--self-check"])?;
-        run(sh, gate.args)
-    })]
+    #[derive(clap::Parser)]
+    struct Gate {
+        #[command(flatten)]
+        args: Args,
+    }
+    let parse = |argv: &[&str]| -> anyhow::Result<Args> {
+        Ok(<Gate as clap::Parser>::try_parse_from(argv)?.args)
+    };
+    vec![
+        crate::testing::Step::new("gate:self-check", move |sh| {
+            run(sh, parse(&["gate", "--self-check"])?)
+        }),
+        // The scenario gate's smoke: one scenario's call counted twice from the same build, which must agree
+        // within the threshold (the counts are exact).
+        crate::testing::Step::new("gate:scenarios-smoke", move |sh| {
+            run(
+                sh,
+                parse(&[
+                    "gate",
+                    "--scenarios",
+                    "--self-check",
+                    "--filter",
+                    "cxf-echo-complex",
+                ])?,
+            )
+        }),
+        // The planted regression (an extra copy of every request body in bench-server, a build of its own):
+        // the scenario gate must fail and name the scenario and the metric.
+        crate::testing::Step::opt_in("gate:scenarios-planted", move |sh| {
+            let args = [
+                "gate",
+                "--scenarios",
+                "--self-check",
+                "--inject-regression",
+                "--filter",
+                "cxf-echo-complex",
+            ];
+            let Err(e) = run(sh, parse(&args)?) else {
+                bail!("the planted regression passed the scenario gate");
+            };
+            let said = format!("{e:#}");
+            anyhow::ensure!(
+                said.contains("cxf-echo-complex") && said.contains("server_instructions_per_call"),
+                "the scenario gate failed without naming the scenario and the metric: {said}"
+            );
+            println!("the planted regression failed the scenario gate: {said}");
+            Ok(())
+        }),
+    ]
 }
 
 /// The gate's bench targets among those a tree has.
@@ -362,6 +512,7 @@ fn select(targets: BTreeMap<Target, PathBuf>, tiers: Tiers) -> BTreeMap<Target, 
             let is = |(p, b): (&str, &str)| t.package == p && t.bench == b;
             (tiers.wall() && WALL.iter().any(|&(p, b, _)| is((p, b))))
                 || (tiers.icount() && ICOUNT.iter().any(|&t| is(t)))
+                || (tiers.hostile() && is(("bench-server", "icount")))
         })
         .collect()
 }
@@ -441,5 +592,7 @@ mod tests {
         assert_eq!(names(Tiers::All), ["icount", "soap", "icount"]);
         assert_eq!(names(Tiers::Wall), ["soap"]);
         assert_eq!(names(Tiers::Icount), ["icount", "icount"]);
+        assert_eq!(names(Tiers::Hostile), ["icount"]);
+        assert!(!Tiers::Hostile.needs_base() && !Tiers::SelfCheck.needs_base());
     }
 }

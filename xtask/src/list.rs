@@ -4,7 +4,10 @@
 use anyhow::Result;
 use xshell::Shell;
 
-use wsbench_harness::scenario::{self, Plan, Scenario};
+use bench_proto::shape::Ramped;
+use bench_proto::units::DurationArg;
+use wsbench_harness::numbers::{int, num, span};
+use wsbench_harness::scenario::{self, ClientStep, Plan, Scenario};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -52,11 +55,14 @@ fn detail(s: &Scenario) -> Result<()> {
                 (None, Some(scenario::Length::Requests(n))) => format!("{n} requests"),
                 (None, None) => "as the client decides".to_owned(),
             };
-            println!(
-                "  {:<28} {:<20} {length}",
-                step.id,
-                step.client.operation.name()
-            );
+            let what = match &step.client.mix {
+                Some(_) => "mix".to_owned(),
+                None => step.client.operation.name().to_owned(),
+            };
+            println!("  {:<28} {what:<20} {length}", step.id);
+            for line in shape_lines(&step.client) {
+                println!("  {:<28} {line}", "");
+            }
         }
     }
     println!("\npublished:");
@@ -104,7 +110,75 @@ fn detail(s: &Scenario) -> Result<()> {
         let t: Vec<&str> = plan.thresholds.iter().map(|t| t.text.as_str()).collect();
         println!("\nthresholds: {}", t.join(", "));
     }
+    if s.file.abort_on_fail {
+        let or_10 = |d: Option<DurationArg>| d.map_or("10s".to_owned(), |d| d.to_string());
+        println!(
+            "abort_on_fail: each step stops as soon as a threshold has clearly failed on its last {} (judged \
+             after its first {})",
+            or_10(s.file.abort_window),
+            or_10(s.file.abort_grace)
+        );
+    }
     Ok(())
+}
+
+/// A step's shape in words, a line each: its mix, its stages, how an open loop's sends arrive.
+fn shape_lines(c: &ClientStep) -> Vec<String> {
+    let mut out = vec![];
+    if let Some(m) = &c.mix {
+        let parts: Vec<String> = m
+            .shares()
+            .iter()
+            .map(|(op, share)| format!("{} {}", op.name(), pct(*share)))
+            .collect();
+        let seed = c
+            .random_seed
+            .map_or("1, the default".to_owned(), |s| s.to_string());
+        out.push(format!(
+            "mix: {} (each call drawn; seed {seed})",
+            parts.join(", ")
+        ));
+    }
+    if let Some(st) = &c.stages {
+        let unit = match st.ramped() {
+            Ramped::Clients => "clients",
+            Ramped::Rate => "calls/s",
+        };
+        let spans: Vec<String> = st
+            .spans()
+            .iter()
+            .map(|sp| {
+                let took = span(sp.to_s - sp.from_s);
+                match (sp.start == sp.end, sp.to_s == sp.from_s) {
+                    (_, true) => format!("jump to {}", level(sp.end)),
+                    (true, false) => format!("hold {} for {took}", level(sp.end)),
+                    (false, false) => {
+                        format!("{} → {} over {took}", level(sp.start), level(sp.end))
+                    }
+                }
+            })
+            .collect();
+        out.push(format!("stages ({unit}): {}", spans.join(", ")));
+    }
+    if let Some(r) = c.rate {
+        let how = c.arrivals.unwrap_or_default().name();
+        out.push(format!("open loop: {} calls/s, {how} arrivals", level(r)));
+    } else if let (Some(a), Some(_)) = (c.arrivals, &c.stages) {
+        out.push(format!("{} arrivals", a.name()));
+    }
+    out
+}
+
+fn pct(share: f64) -> String {
+    format!("{} %", level(share * 100.0))
+}
+
+/// A level or a share for people: whole numbers without decimals.
+fn level(x: f64) -> String {
+    match x.fract() == 0.0 && x.abs() < 1e15 {
+        true => int(x as u64),
+        false => num(x),
+    }
 }
 
 /// How much load a plan holds, in words: the seconds of the steps that run for a time, and how many end on a

@@ -10,9 +10,11 @@ mod durability;
 mod execute;
 mod fuzz;
 mod gate;
+mod history;
 mod icount;
 mod list;
 mod max_rate;
+mod peers;
 mod report;
 mod run;
 mod swarm;
@@ -40,6 +42,8 @@ struct Cli {
 enum Cmd {
     /// List every scenario: name, description, the seed it reproduces.
     List(list::Args),
+    /// List the peer servers (peers/*/peer.toml): stacks, configurations, whether each is built.
+    Peers(peers::Args),
     /// Run a named scenario and write results with provenance.
     Run(run::Args),
     /// Check, without load, that servers answer every call of a scenario right (`--sut`, `--target`).
@@ -56,6 +60,8 @@ enum Cmd {
     Bench(bench::Args),
     /// Regression gate: compare this tree against a base revision.
     Gate(gate::Args),
+    /// Results over time: the runs recorded in results/wsbench.sqlite, trends, change points, exports.
+    History(history::Args),
     /// Render report.html and charts for result directories.
     Report(report::Args),
     /// Compare two runs step by step.
@@ -91,6 +97,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
     sh.change_dir(wsbench_harness::paths::project_root());
     match cli.cmd {
         Cmd::List(args) => list::run(&sh, args),
+        Cmd::Peers(args) => peers::run(&sh, args),
         Cmd::Run(args) => run::run(&sh, args),
         Cmd::Verify(args) => verify::run(&sh, args),
         Cmd::Doctor(args) => doctor::run(&sh, args),
@@ -99,6 +106,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Cmd::Test(args) => test::run(&sh, args),
         Cmd::Bench(args) => bench::run(&sh, args),
         Cmd::Gate(args) => gate::run(&sh, args),
+        Cmd::History(args) => history::run(&sh, args),
         Cmd::Report(args) => report::run(&sh, args),
         Cmd::Compare(args) => compare::run(&sh, args),
         Cmd::Calibrate(args) => calibrate::run(&sh, args),

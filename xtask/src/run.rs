@@ -4,11 +4,13 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use bench_proto::results::AGENT_TOKEN_ENV;
 use xshell::Shell;
 
 use wsbench_harness::artifacts::Arch;
 use wsbench_harness::baseline;
 use wsbench_harness::docker::DockerOptions;
+use wsbench_harness::faults::FaultKind;
 use wsbench_harness::pipeline::{Engine, RunOptions};
 use wsbench_harness::rundoc::Status;
 use wsbench_harness::sut::{Sut, Target};
@@ -71,19 +73,19 @@ pub(crate) struct Args {
     /// `throughput>1000/s`; added to the scenario's `[thresholds]`. The run exits non-zero naming the failed ones.
     #[arg(long = "threshold", value_name = "COND")]
     pub(crate) thresholds: Vec<String>,
+    /// Stop each step as soon as a threshold has clearly failed, judged by bench-client on a trailing window
+    /// (10 s, after a 10 s grace; the scenario's `abort_grace`, `abort_window`), as the scenario's
+    /// `abort_on_fail = true` does. The summary says when and why a step stopped, and what it measured.
+    #[arg(long)]
+    pub(crate) abort_on_fail: bool,
     /// Judge every step as a soak by its per-minute series: the server's RSS slope (MiB/h), the growth of
     /// its open fds and the p99 drift, each against a limit (the scenario's `[soak]`, or 16 MiB/h, 16 fds,
     /// +50 %); a limit exceeded fails the run. For long steps: `--soak --set duration=1h`.
     #[arg(long)]
     pub(crate) soak: bool,
-    /// A fault done to the server during every step, `KIND,at=T,for=D` from the start of the step's measured
-    /// interval: `kill-server,at=20s,for=5s` (SIGKILL, restarted on the same address 5 s later),
-    /// `pause-server,at=40s,for=3s` (SIGSTOP, SIGCONT 3 s later); with --containers
-    /// `link,at=10s,for=5s,rate=100mbit,delay=5ms,loss=1%` (netem both ways, then the link as it was) and
-    /// `disconnect-server,at=10s,for=2s` (docker network disconnect, connect); with --swarm
-    /// `drain-server-node,at=10s,for=2s` (the server task's node drained, then active: the task comes back at a
-    /// new address). Added to the scenario's `[[fault]]`s.
-    #[arg(long = "fault", value_name = "FAULT", conflicts_with = "resume")]
+    /// A fault done to the server during every step, `KIND,at=T,for=D` (e.g. `kill-server,at=20s,for=5s`);
+    /// the kinds are in `--help`.
+    #[arg(long = "fault", value_name = "FAULT", conflicts_with = "resume", long_help = FaultKind::help())]
     pub(crate) faults: Vec<String>,
     /// The servers to measure, each in turn with the same steps, pinning and rounds interleaved:
     /// `bench-server`, `jaxws` (JAX-WS RI on the JDK), `gsoap` (gSOAP 2.8), e.g. `bench-server,jaxws,gsoap`;
@@ -103,6 +105,16 @@ pub(crate) struct Args {
     /// With --target on this machine: the server's process, sampled for CPU and RSS (otherwise they are not).
     #[arg(long, value_name = "PID", requires = "target")]
     pub(crate) target_pid: Option<u32>,
+    /// With --target on another host: `bench-client agent` running there (HOST:PORT), which samples the
+    /// server's CPU, RSS, fds and threads and its host's CPU (steal too) and network for every step. Its
+    /// token is read from WSBENCH_AGENT_TOKEN.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        requires = "target",
+        conflicts_with = "target_pid"
+    )]
+    pub(crate) agent: Option<String>,
     /// Save the run as the named baseline (`compare @NAME …` or `compare --baseline NAME …`).
     #[arg(long, value_name = "NAME")]
     pub(crate) save_baseline: Option<String>,
@@ -144,7 +156,19 @@ impl Args {
         // Recorded among the run's sets (`fault+=…`), so a resumed run does the same faults.
         sets.extend(self.faults.iter().map(|f| format!("fault+={f}")));
         let suts = match &self.target {
-            Some(t) => vec![Sut::External(Target::parse(t, self.target_pid)?)],
+            Some(t) => {
+                let mut target = Target::parse(t, self.target_pid)?;
+                if let Some(agent) = &self.agent {
+                    if std::env::var_os(AGENT_TOKEN_ENV).is_none() {
+                        bail!(
+                            "--agent {agent}: the agent's token goes in {AGENT_TOKEN_ENV} (as `bench-client \
+                             agent` printed it, or as it was started with)"
+                        );
+                    }
+                    target.agent = Some(agent.clone());
+                }
+                vec![Sut::External(target)]
+            }
             None => Sut::parse_list(&self.sut)?,
         };
         Ok(RunOptions {
@@ -158,6 +182,7 @@ impl Args {
             // In containers the arch picks the client image instead of an emulated client process.
             client_arch: self.client_arch.filter(|_| !self.containers),
             thresholds: self.thresholds.clone(),
+            abort_on_fail: self.abort_on_fail,
             soak: self.soak,
             resume: self.resume.clone(),
         })
@@ -224,9 +249,25 @@ mod tests {
             [Sut::External(Target {
                 http: Some("http://h:1".into()),
                 chat: None,
-                pid: Some(7)
+                pid: Some(7),
+                agent: None,
             })]
         );
+        assert!(
+            parse(&["run", "s", "--agent", "h:7171"]).is_err(),
+            "--agent is for a --target"
+        );
+        assert!(parse(&[
+            "run",
+            "s",
+            "--target",
+            "http://h:1",
+            "--target-pid",
+            "7",
+            "--agent",
+            "h:1"
+        ])
+        .is_err());
         assert!(parse(&["run", "s", "--target-pid", "7"]).is_err());
         assert!(parse(&["run", "s", "--sut", "gsoap", "--target", "http://h:1"]).is_err());
         assert!(parse(&["run", "s", "--sut", "tomcat"])

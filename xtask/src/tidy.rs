@@ -246,10 +246,11 @@ fn the_checks_find_what_they_look_for() {
 }
 
 /// The crates whose module graphs must be free of cycles.
-const LAYERED_CRATES: [&str; 7] = [
+const LAYERED_CRATES: [&str; 8] = [
     "bench-proto",
     "bench-server",
     "bench-client",
+    "misbehaving-chat",
     "xtask",
     "xtask/tools",
     "xtask/harness",
@@ -503,13 +504,19 @@ fn only_the_tools_crate_runs_programs_or_reads_proc() {
 /// Production functions of the workspace allowed past 100 lines, each with its reason.
 const LONG_FUNCTIONS: [(&str, &str, &str); 0] = [];
 
-/// No production function of the workspace (xtask, its crates, bench-proto, bench-server, bench-client) runs
-/// past 100 lines but the listed exceptions.
+/// No production function of the workspace (xtask, its crates, bench-proto, bench-server, bench-client,
+/// misbehaving-chat) runs past 100 lines but the listed exceptions.
 #[test]
 fn no_production_function_runs_past_100_lines() {
     let mut dirs = family_sources();
     dirs.extend(
-        ["bench-proto", "bench-server", "bench-client"].map(|c| root().join(c).join("src")),
+        [
+            "bench-proto",
+            "bench-server",
+            "bench-client",
+            "misbehaving-chat",
+        ]
+        .map(|c| root().join(c).join("src")),
     );
     let mut long = Vec::new();
     for dir in dirs {

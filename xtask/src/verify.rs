@@ -10,6 +10,7 @@ use xshell::Shell;
 
 use wsbench_harness::pipeline::check;
 use wsbench_harness::pipeline::{Engine, Outcome, RunOptions};
+use wsbench_harness::rundoc::Problem;
 use wsbench_harness::sut::{Sut, Target};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -97,6 +98,7 @@ pub(crate) fn test_steps() -> Vec<crate::testing::Step> {
         Step::new("sut:containers-refused", containers_refused),
         Step::new("sut:zeep", zeep),
         Step::new("sut:target", target),
+        Step::new("sut:chat-target", chat_target),
         Step::new("sut:refused", refused),
     ]
 }
@@ -137,23 +139,32 @@ fn side_by_side(sh: &Shell) -> Result<()> {
     )
 }
 
-/// Quick cxf-echo-complex on the three servers, shortened: each one's row beside the published CXF figures.
+/// Quick cxf-echo-complex on the four servers, shortened (the done-when): each one's row beside the
+/// published CXF figures, its configuration named, and the line that sets CXF here beside CXF's 34,854/s.
 fn cxf_side_by_side(sh: &Shell) -> Result<()> {
+    const SERVERS: [&str; 4] = ["bench-server", "cxf", "jaxws", "gsoap"];
     crate::testing::quick_scenario_with(
         sh,
         "cxf-echo-complex",
         |o| {
-            o.suts = Sut::parse_list("bench-server,gsoap,jaxws").expect("three known servers");
-            o.sets = vec!["duration=2s".into(), "warmup=2s".into()];
+            o.suts = Sut::parse_list(&SERVERS.join(",")).expect("four known servers");
+            o.sets = vec!["duration=2s".into(), "warmup=10s".into()];
         },
         |outcome| {
             let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
-            for name in ["bench-server", "gsoap", "jaxws"] {
+            for name in SERVERS {
                 anyhow::ensure!(
                     summary.contains(&format!("| {name} |")),
                     "{name} is not in the side-by-side table:\n{summary}"
                 );
             }
+            anyhow::ensure!(
+                summary
+                    .lines()
+                    .any(|l| l.starts_with("- **cxf** (configuration `")
+                        && l.contains("the published 34,854")),
+                "no line sets cxf beside CXF's published 34,854/s:\n{summary}"
+            );
             Ok(())
         },
     )
@@ -183,7 +194,7 @@ fn containers_refused(sh: &Shell) -> Result<()> {
     let opts = RunOptions {
         quick: true,
         sets: vec!["duration=1s".into(), "server.max_body=64".into()],
-        suts: vec![Sut::Peer(wsbench_harness::sut::Peer::Gsoap)],
+        suts: Sut::parse_list("gsoap")?,
         engine: Engine::Docker(wsbench_harness::docker::DockerOptions::default()),
         ..RunOptions::new("customer-small", tmp.path())
     };
@@ -193,7 +204,7 @@ fn containers_refused(sh: &Shell) -> Result<()> {
         .run
         .problems
         .iter()
-        .find(|p| p.starts_with("gsoap not measured"));
+        .find(|p| matches!(p, Problem::Refused { sut, .. } if sut == "gsoap"));
     anyhow::ensure!(
         steps == 0 && refusal.is_some(),
         "the wrong gsoap container was measured ({steps} documents): {:?}",
@@ -201,13 +212,13 @@ fn containers_refused(sh: &Shell) -> Result<()> {
     );
     println!(
         "refused before any load: {}",
-        refusal.map_or("", |p| p.as_str())
+        refusal.map_or(String::new(), Problem::to_string)
     );
     Ok(())
 }
 
 /// The servers `sut:containers` runs in containers.
-const PEERS_IN_CONTAINERS: &str = "bench-server,gsoap,jaxws";
+const PEERS_IN_CONTAINERS: &str = "bench-server,gsoap,jaxws,cxf";
 
 fn check_peer_containers(outcome: &Outcome) -> Result<()> {
     let prov = provenance(outcome)?;
@@ -215,6 +226,7 @@ fn check_peer_containers(outcome: &Outcome) -> Result<()> {
     for (name, image) in [
         ("gsoap", "wsbench-peer:gsoap-"),
         ("jaxws", "wsbench-peer:jaxws-"),
+        ("cxf", "wsbench-peer:cxf-"),
     ] {
         if !PEERS_IN_CONTAINERS.contains(name) {
             continue;
@@ -237,12 +249,15 @@ fn check_peer_containers(outcome: &Outcome) -> Result<()> {
         "gsoap's Server header: {:?}",
         header("gsoap")
     );
-    if PEERS_IN_CONTAINERS.contains("jaxws") {
-        let said = header("jaxws").flatten().unwrap_or_default();
-        anyhow::ensure!(
-            said.starts_with("wsbench-jaxws (JAX-WS RI"),
-            "jaxws's Server header: {said:?}"
-        );
+    for (name, says) in [
+        ("jaxws", "wsbench-jaxws (JAX-WS RI"),
+        ("cxf", "wsbench-cxf (Apache CXF 4."),
+    ] {
+        if !PEERS_IN_CONTAINERS.contains(name) {
+            continue;
+        }
+        let said = header(name).flatten().unwrap_or_default();
+        anyhow::ensure!(said.starts_with(says), "{name}'s Server header: {said:?}");
     }
     let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
     anyhow::ensure!(
@@ -268,7 +283,7 @@ fn target(sh: &Shell) -> Result<()> {
         "http://{}",
         server.ready.http.context("bench-server serves no HTTP")?
     );
-    let pid = server.ready.pid;
+    let pid = server.pid;
     // As processes, then driven by a client container on the host's network (`--containers`).
     let docker = Engine::Docker(wsbench_harness::docker::DockerOptions::default());
     let mut result = Ok(());
@@ -282,6 +297,7 @@ fn target(sh: &Shell) -> Result<()> {
                     http: Some(url.clone()),
                     chat: None,
                     pid: Some(pid),
+                    agent: None,
                 })];
                 o.sets = vec!["duration=2s".into(), "warmup=1s".into()];
                 o.engine = engine;
@@ -292,6 +308,68 @@ fn target(sh: &Shell) -> Result<()> {
             break;
         }
     }
+    server.stop(std::time::Duration::from_secs(20))?;
+    result
+}
+
+/// `cargo xtask run volano-loopback --target HOST:PORT --quick` against a chat server that relays without a
+/// room lock, as the VOLANO server does (the tests' own, `misbehaving-chat --relay lock-free`: the genuine
+/// VOLANO server is on no registry this project reaches): verified before the load, every step ok — the
+/// per-sender check passes, the room's order is not asked of a server wsbench did not start, and the
+/// deliveries out of it are counted in the summary — and the server said to be not started, not pinned.
+fn chat_target(sh: &Shell) -> Result<()> {
+    use wsbench_harness::local::process::ServerProcess;
+    wsbench_tools::cargo::run(sh, &["build", "--quiet", "-p", "misbehaving-chat"])?;
+    let bin = wsbench_tools::cargo::target_dir(sh)?.join("debug/misbehaving-chat");
+    let argv = vec![
+        bin.display().to_string(),
+        "--relay".to_owned(),
+        "lock-free".to_owned(),
+    ];
+    let server =
+        ServerProcess::start(&argv, tempfile_log(sh)?, std::time::Duration::from_secs(30))?;
+    let addr = server
+        .ready
+        .chat
+        .context("misbehaving-chat serves no chat")?
+        .to_string();
+    let result = crate::testing::quick_scenario_with(
+        sh,
+        "volano-loopback",
+        |o| {
+            o.suts = vec![Sut::External(Target {
+                http: None,
+                chat: Some(addr.clone()),
+                pid: None,
+                agent: None,
+            })]
+        },
+        |outcome| {
+            let prov = provenance(outcome)?;
+            anyhow::ensure!(prov.commands.server.is_empty(), "wsbench started a server");
+            let checks_room = prov
+                .commands
+                .client
+                .values()
+                .any(|c| c.iter().any(|a| a == "--check-room-order"));
+            anyhow::ensure!(
+                !checks_room,
+                "the room's order was asked of a server wsbench did not start"
+            );
+            let summary = std::fs::read_to_string(outcome.dir.join("summary.md"))?;
+            for said in [
+                "server not started by wsbench, not pinned",
+                "checked: per sender",
+                "came out of the room's order",
+            ] {
+                anyhow::ensure!(
+                    summary.contains(said),
+                    "summary.md does not say {said:?}:\n{summary}"
+                );
+            }
+            Ok(())
+        },
+    );
     server.stop(std::time::Duration::from_secs(20))?;
     result
 }
@@ -357,7 +435,7 @@ fn refused(sh: &Shell) -> Result<()> {
                 .run
                 .problems
                 .iter()
-                .any(|p| p.contains("not measured") && p.contains("HTTP 404")),
+                .any(|p| matches!(p, Problem::Refused { error, .. } if error.contains("HTTP 404"))),
         "a refused server was measured ({steps} documents): {:?}",
         outcome.run.problems
     );
@@ -365,13 +443,14 @@ fn refused(sh: &Shell) -> Result<()> {
     Ok(())
 }
 
-/// zeep, a third-party SOAP client, checks every operation on bench-server and both peers started fresh
+/// zeep, a third-party SOAP client, checks every operation on bench-server and every peer build started fresh
 /// (`get` compared with bench-server's answers), and shows with `--self-test` that a wrong answer fails.
 fn zeep(sh: &Shell) -> Result<()> {
     use std::time::Duration;
+    use wsbench_harness::argv::{self, PeerPlace};
     use wsbench_harness::artifacts::peers;
     use wsbench_harness::local::process::ServerProcess;
-    use wsbench_harness::sut::Peer;
+    use wsbench_harness::scenario::ServerSpec;
     use wsbench_tools::python;
     anyhow::ensure!(
         python::has_zeep(sh),
@@ -380,20 +459,24 @@ fn zeep(sh: &Shell) -> Result<()> {
     );
     let root = wsbench_harness::paths::project_root();
     let bins = wsbench_harness::artifacts::build_release(sh)?;
-    let built = peers::build_all(sh, &root, &Peer::ALL)?;
-    let listen = ["--http".to_owned(), "127.0.0.1:0".to_owned()];
-    let mut argvs = vec![[vec![bins.server.display().to_string()], listen.to_vec()].concat()];
-    for (peer, dir) in built.iter() {
-        let mut a = match peer {
-            Peer::Jaxws => vec![
-                wsbench_tools::jdk::JAVA.name.to_owned(),
-                "-jar".to_owned(),
-                dir.join("wsbench-jaxws.jar").display().to_string(),
-            ],
-            Peer::Gsoap => vec![dir.join("wsbench-gsoap").display().to_string()],
-        };
-        a.extend(listen.iter().cloned());
-        argvs.push(a);
+    let every = one_config_per_build()?;
+    let built = peers::build_all(sh, &root, &every)?;
+    let listen = "127.0.0.1:0";
+    let mut argvs = vec![vec![
+        bins.server.display().to_string(),
+        "--http".to_owned(),
+        listen.to_owned(),
+    ]];
+    for peer in &every {
+        let place = PeerPlace::Process(built.get(peer)?);
+        argvs.push(argv::peer_for(
+            peer,
+            place,
+            &ServerSpec::default(),
+            1,
+            None,
+            listen,
+        )?);
     }
     let mut servers = Vec::new();
     for argv in &argvs {
@@ -416,6 +499,25 @@ fn zeep(sh: &Shell) -> Result<()> {
         s.stop(Duration::from_secs(20))?;
     }
     checked
+}
+
+/// Each build of every peer once, in its default configuration if that is the build's, else its first.
+fn one_config_per_build() -> Result<Vec<wsbench_harness::sut::PeerSut>> {
+    let catalog = wsbench_harness::sut::Catalog::project()?;
+    let mut out: Vec<wsbench_harness::sut::PeerSut> = Vec::new();
+    for def in &catalog.peers {
+        let mut names: Vec<&str> = vec![def.default.as_str()];
+        names.extend(def.configs.iter().map(|c| c.name.as_str()));
+        for name in names {
+            let peer = catalog
+                .resolve(&def.sut_name(name))
+                .context("a configuration of the catalogue")?;
+            if !out.iter().any(|p| p.build_key() == peer.build_key()) {
+                out.push(peer);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Answers every request on `listener` with 404 (one request per connection).

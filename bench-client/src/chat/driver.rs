@@ -4,15 +4,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind};
+use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind, RunEnd, Violation, Violations};
 use hdrhistogram::Histogram;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
-use tokio::time::{timeout, Instant};
+use tokio::time::{sleep_until, timeout, Instant};
 
 use super::load::ChatLoad;
 use super::stamps::Stamps;
-use super::user::{Phase, RunShared, User, UserResult};
+use super::user::{RunShared, User, UserResult};
 
 /// The outcome of one run.
 #[derive(Debug, Clone)]
@@ -30,10 +30,16 @@ pub struct RunOutcome {
     pub errors: ErrorCounts,
     /// The first few error messages, for the summary.
     pub first_errors: Vec<String>,
+    /// Deliveries that broke the order checked (also in `errors.validation`), and the first few.
+    pub violations: Violations,
+    pub first_violations: Vec<Violation>,
+    /// Deliveries out of the room's order when it was not checked (paced runs).
+    pub departures: u64,
     /// Fan-out latency of every delivery, µs.
     pub latency: Histogram<u64>,
-    /// True when every user finished the protocol (and nothing aborted the run).
-    pub completed: bool,
+    /// Gaps between consecutive deliveries at each member, µs.
+    pub gaps: Histogram<u64>,
+    pub end: RunEnd,
 }
 
 impl RunOutcome {
@@ -46,136 +52,218 @@ impl RunOutcome {
             0.0
         }
     }
+
+    /// Every user finished the protocol.
+    pub fn completed(&self) -> bool {
+        self.end == RunEnd::Completed
+    }
 }
 
-/// Keep this many error messages per run.
+/// Keep this many error messages (and violations) per run.
 const FIRST_ERRORS: usize = 5;
 
-/// Runs the test once. `stop` turning true (SIGINT) aborts it; the outcome then says so.
+/// How long users get to stop once told to: each ends at its next poll, so only a user stuck in code that
+/// does not yield could take longer (it is then abandoned, and counted).
+const STOP_GRACE: Duration = Duration::from_secs(1);
+
+/// Runs the test once, by its deadline. `stop` turning true (SIGINT, SIGTERM) cuts it short; the outcome
+/// says how it ended, and keeps what was measured until then.
 pub async fn run_once(load: &ChatLoad, run: u64, mut stop: watch::Receiver<bool>) -> RunOutcome {
-    let (phase, _) = watch::channel(Phase::Setup);
+    let deadline = Instant::now() + load.deadline;
+    let (failed_tx, mut failed) = mpsc::unbounded_channel();
     let stamps = Stamps::new(
         load.rooms as usize,
         load.users as usize,
         load.count as usize,
     );
-    let mut shared = Arc::new(RunShared::new(load.clone(), phase, stamps));
-    let users = enter_all(load, &shared, &mut stop).await;
+    let mut shared = Arc::new(RunShared::new(load.clone(), failed_tx, stamps));
+    let mut users = enter_all(load, &shared, &mut stop, deadline).await;
 
-    let all_entered =
-        users.tasks.len() as u64 == load.connections() && *shared.phase.borrow() == Phase::Setup;
+    let mut end = users.end;
+    if end == RunEnd::Completed && failed.try_recv().is_ok() {
+        end = RunEnd::NotStarted;
+    }
     let begin = Instant::now();
-    let started = all_entered
-        && shared.phase.send_if_modified(|p| {
-            let setup = *p == Phase::Setup;
-            if setup {
-                *p = Phase::Running;
-            }
-            setup
-        });
-    tell(
-        &users.controls,
-        if started {
-            Phase::Running
-        } else {
-            Phase::Abort
-        },
-    );
-
-    let mut failed = shared.phase.subscribe();
-    let mut join = Box::pin(join_all(users.tasks));
-    let results = tokio::select! {
-        r = &mut join => r,
-        _ = stop.wait_for(|&s| s) => {
-            shared.phase.send_replace(Phase::Abort);
-            tell(&users.controls, Phase::Abort);
-            join.await
+    if end == RunEnd::Completed {
+        // Kept open to the end: a user whose channel closes takes it that the driver is gone.
+        for s in &users.starts {
+            let _ = s.try_send(());
         }
-        _ = failed.wait_for(|&p| p == Phase::Abort) => {
-            tell(&users.controls, Phase::Abort);
-            join.await
+        // Each arm's future is dropped before its body runs: nothing is held while the users are awaited.
+        tokio::select! {
+            () = users.join() => {}
+            () = requested(&mut stop) => end = RunEnd::Interrupted,
+            Some(()) = failed.recv() => end = RunEnd::Failed,
+            () = sleep_until(deadline) => end = RunEnd::Deadline,
         }
-    };
-
-    let mut out = RunOutcome {
-        run,
-        elapsed: Duration::ZERO,
-        sent: 0,
-        received: 0,
-        validated: 0,
-        bytes_sent: 0,
-        bytes_received: 0,
-        errors: users.errors,
-        first_errors: users.first_errors,
-        latency: new_histogram(),
-        completed: started && *shared.phase.borrow() == Phase::Running,
-    };
-    let end = add_up(&mut out, results, begin);
+    }
+    stop_all(&mut users, load, end).await;
+    if end == RunEnd::Completed && (failed.try_recv().is_ok() || users.lost > 0) {
+        end = RunEnd::Failed;
+    }
+    let mut out = add_up(run, &mut users, end, begin);
     // Every user task has ended, and with it its share of `shared`.
     match Arc::get_mut(&mut shared) {
         Some(shared) => {
-            for h in shared.latency.iter_mut() {
-                // Same precision on both sides, and the sum grows to any range: adding cannot fail.
-                let _ = out.latency.add(&*h.get_mut());
-            }
+            let t = shared.timings.total();
+            (out.latency, out.gaps) = (t.latency, t.gaps);
         }
         None => {
             *out.errors.get_mut(ErrorKind::Io) += 1;
             out.first_errors
                 .push("the run's latency histograms were still in use".to_owned());
-            out.completed = false;
+            out.end = RunEnd::Failed;
         }
-    }
-    if started {
-        out.elapsed = end.saturating_duration_since(begin);
     }
     out
 }
 
-/// The users created so far, their control channels, and what went wrong while they entered.
-struct Entered {
+/// Tells every user to stop, gives them [`STOP_GRACE`] to, and counts why the run ended early.
+async fn stop_all(users: &mut Users, load: &ChatLoad, end: RunEnd) {
+    users.abort();
+    if timeout(STOP_GRACE, users.join()).await.is_err() {
+        let n = users.abandon();
+        users.count(
+            ErrorKind::Io,
+            format!("{n} user(s) did not stop within {STOP_GRACE:?} of the abort: abandoned"),
+        );
+    }
+    if end == RunEnd::Deadline {
+        users.count(
+            ErrorKind::Timeout,
+            format!(
+                "the run was still going at its deadline ({:?}): cut short",
+                load.deadline
+            ),
+        );
+    }
+}
+
+/// The users created so far, the channels that tell them the clock started or the run is aborted, what
+/// they reported, and what went wrong while they entered.
+struct Users {
     tasks: Vec<JoinHandle<UserResult>>,
-    controls: Vec<mpsc::Sender<Phase>>,
+    /// `tasks[..joined]` have been awaited (their results are in `results`).
+    joined: usize,
+    results: Vec<UserResult>,
+    /// Users whose task panicked or was abandoned: they reported nothing.
+    lost: u64,
+    starts: Vec<mpsc::Sender<()>>,
+    aborts: Vec<oneshot::Sender<()>>,
     errors: ErrorCounts,
     first_errors: Vec<String>,
+    /// `Completed` while nothing ended the setup early; else why it ended.
+    end: RunEnd,
+}
+
+impl Users {
+    /// Awaits every user, in order, keeping each result as it comes: cancelled, it loses nothing and can
+    /// be awaited again.
+    async fn join(&mut self) {
+        while let Some(task) = self.tasks.get_mut(self.joined) {
+            let result = task.await;
+            self.joined += 1;
+            match result {
+                Ok(r) => self.results.push(r),
+                Err(_) => {
+                    self.lost += 1;
+                    self.count(ErrorKind::Io, "a user task panicked".to_owned());
+                }
+            }
+        }
+    }
+
+    /// Tells every user to stop where it is.
+    fn abort(&mut self) {
+        for a in self.aborts.drain(..) {
+            let _ = a.send(());
+        }
+    }
+
+    /// Gives up on the users not yet ended; returns how many.
+    fn abandon(&mut self) -> u64 {
+        let rest = &self.tasks[self.joined..];
+        rest.iter().for_each(JoinHandle::abort);
+        let n = rest.len() as u64;
+        self.joined = self.tasks.len();
+        self.lost += n;
+        n
+    }
+
+    fn count(&mut self, kind: ErrorKind, message: String) {
+        *self.errors.get_mut(kind) += 1;
+        if self.first_errors.len() < FIRST_ERRORS {
+            self.first_errors.push(message);
+        }
+    }
+}
+
+/// Resolves once `stop` is true; never, if its sender is gone without having asked. (The guard `wait_for`
+/// returns is dropped here, not held by the caller.)
+async fn requested(stop: &mut watch::Receiver<bool>) {
+    if stop.wait_for(|&s| s).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Creates the users room by room, each entered before the next connects; stops at the first that fails to
-/// enter (it counted its own error), at a user not entered within the timeout, or when `stop` turns true.
+/// enter (it counted its own error), at a user not entered within the timeout, at the deadline, or when
+/// `stop` turns true.
 async fn enter_all(
     load: &ChatLoad,
     shared: &Arc<RunShared>,
     stop: &mut watch::Receiver<bool>,
-) -> Entered {
-    let mut users = Entered {
-        tasks: Vec::with_capacity(load.connections() as usize),
-        controls: Vec::with_capacity(load.connections() as usize),
+    deadline: Instant,
+) -> Users {
+    let n = load.connections() as usize;
+    let mut users = Users {
+        tasks: Vec::with_capacity(n),
+        joined: 0,
+        results: Vec::with_capacity(n),
+        lost: 0,
+        starts: Vec::with_capacity(n),
+        aborts: Vec::with_capacity(n),
         errors: ErrorCounts::default(),
         first_errors: Vec::new(),
+        end: RunEnd::Completed,
     };
     for room in 0..load.rooms as usize {
         for number in 1..=load.users {
             let (entered_tx, entered) = oneshot::channel();
-            // Room for both messages a user can get: Running, then Abort.
-            let (control, ctl) = mpsc::channel(2);
-            users.controls.push(control);
+            let (start_tx, start) = mpsc::channel(1);
+            let (abort_tx, abort) = oneshot::channel();
+            users.starts.push(start_tx);
+            users.aborts.push(abort_tx);
             let user = User::new(shared.clone(), room, number, entered_tx);
-            users.tasks.push(tokio::spawn(user.run(ctl)));
+            users.tasks.push(tokio::spawn(user.run(start, abort)));
             let ready = tokio::select! {
                 r = timeout(load.timeout, entered) => r,
-                _ = stop.wait_for(|&s| s) => return users,
+                () = requested(stop) => {
+                    users.end = RunEnd::Interrupted;
+                    return users;
+                }
+                () = sleep_until(deadline) => {
+                    users.end = RunEnd::Deadline;
+                    return users;
+                }
             };
             match ready {
                 Ok(Ok(Ok(()))) => {}
-                // The user counted its own error and aborted the run.
-                Ok(Ok(Err(_))) | Ok(Err(_)) => return users,
+                // The user counted its own error.
+                Ok(Ok(Err(_))) | Ok(Err(_)) => {
+                    users.end = RunEnd::NotStarted;
+                    return users;
+                }
                 Err(_) => {
-                    *users.errors.get_mut(ErrorKind::Timeout) += 1;
-                    users.first_errors.push(format!(
-                        "Mark{number} in Room{}: not entered within {:?}",
-                        load.start as usize + room,
-                        load.timeout
-                    ));
+                    users.end = RunEnd::NotStarted;
+                    users.count(
+                        ErrorKind::Timeout,
+                        format!(
+                            "Mark{number} in Room{}: not entered within {:?}",
+                            load.start as usize + room,
+                            load.timeout
+                        ),
+                    );
                     return users;
                 }
             }
@@ -184,50 +272,48 @@ async fn enter_all(
     users
 }
 
-/// Adds every user's counts into `out` (a panicked user is an I/O error); returns when the last connection
-/// closed.
-fn add_up(out: &mut RunOutcome, results: (Vec<UserResult>, u64), begin: Instant) -> Instant {
-    let (results, panicked) = results;
-    if panicked > 0 {
-        *out.errors.get_mut(ErrorKind::Io) += panicked;
-        out.first_errors
-            .push(format!("{panicked} user task(s) panicked"));
-        out.completed = false;
-    }
-    let mut end = begin;
-    for r in results {
+/// Adds every user's counts up into the run's outcome. The run's time is from the start signal to the
+/// close of the last connection, for a run that started.
+fn add_up(run: u64, users: &mut Users, end: RunEnd, begin: Instant) -> RunOutcome {
+    let mut out = RunOutcome {
+        run,
+        elapsed: Duration::ZERO,
+        sent: 0,
+        received: 0,
+        validated: 0,
+        bytes_sent: 0,
+        bytes_received: 0,
+        errors: std::mem::take(&mut users.errors),
+        first_errors: std::mem::take(&mut users.first_errors),
+        violations: Violations::default(),
+        first_violations: Vec::new(),
+        departures: 0,
+        latency: new_histogram(),
+        gaps: new_histogram(),
+        end,
+    };
+    let mut last = begin;
+    for r in users.results.drain(..) {
         out.sent += r.sent;
         out.received += r.received;
         out.validated += r.validated;
         out.bytes_sent += r.bytes_sent;
         out.bytes_received += r.bytes_received;
         out.errors.add(&r.errors);
+        out.violations.add(&r.violations);
+        out.departures += r.departures;
+        let room = FIRST_ERRORS.saturating_sub(out.first_violations.len());
+        out.first_violations
+            .extend(r.first_violations.into_iter().take(room));
         if let Some(e) = r.first_error {
             if out.first_errors.len() < FIRST_ERRORS {
                 out.first_errors.push(e);
             }
         }
-        end = end.max(r.closed_at);
+        last = last.max(r.closed_at);
     }
-    end
-}
-
-/// Tells every user (whose channel has room for it: each gets at most two messages).
-fn tell(controls: &[mpsc::Sender<Phase>], phase: Phase) {
-    for c in controls {
-        let _ = c.try_send(phase);
+    if end != RunEnd::NotStarted {
+        out.elapsed = last.saturating_duration_since(begin);
     }
-}
-
-/// Awaits every task, in order; also returns how many panicked (users that reported nothing).
-async fn join_all(tasks: Vec<JoinHandle<UserResult>>) -> (Vec<UserResult>, u64) {
-    let mut out = Vec::with_capacity(tasks.len());
-    let mut panicked = 0;
-    for t in tasks {
-        match t.await {
-            Ok(r) => out.push(r),
-            Err(_) => panicked += 1,
-        }
-    }
-    (out, panicked)
+    out
 }

@@ -7,15 +7,17 @@
 //! poll (a timer armed) or consumes one of its events (the others may hold a stale registration).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Wake, Waker};
+
+use atomic_waker::AtomicWaker;
 
 /// Shared between the task and the futures holding its waker.
 #[derive(Debug)]
 struct Inner {
     fired: AtomicBool,
-    /// The task's own waker, woken after the flag is raised.
-    task: Mutex<Option<Waker>>,
+    /// The task's own waker, woken after the flag is raised (no lock: a waker may fire on any thread).
+    task: AtomicWaker,
 }
 
 impl Wake for Inner {
@@ -25,10 +27,7 @@ impl Wake for Inner {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.fired.store(true, Ordering::Release);
-        let task = self.task.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(w) = &*task {
-            w.wake_by_ref();
-        }
+        self.task.wake();
     }
 }
 
@@ -44,7 +43,7 @@ impl Flagged {
     pub(crate) fn new() -> Flagged {
         let inner = Arc::new(Inner {
             fired: AtomicBool::new(true),
-            task: Mutex::new(None),
+            task: AtomicWaker::new(),
         });
         Flagged {
             waker: Waker::from(inner.clone()),
@@ -66,15 +65,7 @@ impl Flagged {
 
     /// A context whose waker raises the flag, then wakes the task polling with `cx`.
     pub(crate) fn context(&self, cx: &Context<'_>) -> Context<'_> {
-        let mut task = self
-            .inner
-            .task
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !task.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-            *task = Some(cx.waker().clone());
-        }
-        drop(task);
+        self.inner.task.register(cx.waker());
         Context::from_waker(&self.waker)
     }
 }

@@ -16,7 +16,12 @@ pub struct ChatLoad {
     pub pause: Duration,
     pub runs: u32,
     pub start: u32,
+    /// Each expected packet (and connecting, and entering) within this.
     pub timeout: Duration,
+    /// Each run ends by this, cut short if it has not.
+    pub deadline: Duration,
+    /// Check that every member sees the room's messages in one order (paced runs only).
+    pub check_room_order: bool,
 }
 
 impl ChatLoad {
@@ -31,6 +36,8 @@ impl ChatLoad {
             runs: 1,
             start: 1,
             timeout: Duration::from_secs(30),
+            deadline: Duration::from_secs(30 * 60),
+            check_room_order: false,
         }
     }
 
@@ -50,6 +57,8 @@ impl ChatLoad {
             runs: args.runs,
             start: args.start,
             timeout: args.timeout,
+            deadline: args.deadline,
+            check_room_order: args.check_room_order,
         };
         load.validate()?;
         Ok(load)
@@ -66,8 +75,17 @@ impl ChatLoad {
         if self.start.checked_add(self.rooms).is_none() {
             return usage("--start + --rooms is too large");
         }
-        if self.timeout.is_zero() {
-            return usage("--timeout must be positive");
+        if self.timeout.is_zero() || self.deadline.is_zero() {
+            return usage("--timeout and --deadline must be positive");
+        }
+        if self.check_room_order && !self.paced() {
+            return usage(
+                "--check-room-order checks the room's order through VolanoMark's token ring (paced runs, \
+                 --pause 0s); with a pause, each sender's order is checked",
+            );
+        }
+        if self.count > 999_999_999 {
+            return usage("--count is at most 999999999 (each message's number is in its text)");
         }
         Ok(())
     }

@@ -4,9 +4,11 @@
 use std::fmt::Write as _;
 
 use bench_proto::results::{
-    new_histogram, ChatParams, ChatResults, ChatRun, ClientStats, Counts, Mode, Params, ResultsDoc,
-    SystemBlock, SCHEMA,
+    new_histogram, ChatCheck, ChatParams, ChatResults, ChatRun, ClientStats, Counts, InterArrival,
+    Mode, Params, ResultsDoc, RunEnd, SystemBlock, Violation, Violations, SCHEMA,
 };
+
+use hdrhistogram::Histogram;
 
 use super::driver::RunOutcome;
 use super::load::ChatLoad;
@@ -22,13 +24,22 @@ pub struct ChatReport {
     /// RFC 3339 UTC, when the first run started.
     pub started_at: String,
     pub runs: Vec<RunOutcome>,
-    /// Interrupted (SIGINT): fewer runs than asked, or a run cut short.
-    pub partial: bool,
     /// The client's CPU over all runs, and the wall time they took.
     pub cpu: CpuTime,
     pub wall_s: f64,
     pub system: Option<SystemBlock>,
 }
+
+/// `1 delivery`, `12,000 deliveries`.
+fn deliveries(n: u64) -> String {
+    match n {
+        1 => "1 delivery".to_owned(),
+        n => format!("{} deliveries", thousands(n)),
+    }
+}
+
+/// Violations kept in full in the document and the summary.
+const FIRST_VIOLATIONS: usize = 10;
 
 impl ChatReport {
     /// The runs the score averages: every completed run but the first when more than one was asked for.
@@ -36,17 +47,36 @@ impl ChatReport {
         let skip = u64::from(self.load.runs > 1);
         self.runs
             .iter()
-            .filter(|r| r.completed && r.run > skip)
+            .filter(|r| r.completed() && r.run > skip)
             .collect()
     }
 
-    /// VolanoMark's score: the mean of the scored runs' (sent + received) / seconds.
-    pub fn score(&self) -> f64 {
+    /// The runs the figures come from: the scored ones; when there are none, the run cut short, with what
+    /// it measured until then (none if nothing was delivered).
+    pub fn measured(&self) -> Vec<&RunOutcome> {
         let scored = self.scored();
-        if scored.is_empty() {
+        if !scored.is_empty() {
+            return scored;
+        }
+        self.runs
+            .iter()
+            .filter(|r| r.end.cut_short() && r.received > 0)
+            .take(1)
+            .collect()
+    }
+
+    /// A run was cut short, or not every run asked for was made.
+    pub fn partial(&self) -> bool {
+        self.runs.len() < self.load.runs as usize || self.runs.iter().any(|r| !r.completed())
+    }
+
+    /// VolanoMark's score: the mean of the measured runs' (sent + received) / seconds.
+    pub fn score(&self) -> f64 {
+        let measured = self.measured();
+        if measured.is_empty() {
             return 0.0;
         }
-        scored.iter().map(|r| r.score()).sum::<f64>() / scored.len() as f64
+        measured.iter().map(|r| r.score()).sum::<f64>() / measured.len() as f64
     }
 
     /// Errors of every run, the first included: one failed run fails the benchmark.
@@ -54,10 +84,24 @@ impl ChatReport {
         self.runs.iter().map(|r| r.errors.total()).sum()
     }
 
+    /// Violations of every run, and the first few.
+    fn violations(&self) -> (Violations, Vec<Violation>) {
+        let mut total = Violations::default();
+        self.runs.iter().for_each(|r| total.add(&r.violations));
+        let first = self
+            .runs
+            .iter()
+            .flat_map(|r| r.first_violations.iter().cloned())
+            .take(FIRST_VIOLATIONS)
+            .collect();
+        (total, first)
+    }
+
     pub fn doc(&self) -> ResultsDoc {
-        let scored = self.scored();
+        let scored = self.measured();
         let mut counts = Counts::default();
         let mut latency = new_histogram();
+        let mut gaps = new_histogram();
         let mut elapsed_s = 0.0;
         for r in &scored {
             counts.ok += r.received;
@@ -66,44 +110,20 @@ impl ChatReport {
             counts.bytes_received += r.bytes_received;
             elapsed_s += r.elapsed.as_secs_f64();
             let _ = latency.add(&r.latency);
+            let _ = gaps.add(&r.gaps);
         }
         for r in &self.runs {
             counts.errors.add(&r.errors);
         }
-        let load = &self.load;
         let capacity = self.wall_s * self.threads as f64;
         let mut doc = ResultsDoc {
             schema: SCHEMA.to_owned(),
-            partial: self.partial,
+            partial: self.partial(),
             tool: crate::report::json::tool(),
             label: self.label.clone(),
             started_at: self.started_at.clone(),
             mode: Mode::Chat,
-            params: Params {
-                url: format!("tcp://{}", load.addr),
-                operation: "chat".to_owned(),
-                clients: load.connections(),
-                threads: self.threads,
-                rate: None,
-                duration_s: None,
-                requests: Some(load.messages()),
-                warmup_s: 0.0,
-                think_time_s: load.pause.as_secs_f64(),
-                keepalive: true,
-                packet_size: 0,
-                message_size: Some(bench_proto::chat::MARK_TEXT.len() as u64),
-                timeout_s: load.timeout.as_secs_f64(),
-                connect_timeout_s: load.timeout.as_secs_f64(),
-                validate_first: 0,
-                validate_every: 1,
-                chat: Some(ChatParams {
-                    rooms: load.rooms.into(),
-                    users: load.users.into(),
-                    count: load.count.into(),
-                    pause_s: load.pause.as_secs_f64(),
-                    runs: load.runs.into(),
-                }),
-            },
+            params: self.params(),
             elapsed_s,
             counts,
             throughput: Default::default(),
@@ -119,34 +139,85 @@ impl ChatReport {
                 },
                 max_schedule_lag_us: None,
             },
+            shape: Default::default(),
             system: self.system.clone(),
-            chat: Some(ChatResults {
-                score_msg_per_s: self.score(),
-                messages_sent: scored.iter().map(|r| r.sent).sum(),
-                messages_received: scored.iter().map(|r| r.received).sum(),
-                runs: self
-                    .runs
-                    .iter()
-                    .map(|r| ChatRun {
-                        run: r.run,
-                        elapsed_s: r.elapsed.as_secs_f64(),
-                        messages_sent: r.sent,
-                        messages_received: r.received,
-                        msg_per_s: r.score(),
-                    })
-                    .collect(),
-                scored_runs: scored.iter().map(|r| r.run).collect(),
-            }),
+            chat: Some(self.chat_results(&scored, &gaps)),
             warnings: Vec::new(),
         };
         // Fan-out latency is measured from each message's actual send: closed loop, nothing to correct.
         doc.set_latency(&latency, None);
         doc.recompute_throughput();
-        doc.warnings = crate::report::warnings::for_run(&doc, 0, "SIGINT");
+        doc.warnings = crate::report::warnings::for_run(&doc, 0, &self.stopped_by());
         doc
     }
 
-    /// The summary on stdout: VolanoMark's lines for each run, then the score, latency and validation.
+    /// What the run was asked to do.
+    fn params(&self) -> Params {
+        let load = &self.load;
+        Params {
+            url: format!("tcp://{}", load.addr),
+            operation: "chat".to_owned(),
+            clients: load.connections(),
+            threads: self.threads,
+            rate: None,
+            duration_s: None,
+            requests: Some(load.messages()),
+            warmup_s: 0.0,
+            think_time_s: load.pause.as_secs_f64(),
+            keepalive: true,
+            packet_size: 0,
+            message_size: Some(bench_proto::chat::MARK_TEXT.len() as u64),
+            timeout_s: load.timeout.as_secs_f64(),
+            connect_timeout_s: load.timeout.as_secs_f64(),
+            validate_first: 0,
+            validate_every: 1,
+            shape: Default::default(),
+            chat: Some(ChatParams {
+                rooms: load.rooms.into(),
+                users: load.users.into(),
+                count: load.count.into(),
+                pause_s: load.pause.as_secs_f64(),
+                runs: load.runs.into(),
+            }),
+        }
+    }
+
+    /// The chat block: the score of the `scored` runs, every run, and what the checks found.
+    fn chat_results(&self, scored: &[&RunOutcome], gaps: &Histogram<u64>) -> ChatResults {
+        let load = &self.load;
+        let (violations, first_violations) = self.violations();
+        ChatResults {
+            score_msg_per_s: self.score(),
+            messages_sent: scored.iter().map(|r| r.sent).sum(),
+            messages_received: scored.iter().map(|r| r.received).sum(),
+            runs: self
+                .runs
+                .iter()
+                .map(|r| ChatRun {
+                    run: r.run,
+                    elapsed_s: r.elapsed.as_secs_f64(),
+                    messages_sent: r.sent,
+                    messages_received: r.received,
+                    msg_per_s: r.score(),
+                    end: r.end,
+                    errors: r.first_errors.clone(),
+                })
+                .collect(),
+            scored_runs: scored.iter().map(|r| r.run).collect(),
+            check: if load.check_room_order {
+                ChatCheck::RoomOrder
+            } else {
+                ChatCheck::PerSender
+            },
+            violations,
+            first_violations,
+            room_order_departures: (load.paced() && !load.check_room_order)
+                .then(|| self.runs.iter().map(|r| r.departures).sum()),
+            inter_arrival: (!gaps.is_empty()).then(|| InterArrival::of(gaps)),
+        }
+    }
+
+    /// The summary on stdout: VolanoMark's lines for each run, then the score, latency and checks.
     pub fn human(&self, doc: &ResultsDoc) -> String {
         let load = &self.load;
         let mut s = String::new();
@@ -161,10 +232,10 @@ impl ChatReport {
             load.addr, load.rooms, load.users, load.count, load.runs
         );
         for r in &self.runs {
-            let state = if r.completed {
-                ""
+            let state = if r.completed() {
+                String::new()
             } else {
-                "  (did not complete)"
+                format!("  ({})", r.end)
             };
             let _ = writeln!(
                 s,
@@ -177,16 +248,11 @@ impl ChatReport {
                 thousands(r.score().round() as u64),
             );
         }
-        let scored: Vec<String> = self.scored().iter().map(|r| r.run.to_string()).collect();
         let _ = writeln!(
             s,
-            "Average throughput = {} messages per second (runs scored: {})",
+            "Average throughput = {} messages per second ({})",
             thousands(self.score().round() as u64),
-            if scored.is_empty() {
-                "none".to_owned()
-            } else {
-                scored.join(", ")
-            }
+            self.scored_words()
         );
         let l = &doc.latency_us.corrected;
         let _ = writeln!(
@@ -200,14 +266,22 @@ impl ChatReport {
             l.max,
             thousands(l.count)
         );
-        let errors = self.errors_total();
-        if errors == 0 {
+        if let Some(g) = doc.chat.as_ref().and_then(|c| c.inter_arrival) {
             let _ = writeln!(
                 s,
-                "validated {} deliveries: every member received every message of its room exactly once, in order",
-                thousands(doc.counts.validated)
+                "gaps between deliveries at each member, us: p50 {} p90 {} p99 {}; {:.0} % near 40 ms",
+                g.p50_us,
+                g.p90_us,
+                g.p99_us,
+                g.near_40ms * 100.0
             );
-        } else {
+            if let Some(note) = g.nagle_note() {
+                let _ = writeln!(s, "NAGLE: {note}");
+            }
+        }
+        self.human_checks(doc, &mut s);
+        let errors = self.errors_total();
+        if errors > 0 {
             let kinds: Vec<String> = bench_proto::results::ErrorKind::ALL
                 .iter()
                 .filter(|&&k| doc.counts.errors.get(k) > 0)
@@ -222,5 +296,77 @@ impl ChatReport {
             let _ = writeln!(s, "warning: {w}");
         }
         s
+    }
+
+    /// What cut the benchmark short, in words.
+    fn stopped_by(&self) -> String {
+        match self.runs.iter().find(|r| !r.completed()).map(|r| r.end) {
+            Some(RunEnd::Failed) => "a user failed".to_owned(),
+            Some(RunEnd::Interrupted) => "SIGINT/SIGTERM".to_owned(),
+            Some(RunEnd::Deadline) => format!("the run's deadline, {:?}", self.load.deadline),
+            Some(RunEnd::NotStarted) => "not every user entered".to_owned(),
+            Some(RunEnd::Completed) | None => "fewer runs than asked".to_owned(),
+        }
+    }
+
+    /// Which runs the score is of.
+    fn scored_words(&self) -> String {
+        let measured = self.measured();
+        match measured.as_slice() {
+            [] => "runs scored: none".to_owned(),
+            [r] if !r.completed() => format!(
+                "run {} {}, measured until then",
+                r.run,
+                r.end.to_string().replace(": ", ", ")
+            ),
+            runs => {
+                let numbers: Vec<String> = runs.iter().map(|r| r.run.to_string()).collect();
+                format!("runs scored: {}", numbers.join(", "))
+            }
+        }
+    }
+
+    /// What was checked of each delivery, and what broke it.
+    fn human_checks(&self, doc: &ResultsDoc, s: &mut String) {
+        let Some(chat) = &doc.chat else { return };
+        let promised = match chat.check {
+            ChatCheck::PerSender => "each sender's messages reached every member once, in the order sent",
+            ChatCheck::RoomOrder => {
+                "each sender's messages reached every member once, in the order sent, and every member \
+                 saw the room's messages in one order"
+            }
+        };
+        let checked = thousands(doc.counts.validated);
+        if chat.violations.total() == 0 && self.runs.iter().all(|r| r.completed()) {
+            let _ = writeln!(s, "checked {checked} deliveries: {promised}");
+        } else if chat.violations.total() == 0 {
+            let _ = writeln!(
+                s,
+                "checked {checked} deliveries before the run was cut short: none out of order or twice"
+            );
+        } else {
+            let kinds: Vec<String> = bench_proto::results::ViolationKind::ALL
+                .iter()
+                .filter(|&&k| chat.violations.get(k) > 0)
+                .map(|&k| format!("{k} {}", thousands(chat.violations.get(k))))
+                .collect();
+            let _ = writeln!(
+                s,
+                "ORDER: {} broke the check that {promised} ({})",
+                deliveries(chat.violations.total()),
+                kinds.join(", ")
+            );
+            for v in &chat.first_violations {
+                let _ = writeln!(s, "  {v}");
+            }
+        }
+        if let Some(n) = chat.room_order_departures.filter(|&n| n > 0) {
+            let _ = writeln!(
+                s,
+                "room order: {} came out of the room's order (not checked: the protocol promises each \
+                 sender's order only; --check-room-order checks it)",
+                deliveries(n)
+            );
+        }
     }
 }

@@ -49,10 +49,10 @@ impl Stamps {
             .store(self.now(), Ordering::Release);
     }
 
-    /// Microseconds from the send of that message until now, if its send was recorded.
-    pub(crate) fn latency_us(&self, room: usize, sender: usize, seq: u64) -> Option<u64> {
+    /// Microseconds from the send of that message until `now` ([`Stamps::now`]), if its send was recorded.
+    pub(crate) fn latency_us(&self, room: usize, sender: usize, seq: u64, now: u64) -> Option<u64> {
         let at = self.slot(room, sender, seq).load(Ordering::Acquire);
-        (at != 0).then(|| self.now().saturating_sub(at) / 1000)
+        (at != 0).then(|| now.saturating_sub(at) / 1000)
     }
 }
 
@@ -63,12 +63,12 @@ mod tests {
     #[test]
     fn slots_are_per_room_sender_and_message() {
         let s = Stamps::new(2, 3, 5);
-        assert_eq!(s.latency_us(1, 2, 4), None);
+        assert_eq!(s.latency_us(1, 2, 4, s.now()), None);
         s.sent(1, 2, 4);
-        assert!(s.latency_us(1, 2, 4).is_some());
-        assert_eq!(s.latency_us(1, 1, 4), None);
-        assert_eq!(s.latency_us(0, 2, 4), None);
-        assert_eq!(s.latency_us(1, 2, 3), None);
+        assert!(s.latency_us(1, 2, 4, s.now()).is_some());
+        assert_eq!(s.latency_us(1, 1, 4, s.now()), None);
+        assert_eq!(s.latency_us(0, 2, 4, s.now()), None);
+        assert_eq!(s.latency_us(1, 2, 3, s.now()), None);
     }
 
     #[test]

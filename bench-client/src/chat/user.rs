@@ -8,72 +8,61 @@
 //! after a random fraction of one) and, unlike VolanoMark (which never stops), leaves once it has sent its
 //! count and received everyone else's.
 
-use std::cell::RefCell;
 use std::future::{poll_fn, Future};
 use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::task::Poll;
 
 use bench_proto::chat::{
-    access_result, decode, enter_result, Access, Chat, EnterRoom, ExitRoom, JString, Kind, Packet,
-    RoomList, APPLET_VERSION, MARK_TEXT, MARK_TEXT_TRIMMED,
+    access_result, decode, enter_result, text_number, write_number, Access, Chat, EnterRoom,
+    ExitRoom, JString, Kind, Packet, RoomList, APPLET_VERSION, MARK_TEXT, NUMBER_DIGITS,
 };
-use bench_proto::results::{new_histogram, ErrorCounts, ErrorKind, SIGFIG};
+use bench_proto::results::{ErrorCounts, ErrorKind, Violation, Violations};
 use bytes::{Buf, BytesMut};
-use hdrhistogram::Histogram;
-use thread_local::ThreadLocal;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::{interval_at, sleep_until, timeout, Instant, MissedTickBehavior, Sleep};
 
+use super::abort::unless_aborted;
 use super::flagged::Flagged;
 use super::load::ChatLoad;
+use super::order::{Delivery, Order};
 use super::stamps::Stamps;
+use super::timings::ThreadTimings;
 
 /// Largest packet accepted from the server (its `EnterRoom` confirm lists the whole room).
 const MAX_PACKET: usize = 1 << 20;
+/// The stall detector's ticks per `--timeout`.
+const STALL_TICKS: u32 = 4;
 /// VolanoMark's user name prefix; members whose name starts with it count as test users.
 const USER_PREFIX: &str = "Mark";
 
-/// Where a run is. The driver tells each user on its own channel (no lock shared by all users on the
-/// message path); a user that fails sets the shared [`RunShared::phase`] to `Abort`, which only the driver
-/// watches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Phase {
-    /// Users are connecting and entering.
-    Setup,
-    /// The clock is running.
-    Running,
-    /// Something failed (or SIGINT): every user closes its connection now.
-    Abort,
-}
-
-/// What the users of one run share.
+/// What the users of one run share. Nothing here is locked: the driver tells each user on channels of its
+/// own (the clock started, the run aborted), and a user that fails says so on `failed`, which only the
+/// driver reads.
 #[derive(Debug)]
 pub(crate) struct RunShared {
     pub(crate) load: ChatLoad,
-    pub(crate) phase: watch::Sender<Phase>,
+    /// A user that fails sends once here (an unbounded send never waits and takes no lock).
+    pub(crate) failed: mpsc::UnboundedSender<()>,
     pub(crate) stamps: Stamps,
-    /// Fan-out latency of every message received, µs: one histogram per worker thread, shared by the
-    /// users that thread runs (one at a time, so never borrowed twice), added up once the run is over.
-    pub(crate) latency: ThreadLocal<RefCell<Histogram<u64>>>,
+    /// Latency and inter-arrival gaps of every delivery.
+    pub(crate) timings: ThreadTimings,
 }
 
 impl RunShared {
-    pub(crate) fn new(load: ChatLoad, phase: watch::Sender<Phase>, stamps: Stamps) -> RunShared {
+    pub(crate) fn new(
+        load: ChatLoad,
+        failed: mpsc::UnboundedSender<()>,
+        stamps: Stamps,
+    ) -> RunShared {
         RunShared {
             load,
-            phase,
+            failed,
             stamps,
-            latency: ThreadLocal::new(),
+            timings: ThreadTimings::default(),
         }
-    }
-
-    fn record_latency(&self, us: u64) {
-        let h = self.latency.get_or(|| RefCell::new(latency_histogram()));
-        // Auto-resizing: a value past the range grows the histogram instead of failing.
-        let _ = h.borrow_mut().record(us);
     }
 }
 
@@ -85,6 +74,11 @@ pub(crate) struct UserResult {
     /// Chat indications checked (room, sender, text, order).
     pub(crate) validated: u64,
     pub(crate) errors: ErrorCounts,
+    /// Deliveries that broke the order checked, by kind (each also a validation error), the first few,
+    /// and those out of the room's order when it is not checked.
+    pub(crate) violations: Violations,
+    pub(crate) first_violations: Vec<Violation>,
+    pub(crate) departures: u64,
     pub(crate) first_error: Option<String>,
     pub(crate) bytes_sent: u64,
     pub(crate) bytes_received: u64,
@@ -111,12 +105,15 @@ struct Pacing {
     send_timer: Pin<Box<Sleep>>,
     send_armed: bool,
     active: bool,
+    /// Stall detector ticks in a row that found nothing received.
+    idle_ticks: u32,
 }
 
 /// What woke the conversation loop.
 enum Event {
     Read(std::io::Result<usize>),
-    Phase(Option<Phase>),
+    /// The clock started (`Some`), or the driver is gone (`None`).
+    Start(Option<()>),
     SendDue,
     Tick,
 }
@@ -133,8 +130,10 @@ pub(crate) struct User {
     received: u64,
     enter_count: u32,
     exit_count: u32,
-    /// Chat indications received from each user (index: number - 1).
-    received_from: Vec<u64>,
+    /// What this member checks of the order of its deliveries.
+    order: Order,
+    /// When its last delivery came ([`Stamps::now`]; 0: none yet).
+    last_delivery: u64,
     /// The clock has started.
     running: bool,
     leaving: bool,
@@ -164,7 +163,11 @@ impl User {
             ..Chat::default()
         }
         .encode(&mut chat_packet);
-        let users = shared.load.users as usize;
+        let (users, count) = (shared.load.users, shared.load.count);
+        let (room_label, user_label) = (
+            room_name.as_jstr().to_string_lossy().into_owned(),
+            user_name.as_jstr().to_string_lossy().into_owned(),
+        );
         User {
             shared,
             room,
@@ -176,7 +179,8 @@ impl User {
             received: 0,
             enter_count: 0,
             exit_count: 0,
-            received_from: vec![0; users],
+            order: Order::new(room_label, user_label, users, count),
+            last_delivery: 0,
             running: false,
             leaving: false,
             done: false,
@@ -186,6 +190,9 @@ impl User {
                 received: 0,
                 validated: 0,
                 errors: ErrorCounts::default(),
+                violations: Violations::default(),
+                first_violations: Vec::new(),
+                departures: 0,
                 first_error: None,
                 bytes_sent: 0,
                 bytes_received: 0,
@@ -194,8 +201,30 @@ impl User {
         }
     }
 
-    /// Connects, enters, chats and leaves; returns what happened.
-    pub(crate) async fn run(mut self, mut ctl: mpsc::Receiver<Phase>) -> UserResult {
+    /// Connects, enters, chats and leaves, or stops wherever it is when `abort` fires; returns what
+    /// happened. `start` says the clock started.
+    pub(crate) async fn run(
+        mut self,
+        mut start: mpsc::Receiver<()>,
+        abort: oneshot::Receiver<()>,
+    ) -> UserResult {
+        let finished = unless_aborted(self.connect_and_converse(&mut start), abort).await;
+        self.result.closed_at = Instant::now();
+        let whole = finished.is_some() && self.done;
+        self.order
+            .finish(self.shared.load.count, whole, self.number);
+        let order = &mut self.order;
+        let r = &mut self.result;
+        *r.errors.get_mut(ErrorKind::Validation) += order.violations.total();
+        r.violations = order.violations;
+        r.first_violations = std::mem::take(&mut order.first);
+        r.departures = order.departures;
+        r.sent = self.sent;
+        r.received = self.received;
+        self.result
+    }
+
+    async fn connect_and_converse(&mut self, ctl: &mut mpsc::Receiver<()>) {
         let limit = self.shared.load.timeout;
         let stream = match timeout(limit, TcpStream::connect(self.shared.load.addr)).await {
             Ok(Ok(s)) => Some(s),
@@ -213,18 +242,11 @@ impl User {
         };
         if let Some(stream) = stream {
             let _ = stream.set_nodelay(true);
-            self.converse(stream, &mut ctl).await;
+            self.converse(stream, ctl).await;
         }
-        self.result.closed_at = Instant::now();
-        if self.done {
-            self.check_all_received();
-        }
-        self.result.sent = self.sent;
-        self.result.received = self.received;
-        self.result
     }
 
-    async fn converse(&mut self, mut stream: TcpStream, ctl: &mut mpsc::Receiver<Phase>) {
+    async fn converse(&mut self, mut stream: TcpStream, ctl: &mut mpsc::Receiver<()>) {
         let bytes = access_request(&self.room_name);
         if !self.write(&mut stream, &bytes).await {
             return;
@@ -233,15 +255,17 @@ impl User {
         let limit = self.shared.load.timeout;
         let count = u64::from(self.shared.load.count);
         let mut buf = BytesMut::with_capacity(8192);
-        // Stall detector: a tick every `limit`; one that finds nothing received since the previous tick,
-        // while entering or running, fails the user. (One timer for the whole conversation: nothing is
-        // registered or reset per message.)
-        let mut stall = interval_at(Instant::now() + limit, limit);
+        // Stall detector: a tick every quarter of `limit`; the fourth in a row that finds nothing received,
+        // while entering or running, fails the user (between `limit` and 1.25 × `limit` after the last
+        // packet). One timer for the whole conversation: nothing is registered or reset per message.
+        let quarter = limit / STALL_TICKS;
+        let mut stall = interval_at(Instant::now() + quarter, quarter);
         stall.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut pace = Pacing {
             send_timer: Box::pin(sleep_until(Instant::now())),
             send_armed: false,
             active: false,
+            idle_ticks: 0,
         };
         // Raised when the control channel or a timer may be ready (see `flagged`).
         let side = Flagged::new();
@@ -270,7 +294,7 @@ impl User {
                     }
                     let mut scx = side.context(cx);
                     let event = if let Poll::Ready(p) = ctl.poll_recv(&mut scx) {
-                        Event::Phase(p)
+                        Event::Start(p)
                     } else if pace.send_armed && pace.send_timer.as_mut().poll(&mut scx).is_ready()
                     {
                         Event::SendDue
@@ -296,7 +320,7 @@ impl User {
         &mut self,
         buf: &mut BytesMut,
         stream: &mut TcpStream,
-        ctl: &mut mpsc::Receiver<Phase>,
+        ctl: &mut mpsc::Receiver<()>,
         side: &Flagged,
     ) -> bool {
         let mut used = 0;
@@ -345,7 +369,7 @@ impl User {
                 self.fail(ErrorKind::Io, format!("reading: {e}"));
                 false
             }
-            Event::Phase(Some(Phase::Running)) => {
+            Event::Start(Some(())) => {
                 self.running = true;
                 pace.active = true;
                 if !self.shared.load.paced() {
@@ -355,8 +379,7 @@ impl User {
                 }
                 true
             }
-            Event::Phase(Some(Phase::Setup)) => true,
-            Event::Phase(Some(Phase::Abort) | None) => false,
+            Event::Start(None) => false,
             Event::SendDue => {
                 self.sent += 1;
                 if !self.send_chat(stream).await {
@@ -370,7 +393,8 @@ impl User {
                 true
             }
             Event::Tick => {
-                if !pace.active && (self.running || self.entered.is_some()) {
+                pace.idle_ticks = if pace.active { 0 } else { pace.idle_ticks + 1 };
+                if pace.idle_ticks >= STALL_TICKS && (self.running || self.entered.is_some()) {
                     let what = if self.entered.is_some() {
                         "entering the room"
                     } else {
@@ -395,11 +419,8 @@ impl User {
         let my_turn = u64::from(self.number - 1);
         match packet {
             Packet::Chat(c) if c.kind == Kind::Indication && c.room_id == 0 => {
-                let check = self.check_chat(&c);
+                self.check_chat(&c);
                 self.received += 1;
-                if let Err(msg) = check {
-                    return Action::Fail(ErrorKind::Validation, msg);
-                }
                 if paced && (self.sent + self.received) % u64::from(users) == my_turn {
                     if self.sent < u64::from(self.shared.load.count) {
                         self.sent += 1;
@@ -464,65 +485,42 @@ impl User {
         }
     }
 
-    /// Checks a delivered message: this room, the fixed text, a sender of this room other than us, in the
-    /// order the room's messages were sent; and times it.
-    fn check_chat(&mut self, c: &Chat<'_>) -> Result<(), String> {
+    /// Checks a delivered message: this room, a sender of this room other than us, the text of its
+    /// sender's message n; its order (per sender; the room's too when paced); and times its first delivery.
+    /// A message that breaks any of it is counted (see `order`), not fatal.
+    fn check_chat(&mut self, c: &Chat<'_>) {
         self.result.validated += 1;
+        let load = &self.shared.load;
         if c.room_name != self.room_name.as_jstr() {
-            return Err(format!(
-                "{} got a message for {}",
-                self.room_name.as_jstr(),
-                c.room_name
-            ));
+            return self.order.corrupt(format!("a message for {}", c.room_name));
         }
-        if c.text.as_bytes() != MARK_TEXT_TRIMMED.as_bytes() {
-            return Err(format!("message text changed: {:?}", c.text));
+        let Some(sender) = mark_number(c.user_name.as_bytes())
+            .filter(|&n| (1..=load.users).contains(&n) && n != self.number)
+        else {
+            return self
+                .order
+                .corrupt(format!("from unexpected sender {:?}", c.user_name));
+        };
+        let Some(n) = text_number(c.text.as_bytes()).filter(|&n| (1..=load.count).contains(&n))
+        else {
+            return self
+                .order
+                .corrupt(format!("from Mark{sender}: text changed: {:?}", c.text));
+        };
+        if load.paced() {
+            let position = self.sent + self.received;
+            self.order
+                .ring(position, load.users, (sender, n), load.check_room_order);
         }
-        let users = self.shared.load.users;
-        let sender = mark_number(c.user_name.as_bytes())
-            .filter(|&n| (1..=users).contains(&n) && n != self.number)
-            .ok_or_else(|| format!("message from unexpected sender {:?}", c.user_name))?;
-        if self.shared.load.paced() {
-            // In the token ring the room's k-th message (0-based) comes from user k mod users + 1.
-            let k = self.sent + self.received;
-            let expected = (k % u64::from(users)) as u32 + 1;
-            if sender != expected {
-                return Err(format!(
-                    "message {k} of the room came from Mark{sender}, expected Mark{expected}"
-                ));
-            }
+        if self.order.deliver(sender, n) == Delivery::Again {
+            return;
         }
-        let seq = self.received_from[sender as usize - 1];
-        if seq >= u64::from(self.shared.load.count) {
-            return Err(format!(
-                "more than {} messages from Mark{sender}",
-                self.shared.load.count
-            ));
-        }
-        self.received_from[sender as usize - 1] += 1;
-        if let Some(us) = self
-            .shared
-            .stamps
-            .latency_us(self.room, sender as usize - 1, seq)
-        {
-            self.shared.record_latency(us);
-        }
-        Ok(())
-    }
-
-    /// At the end: every other user's messages arrived, all of them.
-    fn check_all_received(&mut self) {
-        let count = u64::from(self.shared.load.count);
-        let short: Vec<String> = (0..self.received_from.len())
-            .filter(|&i| i + 1 != self.number as usize && self.received_from[i] != count)
-            .map(|i| format!("Mark{}: {} of {count}", i + 1, self.received_from[i]))
-            .collect();
-        if !short.is_empty() {
-            self.fail(
-                ErrorKind::Validation,
-                format!("missing messages ({})", short.join(", ")),
-            );
-        }
+        let stamps = &self.shared.stamps;
+        let now = stamps.now();
+        let latency = stamps.latency_us(self.room, sender as usize - 1, u64::from(n - 1), now);
+        let gap = (self.last_delivery != 0).then(|| (now - self.last_delivery) / 1000);
+        self.last_delivery = now;
+        self.shared.timings.record(latency, gap);
     }
 
     /// Performs an action; false when the conversation is over.
@@ -530,7 +528,7 @@ impl User {
         &mut self,
         action: Action,
         stream: &mut TcpStream,
-        ctl: &mut mpsc::Receiver<Phase>,
+        ctl: &mut mpsc::Receiver<()>,
     ) -> bool {
         match action {
             Action::Nothing => true,
@@ -554,15 +552,12 @@ impl User {
             Action::Chat => self.send_chat(stream).await,
             // The clock may have started before the last entry reached user 1.
             Action::StartThenChat if self.running => self.send_chat(stream).await,
-            Action::StartThenChat => loop {
-                match ctl.recv().await {
-                    Some(Phase::Running) => {
-                        self.running = true;
-                        break self.send_chat(stream).await;
-                    }
-                    Some(Phase::Setup) => {}
-                    Some(Phase::Abort) | None => break false,
+            Action::StartThenChat => match ctl.recv().await {
+                Some(()) => {
+                    self.running = true;
+                    self.send_chat(stream).await
                 }
+                None => false,
             },
             Action::Leave => self.leave(stream).await,
             Action::Pong => {
@@ -578,21 +573,27 @@ impl User {
         }
     }
 
-    /// Sends message number `self.sent` (already counted), stamping its send time.
+    /// Sends message number `self.sent` (already counted, from 1), stamping its send time.
     async fn send_chat(&mut self, stream: &mut TcpStream) -> bool {
         self.shared
             .stamps
             .sent(self.room, self.number as usize - 1, self.sent - 1);
+        // The text is the packet's last field: its number is its first digits.
+        let at = self.chat_packet.len() - MARK_TEXT.len();
+        write_number(
+            &mut self.chat_packet[at..at + NUMBER_DIGITS],
+            self.sent as u32,
+        );
         let packet = std::mem::take(&mut self.chat_packet);
         let ok = self.write(stream, &packet).await;
         self.chat_packet = packet;
         ok
     }
 
-    /// Pause mode: leave once this user has sent all and received all.
+    /// Pause mode: leave once this user has sent all, and received all: once every other sender's last
+    /// message has arrived (a message lost on the way is then missing, not awaited until the timeout).
     async fn maybe_leave_paused(&mut self, stream: &mut TcpStream) {
-        let others = u64::from(self.shared.load.users - 1) * u64::from(self.shared.load.count);
-        if !self.leaving && self.received >= others {
+        if !self.leaving && self.order.finished_senders() == self.shared.load.users - 1 {
             self.leave(stream).await;
         }
     }
@@ -636,11 +637,7 @@ impl User {
             let _ = tx.send(Err(msg.clone()));
         }
         self.result.first_error.get_or_insert(msg);
-        self.shared.phase.send_if_modified(|p| {
-            let was = *p;
-            *p = Phase::Abort;
-            was != Phase::Abort
-        });
+        let _ = self.shared.failed.send(());
     }
 
     /// VolanoMark's `Math.random()` for the first pause, from a per-user xorshift (reproducible).
@@ -651,22 +648,6 @@ impl User {
         x ^= x >> 7;
         x ^= x << 17;
         (x >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// Latencies up to this many µs fit a thread's histogram as made; longer ones still grow it.
-const LATENCY_RANGE_US: u64 = 60_000_000;
-
-/// A worker thread's latency histogram, sized for a minute at once, so that recording a new longest latency
-/// does not reallocate and zero the counts in the middle of the timed run. One per thread, not per user:
-/// 139 KB each, which per user came to 139 MB for VolanoMark's default thousand users.
-fn latency_histogram() -> Histogram<u64> {
-    match Histogram::new_with_bounds(1, LATENCY_RANGE_US, SIGFIG) {
-        Ok(mut h) => {
-            h.auto(true);
-            h
-        }
-        Err(_) => new_histogram(),
     }
 }
 
@@ -683,7 +664,7 @@ fn mark_number(name: &[u8]) -> Option<u32> {
 }
 
 /// VolanoMark's `Access` request, with this client in the fields where Java reports its VM.
-fn access_request(room_name: &JString) -> Vec<u8> {
+pub(crate) fn access_request(room_name: &JString) -> Vec<u8> {
     let s = |text: &str| JString::new(text).expect("ASCII");
     let (version, document_base, code_base) = (
         s(APPLET_VERSION),

@@ -1,10 +1,14 @@
 //! `bench-client run`: flags → [`RunConfig`] → [`measure`] (SIGINT/SIGTERM stop it early; `--json` is
 //! checkpointed as it goes) → summary on stdout (stderr with `--json -`), `--json` → exit status (a run that
-//! measured nothing fails; one whose results could not be written fails with [`WriteError`]).
+//! measured nothing fails; one whose results could not be written fails with [`WriteError`]; one that failed a
+//! `--threshold`, or stopped on one, exits 4).
 
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+
+use bench_proto::results::ResultsDoc;
+use bench_proto::thresholds::Figures;
 
 use crate::config::RunConfig;
 use crate::engine::verify;
@@ -29,6 +33,7 @@ pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
         measure(cfg.clone(), stop).await
     })?;
     let mut summary = report::human::render(&out.doc, &out.first_errors);
+    let thresholds_failed = judge_thresholds(&cfg, &out.doc, &mut summary);
     if cfg.format == Format::Cxf {
         summary.push('\n');
         summary.push_str(&report::cxf::render(&out.doc));
@@ -50,12 +55,50 @@ pub fn main(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("bench-client: {why}");
         return Ok(ExitCode::from(1));
     }
+    if thresholds_failed || out.doc.shape.aborted.is_some() {
+        return Ok(ExitCode::from(4));
+    }
     let failed = out.doc.counts.errors_total > 0 && !cfg.allow_errors;
     Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--threshold`: each judged on the whole run, a line each in the summary; whether any failed.
+fn judge_thresholds(cfg: &RunConfig, doc: &ResultsDoc, summary: &mut String) -> bool {
+    let l = &doc.latency_us.corrected;
+    let ms = |us: u64| us as f64 / 1000.0;
+    let figures = Figures {
+        percentiles_ms: vec![
+            (50.0, ms(l.p50)),
+            (90.0, ms(l.p90)),
+            (99.0, ms(l.p99)),
+            (99.9, ms(l.p99_9)),
+            (100.0, ms(l.max)),
+        ],
+        mean_ms: (l.count > 0).then_some(l.mean / 1000.0),
+        ok: doc.counts.ok,
+        errors: doc.counts.errors_total,
+        throughput: Some(doc.throughput.total_per_s),
+    };
+    let mut failed = false;
+    for t in &cfg.shape.thresholds {
+        let verdict = match t.value(&figures) {
+            Some(v) if t.holds(v) => format!("{t}: ok ({v:.3} {})", t.unit()),
+            Some(v) => {
+                failed = true;
+                format!("{t}: FAILED ({v:.3} {})", t.unit())
+            }
+            None => {
+                failed = true;
+                format!("{t}: FAILED (not measured)")
+            }
+        };
+        summary.push_str(&format!("  Threshold      {verdict}\n"));
+    }
+    failed
 }
 
 /// `--verify-only`: every request variant once, each answer checked in full; 1 when one is wrong.

@@ -12,8 +12,8 @@ use hdrhistogram::Histogram;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
-use super::stats::{Connects, Report, Tally, WorkerEnd};
-use crate::monitor::{open_fds, own_rss_kb, read_rss};
+use super::stats::{Connects, OpTally, Report, Tally, WorkerEnd};
+use crate::readings::{own_rss_kb, Gauge};
 
 /// All workers' measurements so far, merged.
 #[derive(Debug)]
@@ -28,6 +28,32 @@ pub struct RunStats {
     pub connects: Connects,
     pub intervals: Vec<Interval>,
     pub recoveries: Vec<Recovery>,
+    /// A mix: each operation's calls (empty without one).
+    pub ops: Vec<OpTally>,
+    /// Staged runs: each stage's calls, in order (empty without stages; the stages not reached yet are
+    /// empty).
+    pub stages: Vec<StageTally>,
+    /// Time to first byte and transfer of the ok calls (µs).
+    pub ttfb: Histogram<u64>,
+    pub transfer: Histogram<u64>,
+}
+
+/// One stage's calls.
+#[derive(Debug, Clone)]
+pub struct StageTally {
+    pub ok: u64,
+    pub errors: [u64; 6],
+    pub corrected: Histogram<u64>,
+}
+
+/// What the collector needs to know of the run's shape.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shape {
+    pub open_loop: bool,
+    /// Operations of a mix (0 without one).
+    pub ops: usize,
+    /// Stages (0 without).
+    pub stages: usize,
 }
 
 /// What the collector has to say.
@@ -45,6 +71,8 @@ pub struct Closed {
     pub start: Duration,
     pub length: Duration,
     pub latencies: Histogram<u64>,
+    pub ok: u64,
+    pub errors: u64,
 }
 
 #[derive(Debug)]
@@ -57,12 +85,15 @@ pub(super) struct Collector {
     done: Vec<bool>,
     pending: BTreeMap<u64, Tally>,
     totals: Tally,
+    /// Per stage (empty without stages).
+    stages: Vec<Tally>,
     intervals: Vec<Interval>,
     first_errors: [Option<String>; 6],
     in_flight: InFlight,
     last_completion: Option<Instant>,
-    /// `--monitor-pid`: read at each interval's close (RSS, open fds) for the soak verdict's series.
-    monitor_pid: Option<u32>,
+    /// `--monitor-pid`, `--agent`: read at each interval's close (RSS, open fds) for the soak verdict's
+    /// series.
+    server: Option<Gauge>,
 }
 
 impl Collector {
@@ -70,8 +101,8 @@ impl Collector {
         rx: UnboundedReceiver<Report>,
         workers: usize,
         interval: Duration,
-        open_loop: bool,
-        monitor_pid: Option<u32>,
+        shape: Shape,
+        server: Option<Gauge>,
     ) -> Collector {
         Collector {
             rx,
@@ -79,12 +110,13 @@ impl Collector {
             next: vec![0; workers],
             done: vec![false; workers],
             pending: BTreeMap::new(),
-            totals: Tally::new(open_loop),
+            totals: Tally::new(shape.open_loop, shape.ops),
+            stages: (0..shape.stages).map(|_| Tally::new(false, 0)).collect(),
             intervals: Vec::new(),
             first_errors: Default::default(),
             in_flight: InFlight::default(),
             last_completion: None,
-            monitor_pid,
+            server,
         }
     }
 
@@ -113,20 +145,39 @@ impl Collector {
     }
 
     fn take(&mut self, report: Report) {
-        let (worker, idx, tally) = match report {
-            Report::Interval { worker, idx, tally } => (worker, idx, tally),
+        let (idx, stage, tally) = match report {
+            Report::Interval {
+                worker,
+                idx,
+                stage,
+                closes,
+                tally,
+            } => {
+                self.next[worker] = idx + u64::from(closes);
+                (idx, stage, tally)
+            }
             Report::Last {
                 worker,
                 idx,
+                stage,
                 tally,
                 end,
             } => {
                 self.done[worker] = true;
                 self.absorb_end(end);
-                (worker, idx, tally)
+                self.next[worker] = idx + 1;
+                (idx, stage, tally)
             }
         };
-        self.next[worker] = idx + 1;
+        if let Some(s) = self.stages.get_mut(stage) {
+            s.ok += tally.ok;
+            for (a, b) in s.errors.iter_mut().zip(tally.errors) {
+                *a += b;
+            }
+            s.corrected
+                .add(&tally.corrected)
+                .expect("histograms of equal bounds add");
+        }
         match self.pending.get_mut(&idx) {
             Some(t) => t.add(&tally),
             None => {
@@ -168,8 +219,9 @@ impl Collector {
         let tally = self
             .pending
             .remove(&k)
-            .unwrap_or_else(|| Tally::new(self.totals.uncorrected.is_some()));
+            .unwrap_or_else(|| self.totals.fresh());
         let start = self.start_of(k);
+        let server = self.server.as_ref().map_or((None, None), Gauge::now);
         self.intervals.push(Interval {
             t_s: start.as_secs_f64(),
             dur_s: dur.as_secs_f64(),
@@ -183,13 +235,15 @@ impl Collector {
             corrected: encode_histogram(&tally.corrected),
             uncorrected: tally.uncorrected.as_ref().map(encode_histogram),
             client_rss_kb: own_rss_kb(),
-            server_rss_kb: self.monitor_pid.and_then(read_rss),
-            server_fds: self.monitor_pid.and_then(open_fds),
+            server_rss_kb: server.0,
+            server_fds: server.1,
         });
         self.totals.add(&tally);
         Closed {
             start,
             length: dur,
+            ok: tally.ok,
+            errors: tally.errors_total(),
             latencies: tally.corrected,
         }
     }
@@ -218,6 +272,8 @@ impl Collector {
     /// The run so far: every closed interval (and, after `finish`, the whole run).
     pub(super) fn stats(&self) -> RunStats {
         let t = &self.totals;
+        let from_send = t.uncorrected.as_ref().unwrap_or(&t.corrected);
+        let (ttfb, transfer) = t.timed.phases(from_send, t.ok);
         let errors = ErrorCounts::from_array(&t.errors);
         let counts = Counts {
             ok: t.ok,
@@ -227,6 +283,11 @@ impl Collector {
             bytes_sent: t.bytes_sent,
             bytes_received: t.bytes_received,
             http_status_codes: t.status_codes.iter().copied().collect(),
+            failure_kinds: t
+                .failures
+                .iter()
+                .map(|&(kind, n)| (kind.as_str().to_owned(), n))
+                .collect(),
             in_flight: self.in_flight,
         };
         RunStats {
@@ -247,6 +308,18 @@ impl Collector {
             },
             intervals: self.intervals.clone(),
             recoveries: t.recoveries.clone(),
+            ops: t.ops.clone(),
+            stages: self
+                .stages
+                .iter()
+                .map(|s| StageTally {
+                    ok: s.ok,
+                    errors: s.errors,
+                    corrected: s.corrected.clone(),
+                })
+                .collect(),
+            ttfb,
+            transfer,
         }
     }
 }
@@ -257,8 +330,14 @@ mod tests {
 
     use super::*;
 
+    const PLAIN: Shape = Shape {
+        open_loop: false,
+        ops: 0,
+        stages: 0,
+    };
+
     fn tally(ok: u64) -> Tally {
-        let mut t = Tally::new(false);
+        let mut t = Tally::new(false, 0);
         for i in 0..ok {
             t.ok += 1;
             t.corrected.record(100 + i).unwrap();
@@ -280,12 +359,17 @@ mod tests {
             rx,
             2,
             Duration::from_secs(1),
-            false,
-            Some(std::process::id()),
+            PLAIN,
+            Some(Gauge::Local {
+                proc: crate::readings::Proc::default(),
+                pid: std::process::id(),
+            }),
         );
         let interval = |worker, idx, ok| Report::Interval {
             worker,
             idx,
+            stage: 0,
+            closes: true,
             tally: tally(ok),
         };
         tx.send(interval(0, 0, 2)).unwrap();
@@ -312,6 +396,7 @@ mod tests {
         let last = |worker, idx, ok| Report::Last {
             worker,
             idx,
+            stage: 0,
             tally: tally(ok),
             end: WorkerEnd::default(),
         };
@@ -334,8 +419,45 @@ mod tests {
     #[test]
     fn a_worker_gone_without_its_last_report_is_an_error() {
         let (tx, rx) = mpsc::unbounded_channel();
-        let mut c = Collector::new(rx, 1, Duration::from_secs(1), false, None);
+        let mut c = Collector::new(rx, 1, Duration::from_secs(1), PLAIN, None);
         drop(tx);
         assert!(block(c.next()).is_err());
+    }
+
+    /// A stage that ends within an interval: its piece counts in the interval and in that stage, the rest of
+    /// the interval in the next stage.
+    #[test]
+    fn stages_are_tallied_from_the_pieces_of_intervals() {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let shape = Shape { stages: 2, ..PLAIN };
+        let mut c = Collector::new(rx, 1, Duration::from_secs(1), shape, None);
+        let piece = |idx, stage, closes, ok| Report::Interval {
+            worker: 0,
+            idx,
+            stage,
+            closes,
+            tally: tally(ok),
+        };
+        tx.send(piece(0, 0, false, 3)).unwrap();
+        tx.send(piece(0, 1, true, 4)).unwrap();
+        let Event::Closed(first) = block(c.next()).unwrap() else {
+            panic!("interval 0 closes")
+        };
+        assert_eq!((first.ok, first.latencies.len()), (7, 7));
+        tx.send(Report::Last {
+            worker: 0,
+            idx: 1,
+            stage: 1,
+            tally: tally(5),
+            end: WorkerEnd::default(),
+        })
+        .unwrap();
+        assert!(matches!(block(c.next()).unwrap(), Event::Finished));
+        c.finish(Duration::from_millis(1500));
+        let s = c.stats();
+        let per_stage: Vec<(u64, u64)> =
+            s.stages.iter().map(|t| (t.ok, t.corrected.len())).collect();
+        assert_eq!(per_stage, [(3, 3), (9, 9)]);
+        assert_eq!(s.counts.ok, 12);
     }
 }

@@ -18,13 +18,14 @@ use super::broken::Broken;
 use super::clock::Start;
 use super::exchange::Connector;
 use super::link::{connect, exchange, Link, Wire};
-use super::schedule::Schedule;
+use super::schedule::{self, Rate, Schedule};
 use super::stats::WorkerStats;
 use super::timer::Timer;
 use super::watchdog::Slot;
 use crate::config::RunConfig;
 use crate::progress::{Progress, WorkerCounter};
 use crate::workload::{Variant, Workload};
+use bench_proto::shape::{Mix, Stages};
 
 /// What the connections of one worker share (all on the worker's thread).
 #[derive(Debug)]
@@ -52,16 +53,15 @@ const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// count is done. The worker aborts this task at the deadline or a stop, so that a wake-up polls only the
 /// call in progress (not the stop signal and the deadline too).
 pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<()>) {
-    let wire = Wire::of(
-        &sh.cfg,
-        &sh.connector,
-        &sh.workload,
-        sh.workload.variant(conn),
-    )
-    .await;
+    let mut wires = Vec::with_capacity(sh.workload.operations());
+    for op in 0..sh.workload.operations() {
+        let v = sh.workload.variant_of(op, conn);
+        wires.push(Wire::of(&sh.cfg, &sh.connector, &sh.workload, v).await);
+    }
     let source = sh.connector.source(conn);
-    let link = if sh.cfg.keepalive {
-        open(&sh, &wire, source).await.ok()
+    // A clients ramp's users connect when they arrive, not before the clock.
+    let link = if sh.cfg.keepalive && !sh.cfg.shape.ramps_clients() {
+        open(&sh, &wires[0], source).await.ok()
     } else {
         None
     };
@@ -71,7 +71,7 @@ pub(super) async fn run(sh: Rc<Shared>, conn: u64, ready: mpsc::UnboundedSender<
         Ok(s) => s.expect("waited for Some"),
         Err(_) => return, // the run was abandoned before it started
     };
-    Calls::new(&sh, conn, start, &wire, source, link)
+    Calls::new(&sh, conn, start, &wires, source, link)
         .run()
         .await;
 }
@@ -96,10 +96,15 @@ async fn open(sh: &Shared, wire: &Wire, source: Option<IpAddr>) -> Result<Link, 
 struct Calls<'a> {
     sh: &'a Shared,
     start: Start,
-    wire: &'a Wire,
+    /// Per operation (one, or a mix's): how it is sent and what it sends.
+    wires: &'a [Wire],
+    variants: Vec<&'a Variant>,
+    /// A mix: each call's operation drawn from this connection's own seeded sequence.
+    picker: Option<(fastrand::Rng, &'a Mix)>,
+    /// A clients ramp: when this connection's client is active.
+    presence: Option<Presence>,
     source: Option<IpAddr>,
     link: Option<Link>,
-    variant: &'a Variant,
     counter: &'a WorkerCounter,
     slot: &'a Slot,
     limit: Option<u64>,
@@ -121,24 +126,35 @@ impl<'a> Calls<'a> {
         sh: &'a Shared,
         conn: u64,
         start: Start,
-        wire: &'a Wire,
+        wires: &'a [Wire],
         source: Option<IpAddr>,
         link: Option<Link>,
     ) -> Calls<'a> {
         let cfg = &*sh.cfg;
+        let shape = &cfg.shape;
         Calls {
             sh,
             start,
-            wire,
+            wires,
+            variants: (0..wires.len())
+                .map(|op| sh.workload.variant_of(op, conn))
+                .collect(),
+            picker: shape.mix.as_ref().map(|m| {
+                let seed = schedule::stream_seed(shape.seed ^ MIX_STREAM, conn);
+                (fastrand::Rng::with_seed(seed), m)
+            }),
+            presence: shape
+                .stages
+                .as_ref()
+                .filter(|_| shape.ramps_clients())
+                .map(|s| Presence::of(s, conn, start.measure_start)),
             source,
             link,
-            variant: sh.workload.variant(conn),
             counter: sh.progress.worker(sh.worker),
             slot: &sh.in_flight[(conn / cfg.threads) as usize],
             limit: cfg.requests_for(conn),
-            schedule: cfg
-                .rate
-                .map(|r| Schedule::new(start.t0, r, cfg.clients, conn)),
+            schedule: rate_of(cfg)
+                .map(|r| Schedule::new(start.t0, r, shape.arrivals, cfg.clients, conn, shape.seed)),
             buf: Vec::new(),
             k: 0,
             responses: 0,
@@ -159,23 +175,28 @@ impl<'a> Calls<'a> {
             if self.k > 0 && !cfg.think_time.is_zero() {
                 self.sh.timer.sleep(cfg.think_time).await;
             }
-            let intended = match self.schedule {
-                Some(s) => {
-                    let t = self.next_send(s).await;
+            if let Some(p) = &mut self.presence {
+                p.arrive(&mut self.link, &self.sh.timer).await;
+            }
+            let intended = match self.schedule.is_some() {
+                true => {
+                    let t = self.next_send().await;
                     if self.counted() {
                         break; // the sends given up completed the count
                     }
                     Some(t)
                 }
-                None => None,
+                false => None,
             };
+            let op = self.pick();
             self.k += 1;
             let sent_at = Instant::now();
             // The worker's watchdog times the call out: no timer per call.
             self.slot
-                .begin(intended.unwrap_or(sent_at), sent_at + cfg.timeout);
+                .begin(intended.unwrap_or(sent_at), sent_at + cfg.timeout, op);
             let outcome = {
-                let (sh, wire, source, variant) = (self.sh, self.wire, self.source, self.variant);
+                let (sh, wire, source, variant) =
+                    (self.sh, &self.wires[op], self.source, self.variants[op]);
                 let this_call = pin!(call(
                     sh,
                     variant,
@@ -198,7 +219,7 @@ impl<'a> Calls<'a> {
             // calls are at most rate × duration; closed loop: calls completed in the interval.
             if intended.unwrap_or(end) >= self.start.measure_start {
                 self.measured += 1;
-                self.record(&outcome, intended, sent_at, end);
+                self.record(op, &outcome, intended, sent_at, end);
             } else {
                 self.responses += u64::from(matches!(outcome, Some(Ok(_))));
             }
@@ -208,24 +229,41 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// A mix: this call's operation, drawn from the connection's sequence (0 without a mix).
+    #[inline]
+    fn pick(&mut self) -> usize {
+        match &mut self.picker {
+            Some((rng, mix)) => mix.pick(rng.u64(..)),
+            None => 0,
+        }
+    }
+
     /// Open loop: waits for the next intended send time and returns it. Sends that came due while the
     /// connection was down (the failed call, its backoff, the reconnection) are given up as failures of
-    /// the kind that took it down, not replayed late into a server that just came back.
-    async fn next_send(&mut self, s: Schedule) -> Instant {
+    /// the kind that took it down, not replayed late into a server that just came back. Once the stages
+    /// have no more sends for this connection, it waits for the end of the run.
+    async fn next_send(&mut self) -> Instant {
         let start = self.start;
+        let Some(s) = self.schedule.as_mut() else {
+            unreachable!("only an open loop has a schedule")
+        };
         if let Some(kind) = self.down.take() {
-            let next = s.first_at_or_after(Instant::now());
-            let n = s.count_measured(self.k, next, start.measure_start, start.deadline);
+            let n = s.skip_before(Instant::now(), start.measure_start, start.deadline);
             self.give_up(kind, n);
-            self.k = self.k.max(next);
         }
-        let mut t = s.at(self.k);
+        let Some(s) = self.schedule.as_mut() else {
+            unreachable!("only an open loop has a schedule")
+        };
         // A backlog left by the warm-up (a slow start, a stall) is dropped, not replayed into the measured
         // interval, where it would add calls that were never offered in it.
-        if t < start.measure_start && Instant::now() >= start.measure_start {
-            self.k = s.first_at_or_after(start.measure_start);
-            t = s.at(self.k);
+        if s.due().is_some_and(|t| t < start.measure_start) && Instant::now() >= start.measure_start
+        {
+            s.skip_before(start.measure_start, start.measure_start, start.deadline);
         }
+        let Some(t) = s.due() else {
+            return std::future::pending().await;
+        };
+        s.advance();
         if Instant::now() < t {
             self.sh.timer.sleep_until(t).await;
         }
@@ -261,7 +299,14 @@ impl<'a> Calls<'a> {
             return;
         }
         self.measured += n;
-        self.sh.stats.borrow_mut().record_unsent(kind, n);
+        let picker = &mut self.picker;
+        self.sh
+            .stats
+            .borrow_mut()
+            .record_unsent(kind, n, || match picker {
+                Some((rng, mix)) => mix.pick(rng.u64(..)),
+                None => 0,
+            });
         self.counter.add_errors(n);
         self.failing.get_or_insert((Instant::now(), 0)).1 += n;
     }
@@ -270,16 +315,21 @@ impl<'a> Calls<'a> {
     #[inline(always)]
     fn record(
         &mut self,
+        op: usize,
         outcome: &Outcome,
         intended: Option<Instant>,
         sent_at: Instant,
         end: Instant,
     ) {
-        let (sh, cfg, workload, variant) =
-            (self.sh, &*self.sh.cfg, &*self.sh.workload, self.variant);
+        let (sh, cfg, workload, variant) = (
+            self.sh,
+            &*self.sh.cfg,
+            &*self.sh.workload,
+            self.variants[op],
+        );
         let mut st = sh.stats.borrow_mut();
         let failed = match outcome {
-            Some(Ok((status, body))) => {
+            Some(Ok((status, body, timing))) => {
                 let (status, body) = (*status, &self.buf[body.clone()]);
                 let full = should_validate(self.responses, cfg.validate_first, cfg.validate_every);
                 self.responses += 1;
@@ -288,11 +338,12 @@ impl<'a> Calls<'a> {
                         let latency = end - intended.unwrap_or(sent_at);
                         let uncorrected = intended.map(|_| micros(end - sent_at));
                         let lag = intended.map(|t| micros(sent_at.saturating_duration_since(t)));
-                        st.record_ok(micros(latency), uncorrected, lag);
-                        let t = &mut st.now;
-                        t.validated += u64::from(validated);
-                        t.bytes_sent += variant.body.len() as u64;
-                        t.bytes_received += body.len() as u64;
+                        let bytes = (variant.body.len() as u64, body.len() as u64);
+                        st.record_ok(op, micros(latency), uncorrected, lag, bytes);
+                        if timing.apart() {
+                            timing.record(&mut st, sent_at, end);
+                        }
+                        st.now.validated += u64::from(validated);
                         self.counter.add_ok();
                         if let Some((from, failures)) = self.failing {
                             self.failing = None;
@@ -304,7 +355,12 @@ impl<'a> Calls<'a> {
                         if kind == ErrorKind::HttpStatus {
                             st.record_status(status.as_u16());
                         }
-                        fail(&mut st, kind, || {
+                        if kind == ErrorKind::Fault {
+                            if let Some(failure) = workload.failure(body) {
+                                st.record_failure(failure);
+                            }
+                        }
+                        fail(&mut st, op, kind, || {
                             workload.describe(variant, kind, status, body)
                         });
                         true
@@ -315,11 +371,11 @@ impl<'a> Calls<'a> {
                 if broken.is_addr_not_available() {
                     st.now.addr_not_avail += 1;
                 }
-                fail(&mut st, broken.kind(), || broken.to_string());
+                fail(&mut st, op, broken.kind(), || broken.to_string());
                 true
             }
             None => {
-                fail(&mut st, ErrorKind::Timeout, || {
+                fail(&mut st, op, ErrorKind::Timeout, || {
                     format!(
                         "no complete response within {}",
                         humantime::format_duration(cfg.timeout)
@@ -336,9 +392,9 @@ impl<'a> Calls<'a> {
     }
 }
 
-/// A call's result: the response (status, where its body lies in the buffer), why there was none, or
-/// `None` when it had none within its timeout.
-type Outcome = Option<Result<(StatusCode, Range<usize>), Broken>>;
+/// A call's result: the response (status, where its body lies in the buffer, its timing), why there was
+/// none, or `None` when it had none within its timeout.
+type Outcome = Option<Result<(StatusCode, Range<usize>, Timing), Broken>>;
 
 /// One call: (re)connect if needed, send, read the whole response (the body is `buf[range]`).
 async fn call(
@@ -348,16 +404,105 @@ async fn call(
     source: Option<IpAddr>,
     link: &mut Option<Link>,
     buf: &mut Vec<u8>,
-) -> Result<(StatusCode, Range<usize>), Broken> {
-    let l = match link {
-        Some(l) => l,
-        None => link.insert(open(sh, wire, source).await?),
+) -> Result<(StatusCode, Range<usize>, Timing), Broken> {
+    let (l, connected) = match link {
+        Some(l) => (l, None),
+        None => (
+            link.insert(open(sh, wire, source).await?),
+            Some(Instant::now()),
+        ),
     };
-    exchange(wire, l, &sh.workload, variant, buf).await
+    let (status, body, first_byte) = exchange(wire, l, &sh.workload, variant, buf).await?;
+    Ok((
+        status,
+        body,
+        Timing {
+            connected,
+            first_byte,
+        },
+    ))
 }
 
-fn fail(st: &mut WorkerStats, kind: ErrorKind, describe: impl FnOnce() -> String) {
-    st.record_error(kind);
+/// What a call saw of its phases beyond its start and end: when it had made its connection (if it made
+/// one), and when its response's first byte was read (if the response took more than one read).
+#[derive(Debug, Clone, Copy)]
+struct Timing {
+    connected: Option<Instant>,
+    first_byte: Option<Instant>,
+}
+
+impl Timing {
+    /// Whether its phases differ from its latency (see `stats::Timed`).
+    #[inline]
+    fn apart(&self) -> bool {
+        self.connected.is_some() || self.first_byte.is_some()
+    }
+
+    fn record(&self, st: &mut WorkerStats, sent_at: Instant, end: Instant) {
+        let request = self.connected.unwrap_or(sent_at);
+        let first = self.first_byte.unwrap_or(end);
+        st.record_timed(
+            micros(end - sent_at),
+            micros(first.saturating_duration_since(request)),
+            micros(end.saturating_duration_since(first)),
+        );
+    }
+}
+
+/// The open loop's rate: a fixed one, or the stages'.
+fn rate_of(cfg: &RunConfig) -> Option<Rate> {
+    match (&cfg.shape.stages, cfg.rate) {
+        (Some(s), _) if cfg.shape.ramps_rate() => Some(Rate::Stages(Arc::new(s.clone()))),
+        (_, Some(r)) => Some(Rate::Fixed(r)),
+        _ => None,
+    }
+}
+
+/// Mixed into the run's seed for the mix's draws, so they are not the Poisson draws' sequence.
+const MIX_STREAM: u64 = 0x6D69_7800;
+
+/// A clients ramp: the windows of time this connection's client is active; between them it is gone (its
+/// connection closed) and waits for the next.
+#[derive(Debug)]
+struct Presence {
+    windows: Vec<(Instant, Instant)>,
+    next: usize,
+}
+
+impl Presence {
+    fn of(stages: &Stages, conn: u64, t0: Instant) -> Presence {
+        let at = |s: f64| t0 + Duration::from_secs_f64(s);
+        Presence {
+            windows: stages
+                .windows(conn)
+                .into_iter()
+                .map(|(a, b)| (at(a), at(b)))
+                .collect(),
+            next: 0,
+        }
+    }
+
+    /// Returns once the client is active; a client past its window leaves (its connection closes) and
+    /// waits for its next, or for the end of the run when it has none.
+    async fn arrive(&mut self, link: &mut Option<Link>, timer: &Timer) {
+        let now = Instant::now();
+        while self.windows.get(self.next).is_some_and(|w| now >= w.1) {
+            self.next += 1;
+            *link = None;
+        }
+        let Some(&(from, _)) = self.windows.get(self.next) else {
+            *link = None;
+            return std::future::pending().await;
+        };
+        if now < from {
+            *link = None;
+            timer.sleep_until(from).await;
+        }
+    }
+}
+
+fn fail(st: &mut WorkerStats, op: usize, kind: ErrorKind, describe: impl FnOnce() -> String) {
+    st.record_error(op, kind);
     if st.wants_detail(kind) {
         st.set_detail(kind, describe());
     }

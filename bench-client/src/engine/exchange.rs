@@ -15,6 +15,7 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::{TcpSocket, TcpStream};
+use tokio::time::Instant;
 
 use super::broken::Broken;
 use super::resolve::Address;
@@ -165,12 +166,13 @@ where
     }
 }
 
-/// Sends `req` and reads the whole response body into `buf` (cleared first).
+/// Sends `req` and reads the whole response body into `buf` (cleared first): the status, and when the
+/// response's head had come (its first bytes, as hyper hands them on).
 pub(super) async fn exchange(
     link: &mut Link,
     req: Request<Body>,
     buf: &mut Vec<u8>,
-) -> Result<StatusCode, Broken> {
+) -> Result<(StatusCode, Instant), Broken> {
     buf.clear();
     let sender = &mut link.sender;
     let result = async {
@@ -184,6 +186,7 @@ pub(super) async fn exchange(
                 s.send_request(req).await?
             }
         };
+        let head = Instant::now();
         let status = resp.status();
         let mut body = resp.into_body();
         while let Some(frame) = body.frame().await {
@@ -191,11 +194,11 @@ pub(super) async fn exchange(
                 buf.extend_from_slice(&data);
             }
         }
-        Ok::<_, hyper::Error>(status)
+        Ok::<_, hyper::Error>((status, head))
     }
     .await;
     match result {
-        Ok(status) => Ok(status),
+        Ok(r) => Ok(r),
         // The connection's own error (e.g. bytes that are not HTTP) says more than the call's "closed".
         Err(e) if link.conn.is_finished() => match (&mut link.conn).await {
             Ok(Err(conn_err)) => Err(Broken::Hyper(conn_err)),

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use http::StatusCode;
 use http_body_util::BodyExt as _;
+use tokio::time::Instant;
 
 use super::broken::Broken;
 use super::exchange::{self, Connector};
@@ -91,26 +92,26 @@ pub(super) async fn connect(
     }
 }
 
-/// One request and its whole response on `link` (opened for `wire`): the status, and where the body lies
-/// in `buf`.
+/// One request and its whole response on `link` (opened for `wire`): the status, where the body lies in
+/// `buf`, and when its first byte was read if that was before its last (more than one read).
 pub(super) async fn exchange(
     wire: &Wire,
     link: &mut Link,
     workload: &Workload,
     variant: &Variant,
     buf: &mut Vec<u8>,
-) -> Result<(StatusCode, Range<usize>), Broken> {
+) -> Result<(StatusCode, Range<usize>, Option<Instant>), Broken> {
     match (wire, link) {
         (Wire::Lean(req), Link::Lean(l)) => {
-            let (code, body) = l.exchange(req, buf).await.map_err(Broken::Wire)?;
+            let (code, body, first) = l.exchange(req, buf).await.map_err(Broken::Wire)?;
             // The reader accepts only three-digit codes, every one of which is a StatusCode.
             let status =
                 StatusCode::from_u16(code).map_err(|_| Broken::Wire(WireError::Status(code)))?;
-            Ok((status, body))
+            Ok((status, body, first))
         }
         (_, Link::Hyper(l)) => {
-            let status = exchange::exchange(l, workload.request(variant), buf).await?;
-            Ok((status, 0..buf.len()))
+            let (status, head) = exchange::exchange(l, workload.request(variant), buf).await?;
+            Ok((status, 0..buf.len(), Some(head)))
         }
         (Wire::Hyper, Link::Lean(_)) => unreachable!("a connection is opened for its own wire"),
     }

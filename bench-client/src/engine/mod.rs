@@ -31,9 +31,10 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 pub use clock::{Clock, Start};
-pub use collect::{Closed, Event, RunStats};
+pub use collect::{Closed, Event, RunStats, StageTally};
 pub use schedule::Schedule;
-pub use stats::{Tally, WorkerStats};
+pub use stats::{OpTally, Tally, Timed, WorkerStats};
+pub use tls::any_certificate;
 
 use crate::config::RunConfig;
 use crate::progress::Progress;
@@ -52,7 +53,12 @@ pub struct Running {
 }
 
 /// Spawns the worker threads; each connects its share of the connections and waits for [`Running::go`].
-pub fn start(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<Running> {
+/// `server`: read as each interval closes (`--monitor-pid`, `--agent`).
+pub fn start(
+    cfg: Arc<RunConfig>,
+    workload: Arc<Workload>,
+    server: Option<crate::readings::Gauge>,
+) -> anyhow::Result<Running> {
     let threads = cfg.threads as usize;
     let (start_tx, start_rx) = watch::channel(None);
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -69,8 +75,12 @@ pub fn start(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<Run
             report_rx,
             threads,
             cfg.interval,
-            cfg.rate.is_some(),
-            cfg.monitor_pid,
+            collect::Shape {
+                open_loop: cfg.open_loop(),
+                ops: mix_ops(&cfg),
+                stages: cfg.shape.stages.as_ref().map_or(0, |s| s.list().len()),
+            },
+            server,
         ),
         threads: Vec::with_capacity(threads),
         progress: progress.clone(),
@@ -98,6 +108,11 @@ pub fn start(cfg: Arc<RunConfig>, workload: Arc<Workload>) -> anyhow::Result<Run
         running.threads.push(handle);
     }
     Ok(running)
+}
+
+/// The operations a tally keeps apart: a mix's (0 without one: the totals are the one operation's).
+fn mix_ops(cfg: &RunConfig) -> usize {
+    cfg.shape.mix.as_ref().map_or(0, |m| m.entries.len())
 }
 
 impl Running {

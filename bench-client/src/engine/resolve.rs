@@ -165,6 +165,7 @@ mod tests {
             family: Some(Family::V4),
             host: http::HeaderValue::from_static("x"),
             path: http::uri::PathAndQuery::from_static("/"),
+            own_path: false,
         }
     }
 

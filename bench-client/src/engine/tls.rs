@@ -64,6 +64,12 @@ pub(super) fn client(tls: &Tls, http2: bool) -> anyhow::Result<Client> {
     })
 }
 
+/// A verifier that accepts any certificate but checks handshake signatures (`--insecure`; the agent's
+/// session, where the token's proofs say who is who).
+pub fn any_certificate(provider: Arc<CryptoProvider>) -> Arc<dyn ServerCertVerifier> {
+    Arc::new(NoVerification(provider))
+}
+
 /// `--insecure`: any certificate is accepted, but handshake signatures are still checked (so the peer
 /// holds the key of the certificate it shows).
 #[derive(Debug)]

@@ -1,4 +1,4 @@
-//! `--verify-only`: before any load, each prepared request is sent once, on a connection of its own, and its
+//! `--verify-only`: before any load, each prepared request (of every operation of a mix) is sent once, on a connection of its own, and its
 //! answer checked in full — status, fault, shape, and every field against what was sent — so a server that
 //! answers wrongly is refused before it is measured (contract: docs/contracts.md, "Verifying a server").
 
@@ -6,7 +6,7 @@ use http::StatusCode;
 
 use super::exchange::{connect, exchange, Connector};
 use crate::config::RunConfig;
-use crate::workload::Workload;
+use crate::workload::{Variant, Workload};
 
 /// One verified call: what was called and what came back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,13 +21,18 @@ pub struct Verdict {
 pub async fn verify(cfg: &RunConfig, workload: &Workload) -> anyhow::Result<Vec<Verdict>> {
     let connector = Connector::new(cfg)?;
     let local = tokio::task::LocalSet::new();
-    let many = workload.variants().len() > 1;
     let mut verdicts = Vec::new();
-    for (i, v) in workload.variants().iter().enumerate() {
-        let call = if many {
-            format!("{} #{}", workload.operation.name(), i + 1)
+    let all: Vec<&Variant> = workload.variants().collect();
+    for (i, v) in all.iter().copied().enumerate() {
+        let of_op = all.iter().filter(|w| w.operation == v.operation);
+        let call = if of_op.count() > 1 {
+            let nth = all[..i]
+                .iter()
+                .filter(|w| w.operation == v.operation)
+                .count();
+            format!("{} #{}", v.operation.name(), nth + 1)
         } else {
-            workload.operation.name().to_owned()
+            v.operation.name().to_owned()
         };
         let answer = local
             .run_until(async {
@@ -41,7 +46,7 @@ pub async fn verify(cfg: &RunConfig, workload: &Workload) -> anyhow::Result<Vec<
                 .map_err(|_| not_reached("connect timed out".to_owned()))?
                 .map_err(|e| not_reached(e.to_string()))?;
                 let mut body = Vec::new();
-                let status = tokio::time::timeout(
+                let (status, _) = tokio::time::timeout(
                     cfg.timeout,
                     exchange(&mut link, workload.request(v), &mut body),
                 )

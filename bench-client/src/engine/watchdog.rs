@@ -24,14 +24,17 @@ pub(super) struct Slot {
     /// When it times out (from its actual send).
     due: Cell<Option<Instant>>,
     expired: Cell<bool>,
+    /// The call's operation (its index in a mix), for the report of calls still waiting at the end.
+    op: Cell<usize>,
     /// The connection's task, to wake on expiry (kept across calls: it does not change).
     waker: RefCell<Option<Waker>>,
 }
 
 impl Slot {
-    /// A call sent at (or meant for) `since` begins, due at `due`.
+    /// A call of operation `op` sent at (or meant for) `since` begins, due at `due`.
     #[inline]
-    pub(super) fn begin(&self, since: Instant, due: Instant) {
+    pub(super) fn begin(&self, since: Instant, due: Instant, op: usize) {
+        self.op.set(op);
         self.since.set(Some(since));
         self.due.set(Some(due));
         self.expired.set(false);
@@ -44,10 +47,10 @@ impl Slot {
         self.due.set(None);
     }
 
-    /// The call abandoned at the run's end, if one was in flight: when it was sent.
-    pub(super) fn take(&self) -> Option<Instant> {
+    /// The call abandoned at the run's end, if one was in flight: when it was sent, and its operation.
+    pub(super) fn take(&self) -> Option<(Instant, usize)> {
         self.due.set(None);
-        self.since.take()
+        Some((self.since.take()?, self.op.get()))
     }
 
     /// `call`'s output, or `None` if the watchdog expires the call first (a response that completes in the
@@ -132,7 +135,7 @@ mod tests {
             let hung = {
                 let slots = slots.clone();
                 tokio::task::spawn_local(async move {
-                    slots[0].begin(t0, t0 + timeout);
+                    slots[0].begin(t0, t0 + timeout, 0);
                     let r = slots[0].guard(pin!(std::future::pending::<()>())).await;
                     slots[0].end();
                     (r, t0.elapsed())
@@ -141,7 +144,7 @@ mod tests {
             let (mut before, mut after) = (0, 0);
             while after < 3 {
                 let sent = Instant::now();
-                slots[1].begin(sent, sent + timeout);
+                slots[1].begin(sent, sent + timeout, 0);
                 let r = slots[1]
                     .guard(pin!(timer.sleep(Duration::from_millis(5))))
                     .await;

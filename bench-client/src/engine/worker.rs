@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::LocalSet;
@@ -102,7 +103,8 @@ pub(super) fn main(ctx: Ctx) {
         ready,
         report,
     } = ctx;
-    let stats = WorkerStats::new(cfg.rate.is_some(), worker, report);
+    let ops = cfg.shape.mix.as_ref().map_or(0, |m| m.entries.len());
+    let stats = WorkerStats::new(cfg.open_loop(), ops, worker, report);
     let in_flight = conns.iter().map(|_| Slot::default()).collect();
     let shared = Rc::new(Shared {
         cfg,
@@ -196,17 +198,38 @@ async fn control(
     }
 }
 
-/// Hands each interval's tally to the collector as the interval ends; returns at the deadline (the last
-/// interval, cut by it, goes with the worker's last report).
+/// Hands each interval's tally to the collector as the interval ends, and the tally so far at each stage's
+/// end; returns at the deadline (the last interval, cut by it, goes with the worker's last report).
 async fn ticks(shared: &Shared, start: Start) {
     let every = shared.cfg.interval;
-    for k in 1u32.. {
-        let boundary = start.measure_start + every.saturating_mul(k);
+    // Where each stage but the last ends (the last ends at the deadline).
+    let stage_ends: Vec<Instant> = match &shared.cfg.shape.stages {
+        Some(s) => {
+            let spans = s.spans();
+            let ends = spans[..spans.len() - 1].iter();
+            ends.map(|p| start.measure_start + Duration::from_secs_f64(p.to_s))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let (mut k, mut next_stage) = (1u32, 0);
+    loop {
+        let tick = start.measure_start + every.saturating_mul(k);
+        let stage_end = stage_ends.get(next_stage).copied();
+        let boundary = stage_end.map_or(tick, |e| e.min(tick));
         if start.deadline.is_some_and(|d| boundary >= d) {
             break;
         }
         shared.timer.sleep_until(boundary).await;
-        shared.stats.borrow_mut().ship();
+        let mut st = shared.stats.borrow_mut();
+        if boundary == tick {
+            st.ship();
+            k += 1;
+        }
+        if stage_end == Some(boundary) {
+            st.end_stage();
+            next_stage += 1;
+        }
     }
     match start.deadline {
         Some(d) => shared.timer.sleep_until(d).await,
@@ -225,7 +248,7 @@ fn abandon_in_flight(shared: &Shared, start: Option<Start>) {
         _ => now,
     };
     let mut st = shared.stats.borrow_mut();
-    for sent in shared.in_flight.iter().filter_map(Slot::take) {
-        st.record_in_flight(end.saturating_duration_since(sent), shared.cfg.timeout);
+    for (sent, op) in shared.in_flight.iter().filter_map(Slot::take) {
+        st.record_in_flight(op, end.saturating_duration_since(sent), shared.cfg.timeout);
     }
 }

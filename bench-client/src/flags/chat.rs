@@ -41,6 +41,18 @@ pub struct ChatArgs {
     /// message) fails the run.
     #[arg(long, default_value = "30s", value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Duration,
+    /// Each run ends by this: one still going is cut short (what it measured kept, counted as a timeout).
+    #[arg(long, default_value = "30m", value_name = "DUR", value_parser = parse_duration)]
+    pub deadline: Duration,
+    /// Also check that every member sees the room's messages in one order (paced runs), as a server
+    /// relaying under a room lock keeps it (bench-server does). The protocol promises only each sender's
+    /// order (the default check): the VOLANO server relays without a room lock.
+    #[arg(long)]
+    pub check_room_order: bool,
+    /// Only verify the server: two users enter the first room, exchange a message each way and leave,
+    /// every packet checked (every run does this before its load); exit 1 saying what went wrong.
+    #[arg(long)]
+    pub verify_only: bool,
     /// Exit 0 even when the run had errors.
     #[arg(long)]
     pub allow_errors: bool,

@@ -2,6 +2,7 @@
 //! crate but the operation catalogue). Validation against each other is `config` (run) and `chat::load`
 //! (chat); dispatch is `cli`, at the top.
 
+mod agent;
 mod chat;
 mod compat;
 mod foreign;
@@ -13,6 +14,7 @@ mod values;
 
 use clap::{Parser, Subcommand};
 
+pub use agent::AgentArgs;
 pub use chat::ChatArgs;
 pub use compat::{Compat, HttpVersion};
 pub use foreign::not_offered;
@@ -56,6 +58,9 @@ pub enum Command {
     Merge(MergeArgs),
     /// VolanoMark's chat workload against a VOLANO-protocol chat server: score, fan-out latency, validation.
     Chat(ChatArgs),
+    /// Sample this host and a server process on it for runs elsewhere (`--agent HOST:PORT`): CPU with
+    /// steal, the process's CPU, RSS, fds and threads, network bytes and retransmits.
+    Agent(AgentArgs),
 }
 
 #[cfg(test)]

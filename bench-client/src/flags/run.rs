@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use bench_proto::shape::{Arrivals, Mix};
 use bench_proto::units::parse_size;
 use clap::{Args, ValueEnum};
 
@@ -136,12 +137,55 @@ pub struct RunArgs {
     /// server, else the system's choice).
     #[arg(long, value_name = "IPS")]
     pub source_ips: Option<String>,
-    /// Sample system CPU and this process's RSS once a second into the results.
-    #[arg(long, value_name = "PID")]
+    /// Sample system CPU and this process's CPU, RSS, fds and threads once a second into the results.
+    #[arg(long, value_name = "PID", conflicts_with = "agent")]
     pub monitor_pid: Option<u32>,
+    /// Sample the server on its own host through `bench-client agent` listening there (token:
+    /// WSBENCH_AGENT_TOKEN or --agent-token-file).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub agent: Option<String>,
+    /// The file holding the agent's token (its first line), instead of WSBENCH_AGENT_TOKEN.
+    #[arg(long, value_name = "FILE", requires = "agent")]
+    pub agent_token_file: Option<PathBuf>,
+    /// The process the agent samples (its pid on the agent's host), instead of the agent's own choice.
+    #[arg(long, value_name = "PID", requires = "agent")]
+    pub agent_pid: Option<u32>,
     /// A label for this run in the results (e.g. clients=100).
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
+    /// A weighted mix of SOAP operations instead of one --operation: `get=80,add=15,echo=5`. Each call
+    /// draws its operation (reproducibly, from --seed); the results keep every operation's calls, errors
+    /// and latency beside the totals.
+    #[arg(long, value_name = "OP=W,…", conflicts_with = "operation")]
+    pub mix: Option<Mix>,
+    /// The seed of the mix's draws and of Poisson arrivals: the same seed, the same sequence.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Open loop: how sends are spaced, `even` (the rate's schedule) or `poisson` (exponential gaps, seeded:
+    /// independent users arriving). Latency is timed from each intended send time either way.
+    #[arg(long, value_name = "even|poisson")]
+    pub arrivals: Option<Arrivals>,
+    /// A stage, instead of a fixed level: `FOR:clients=N` (a closed loop of N clients) or `FOR:rate=R` (an
+    /// open loop at R calls/s on --clients connections), ramped linearly over FOR from the stage before
+    /// (from 0 for the first); repeat the flag or separate stages by commas. The run lasts the stages.
+    /// [k6: stages]
+    #[arg(long = "stage", value_name = "FOR:clients=N|FOR:rate=R", conflicts_with_all = ["duration", "requests", "rate"])]
+    pub stages: Vec<String>,
+    /// A condition on the run's figures, k6-style: `p99<5ms`, `errors<1%`, `throughput>1000/s` (repeatable).
+    /// Judged on the whole run at its end (exit 4 when one fails), and with --abort-on-fail while it runs.
+    /// [k6: thresholds]
+    #[arg(long = "threshold", value_name = "COND")]
+    pub thresholds: Vec<String>,
+    /// Stop the run as soon as a --threshold has clearly failed on the last --abort-window of calls, once
+    /// --abort-grace has passed. [k6: abortOnFail; fortio: -abort-on]
+    #[arg(long, requires = "thresholds")]
+    pub abort_on_fail: bool,
+    /// Nothing is judged during the first DUR of the measured interval.
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "10s", requires = "abort_on_fail")]
+    pub abort_grace: Duration,
+    /// Each judgement is on the calls of the last DUR.
+    #[arg(long, value_name = "DUR", value_parser = duration, default_value = "10s", requires = "abort_on_fail")]
+    pub abort_window: Duration,
     #[command(flatten)]
     pub compat: Compat,
 }

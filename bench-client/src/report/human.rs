@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use bench_proto::results::{ErrorKind, LatencySummary, Mode, ResultsDoc};
 
-use super::columns;
+use super::{columns, shape};
 use crate::units::{thousands, thousands_f};
 
 /// The summary, every line within 80 columns (but a single word wider than that, such as a long URL).
@@ -15,9 +15,13 @@ pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String 
     let mut s = String::new();
     heading(&mut s, doc);
     let _ = writeln!(s);
+    shape::aborted(&mut s, doc);
     calls(&mut s, doc);
     rates(&mut s, doc);
     latency(&mut s, doc);
+    shape::phases(&mut s, doc);
+    shape::operations(&mut s, doc);
+    shape::stages(&mut s, doc);
     machine(&mut s, doc);
     notes(&mut s, first_errors, &doc.warnings);
     s
@@ -38,6 +42,7 @@ fn heading(s: &mut String, doc: &ResultsDoc) {
     columns::words(s, "", 2, &title);
     let model = match p.rate {
         Some(r) => format!("open loop at {}/s", thousands_f(r, 1)),
+        None if doc.latency_us.uncorrected.is_some() => "open loop".to_owned(),
         None => "closed loop".to_owned(),
     };
     let connections = if p.keepalive {
@@ -51,6 +56,9 @@ fn heading(s: &mut String, doc: &ResultsDoc) {
         p.threads
     );
     columns::words(s, "  ", 2, &load);
+    if let Some(shaped) = shape::load(doc) {
+        columns::words(s, "  ", 2, &shaped);
+    }
     let amount = match (p.duration_s, p.requests) {
         (Some(d), _) => format!("{d} s"),
         (None, Some(n)) => format!("{} calls", thousands(n)),
@@ -102,6 +110,13 @@ fn calls(s: &mut String, doc: &ResultsDoc) {
             .iter()
             .map(|(code, n)| format!("{code} ×{}", thousands(*n)));
         columns::list(s, "HTTP statuses", codes);
+    }
+    if !c.failure_kinds.is_empty() {
+        let kinds = c
+            .failure_kinds
+            .iter()
+            .map(|(kind, n)| format!("{kind} ×{}", thousands(*n)));
+        columns::list(s, "Faults by kind", kinds);
     }
     let f = &c.in_flight;
     if f.calls > 0 {
@@ -228,7 +243,7 @@ fn machine(s: &mut String, doc: &ResultsDoc) {
         columns::field(s, "System", &text);
         let rss = m
             .server_rss_kb_max
-            .map(|k| format!("max {} kB", thousands(k)))
+            .map(|k| format!("max {} MiB", thousands_f(k as f64 / 1024.0, 1)))
             .unwrap_or_else(|| "n/a".into());
         columns::field(s, "Monitored RSS", &rss);
     }
@@ -285,6 +300,7 @@ pub(crate) mod tests {
                 validate_first: 10,
                 validate_every: 100,
                 chat: None,
+                shape: Default::default(),
             },
             elapsed_s: 30.0,
             counts: Counts {
@@ -307,9 +323,11 @@ pub(crate) mod tests {
                 sys_pct: 40.0,
                 idle_pct: 30.0,
                 server_rss_kb: Some(10_240),
+                ..SystemSample::default()
             }])),
             chat: None,
             warnings: vec!["client CPU at 97%".into()],
+            shape: Default::default(),
         };
         doc.set_latency(&h, None);
         doc.recompute_throughput();
@@ -338,7 +356,7 @@ pub(crate) mod tests {
             "{text}"
         );
         assert!(text.contains("WARNING: client CPU at 97%"), "{text}");
-        assert!(text.contains("Monitored RSS  max 10,240 kB"), "{text}");
+        assert!(text.contains("Monitored RSS  max 10.0 MiB"), "{text}");
         assert!(!text.contains("uncorrected"), "{text}");
     }
 

@@ -7,12 +7,16 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use bench_proto::results::{
-    ClientStats, Params, ResultsDoc, RunRecord, RunState, Tool, WithRecord, SCHEMA,
+    AbortRule, Aborted, ClientStats, ErrorCounts, MixWeight, OperationResults, Params, Part, Phase,
+    Phases, ResultsDoc, RunRecord, RunState, ShapeParams, ShapeResults, StageParam, StageResults,
+    Tool, WithRecord, SCHEMA,
 };
+use bench_proto::shape::Arrivals;
 
 use super::RunFacts;
 use crate::config::{RunConfig, Stop};
 use crate::engine::RunStats;
+use crate::latency::latency_histogram;
 
 pub fn build(
     cfg: &RunConfig,
@@ -48,6 +52,7 @@ pub fn build(
         system: facts.system.clone(),
         chat: None,
         warnings,
+        shape: shape_results(cfg, stats, facts.aborted.clone()),
     };
     doc.set_latency(&stats.corrected, stats.uncorrected.as_ref());
     doc.recompute_throughput();
@@ -64,7 +69,10 @@ pub fn tool() -> Tool {
 fn params(cfg: &RunConfig) -> Params {
     Params {
         url: cfg.target.url.clone(),
-        operation: cfg.operation.name().to_owned(),
+        operation: match &cfg.shape.mix {
+            Some(m) => m.to_string(),
+            None => cfg.operation.name().to_owned(),
+        },
         clients: cfg.clients,
         threads: cfg.threads,
         rate: cfg.rate,
@@ -83,6 +91,93 @@ fn params(cfg: &RunConfig) -> Params {
         validate_first: cfg.validate_first,
         validate_every: cfg.validate_every,
         chat: None,
+        shape: shape_params(cfg),
+    }
+}
+
+/// What the run's shape asked: the mix, its seed, the arrivals of an open loop, the stages, the abort rule.
+fn shape_params(cfg: &RunConfig) -> ShapeParams {
+    let sh = &cfg.shape;
+    let drawn = sh.mix.is_some() || (cfg.open_loop() && sh.arrivals == Arrivals::Poisson);
+    ShapeParams {
+        mix: sh
+            .mix
+            .iter()
+            .flat_map(|m| &m.entries)
+            .map(|(op, w)| MixWeight {
+                operation: op.name().to_owned(),
+                weight: *w,
+            })
+            .collect(),
+        seed: drawn.then_some(sh.seed),
+        arrivals: cfg.open_loop().then_some(sh.arrivals),
+        stages: sh
+            .stages
+            .iter()
+            .flat_map(|s| s.list())
+            .map(|s| StageParam {
+                for_s: s.duration.as_secs_f64(),
+                ramped: s.ramped,
+                target: s.target,
+            })
+            .collect(),
+        abort: sh.abort.as_ref().map(|a| AbortRule {
+            thresholds: sh.thresholds.iter().map(|t| t.text.clone()).collect(),
+            grace_s: a.grace.as_secs_f64(),
+            window_s: a.window.as_secs_f64(),
+        }),
+    }
+}
+
+/// What the run's shape measured: per operation of a mix, per stage, the phases, an early stop.
+fn shape_results(cfg: &RunConfig, stats: &RunStats, aborted: Option<Aborted>) -> ShapeResults {
+    let operations = match &cfg.shape.mix {
+        Some(m) => m
+            .shares()
+            .into_iter()
+            .zip(&stats.ops)
+            .map(|((op, share), t)| OperationResults {
+                operation: op.name().to_owned(),
+                share,
+                calls: Part::new(t.ok, ErrorCounts::from_array(&t.errors), &t.corrected),
+                bytes_sent: t.bytes_sent,
+                bytes_received: t.bytes_received,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let stages = match &cfg.shape.stages {
+        Some(s) => s
+            .spans()
+            .into_iter()
+            .zip(&stats.stages)
+            .enumerate()
+            .map(|(i, (span, t))| StageResults {
+                stage: i as u32 + 1,
+                ramped: s.ramped(),
+                from_s: span.from_s,
+                to_s: span.to_s,
+                start: span.start,
+                end: span.end,
+                calls: Part::new(t.ok, ErrorCounts::from_array(&t.errors), &t.corrected),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let connect = stats
+        .connects
+        .setup
+        .clone()
+        .unwrap_or_else(latency_histogram);
+    ShapeResults {
+        operations,
+        stages,
+        phases: Some(Phases {
+            connect: Phase::of(&connect),
+            ttfb: Phase::of(&stats.ttfb),
+            transfer: Phase::of(&stats.transfer),
+        }),
+        aborted,
     }
 }
 

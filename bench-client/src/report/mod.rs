@@ -7,11 +7,12 @@ pub mod cxf;
 pub mod human;
 pub mod json;
 pub mod record;
+mod shape;
 pub mod warnings;
 
 use std::time::Duration;
 
-use bench_proto::results::{ProcessCpu, RunState, SystemBlock};
+use bench_proto::results::{Aborted, ProcessCpu, RunState, Sampling, SystemBlock};
 
 use crate::cpu::CpuTime;
 use crate::engine::Clock;
@@ -35,6 +36,10 @@ pub struct RunFacts {
     /// The client's RSS before connecting and once connected, kB.
     pub rss_start_kb: Option<u64>,
     pub rss_connected_kb: Option<u64>,
-    /// `--monitor-pid`: that process's CPU over the measured interval.
+    /// `--monitor-pid`, `--agent`: that process's CPU over the measured interval.
     pub monitored: Option<ProcessCpu>,
+    /// `--monitor-pid`, `--agent`: where the server's figures were read.
+    pub sampling: Option<Sampling>,
+    /// The run stopped early on a failed threshold (`--abort-on-fail`).
+    pub aborted: Option<Aborted>,
 }

@@ -50,5 +50,6 @@ pub fn build(cfg: &RunConfig, stats: &RunStats, facts: &RunFacts) -> RunRecord {
         connections: Some(connections),
         client_memory: Some(client_memory),
         monitored_process: facts.monitored.clone(),
+        sampling: facts.sampling.clone(),
     }
 }

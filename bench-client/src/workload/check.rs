@@ -2,6 +2,7 @@
 //! whole envelope with the operation's response element in its namespace and as many items as were sent
 //! (`bench_proto::check`) — and a sample is fully parsed and compared with what was sent.
 
+use bench_proto::ossj::OrderFault;
 use bench_proto::results::ErrorKind;
 use bench_proto::soap::parse_fault;
 use http::StatusCode;
@@ -14,11 +15,20 @@ use super::variant::{Expect, Variant};
 /// per-response checks alone, `Err(kind)` if it failed. `full` asks for the full parse and comparison.
 pub fn check(v: &Variant, status: StatusCode, body: &[u8], full: bool) -> Result<bool, ErrorKind> {
     if !status.is_success() {
-        return Err(if v.shape.is_some() && parse_fault(body).is_some() {
+        let fault = match &v.expect {
+            Expect::Ossj(_) => OrderFault::parse(body).is_some(),
+            _ => v.shape.is_some() && parse_fault(body).is_some(),
+        };
+        return Err(if fault {
             ErrorKind::Fault
         } else {
             ErrorKind::HttpStatus
         });
+    }
+    if let Some(exact) = &v.exact {
+        if body != &exact[..] || status != StatusCode::OK {
+            return Err(ErrorKind::Validation);
+        }
     }
     match (&v.shape, &v.expect) {
         (Some(shape), _) => {
@@ -55,9 +65,15 @@ pub fn check(v: &Variant, status: StatusCode, body: &[u8], full: bool) -> Result
 /// What was wrong with a failed call, for the summary's first-error sample (error path only).
 pub fn describe(v: &Variant, kind: ErrorKind, status: StatusCode, body: &[u8]) -> String {
     match kind {
-        ErrorKind::Fault => match parse_fault(body) {
-            Some(f) => format!("HTTP {}: {f}", status.as_u16()),
-            None => format!("HTTP {}: fault", status.as_u16()),
+        ErrorKind::Fault => match (OrderFault::parse(body), parse_fault(body)) {
+            (Some(f), _) => format!(
+                "HTTP {}: {}: {}",
+                status.as_u16(),
+                f.kind.as_str(),
+                f.detail
+            ),
+            (None, Some(f)) => format!("HTTP {}: {f}", status.as_u16()),
+            (None, None) => format!("HTTP {}: fault", status.as_u16()),
         },
         ErrorKind::HttpStatus => format!("HTTP {}: {}", status, snippet(body)),
         ErrorKind::Validation => {

@@ -2,18 +2,26 @@
 
 use bench_proto::check::Shape;
 use bytes::Bytes;
-use http::StatusCode;
+use http::{StatusCode, Uri};
+
+use crate::operation::Operation;
 
 use super::snippet::snippet;
-use super::{customer, cxf};
+use super::{customer, cxf, ossj};
 
 /// One prepared request body and what its response must be.
 #[derive(Debug)]
 pub struct Variant {
+    /// The operation it calls.
+    pub operation: Operation,
+    /// Where it is sent (origin-form; absolute for HTTP/2).
+    pub uri: Uri,
     pub body: Bytes,
     pub(super) expect: Expect,
     /// The cheap check every SOAP response passes before it counts (`None`: no envelope expected).
     pub(super) shape: Option<Shape>,
+    /// `ossj-order`: the bytes every answer must be.
+    pub(super) exact: Option<Bytes>,
 }
 
 /// What a fully validated response must contain.
@@ -24,15 +32,24 @@ pub(super) enum Expect {
     /// Owned: the workload keeps it for the whole run.
     Cxf(bench_proto::cxf::Response<'static>),
     Customer(customer::Expect),
+    /// `ossj-order`: this reply, byte for byte, on every answer.
+    Ossj(bench_proto::ossj::OrderReply),
 }
 
 impl Variant {
     pub(super) fn new(body: Bytes, expect: Expect) -> Variant {
         let shape = expect.shape();
+        let exact = match &expect {
+            Expect::Ossj(reply) => Some(Bytes::from(ossj::exact(reply))),
+            _ => None,
+        };
         Variant {
+            operation: Operation::HttpGet,
+            uri: Uri::from_static("/"),
             body,
             expect,
             shape,
+            exact,
         }
     }
 
@@ -50,6 +67,7 @@ impl Variant {
             )),
             Expect::Cxf(expected) => cxf::validate(expected, body),
             Expect::Customer(expected) => customer::validate(expected, status, body),
+            Expect::Ossj(expected) => ossj::validate(expected, body),
         }
     }
 }
@@ -60,7 +78,9 @@ impl Expect {
         use bench_proto::cxf::Response;
         use bench_proto::{customer::NS, cxf::TYPES_NS};
         match self {
-            Expect::Plain(_) | Expect::Customer(customer::Expect::AddAsync) => None,
+            Expect::Plain(_) | Expect::Customer(customer::Expect::AddAsync) | Expect::Ossj(_) => {
+                None
+            }
             Expect::Cxf(r @ Response::EchoComplex { items, .. }) => Some(
                 Shape::new(TYPES_NS, r.operation().response_element())
                     .with_items(Some("return"), "item", items.len())

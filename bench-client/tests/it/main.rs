@@ -4,7 +4,10 @@
 //! partial results, checkpoints that survive SIGKILL, and faults of the server (killed, restarted, paused)
 //! measured through.
 
+mod agent;
 mod chat;
+mod chat_misbehaving;
+mod chat_verify;
 mod cli;
 mod compat;
 mod connections;
@@ -14,7 +17,9 @@ mod lean;
 mod longrun;
 mod misbehaving;
 mod operations;
+mod ossj;
 mod results;
+mod shapes;
 mod sigint;
 mod summary;
 mod support;

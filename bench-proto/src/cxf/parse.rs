@@ -91,6 +91,7 @@ fn response_body<'a>(
 }
 
 /// The content of a `NestedComplexTypeSeq`: zero or more `item`s.
+#[inline]
 fn seq<'a>(r: &mut BodyReader<'a>, arena: &'a Bump) -> Result<Items<'a>, SoapError> {
     r.repeated_in(NS, "item", arena, |r| item(r, arena))
         .map(Items::Borrowed)

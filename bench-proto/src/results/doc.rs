@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::encode_histogram;
+use super::ChatResults;
+use super::{encode_histogram, ErrorCounts, LatencySummary, ShapeParams, ShapeResults};
 
 /// One run of bench-client (or several merged): what was asked, what was measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +31,9 @@ pub struct ResultsDoc {
     pub system: Option<SystemBlock>,
     pub chat: Option<ChatResults>,
     pub warnings: Vec<String>,
+    /// A shaped load's parts: per operation, per stage, phases, an early stop (issue 43).
+    #[serde(flatten)]
+    pub shape: ShapeResults,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +51,9 @@ pub enum Mode {
     HttpGet,
     #[serde(rename = "chat")]
     Chat,
+    /// The OSS/J portal transaction (an order posted through a broker to a back end).
+    #[serde(rename = "ossj")]
+    Ossj,
 }
 
 impl Mode {
@@ -55,6 +62,7 @@ impl Mode {
             Mode::Soap => "soap",
             Mode::HttpGet => "http-get",
             Mode::Chat => "chat",
+            Mode::Ossj => "ossj",
         }
     }
 }
@@ -85,6 +93,9 @@ pub struct Params {
     #[serde(default)]
     pub validate_every: u64,
     pub chat: Option<ChatParams>,
+    /// A shaped load: mix, seed, arrivals, stages, abort rule (issue 43).
+    #[serde(flatten)]
+    pub shape: ShapeParams,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,6 +122,10 @@ pub struct Counts {
     /// not depend on the run's timing; absent in documents of older versions.
     #[serde(default)]
     pub http_status_codes: BTreeMap<u16, u64>,
+    /// The `fault` errors of a service that names its failures (the OSS/J portal: `reply-timeout`,
+    /// `broker-refused`, `backend-fault`, …) by kind; written only when there were such.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failure_kinds: BTreeMap<String, u64>,
     /// Calls still waiting for their response when the measured interval ended (always written; absent in
     /// documents of older versions).
     #[serde(default)]
@@ -147,105 +162,10 @@ impl Counts {
         for (code, n) in &other.http_status_codes {
             *self.http_status_codes.entry(*code).or_default() += n;
         }
+        for (kind, n) in &other.failure_kinds {
+            *self.failure_kinds.entry(kind.clone()).or_default() += n;
+        }
         self.in_flight.add(&other.in_flight);
-    }
-}
-
-/// Why a call failed; each failed call is counted under exactly one kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// The TCP connection could not be made (refused, timed out, no local port left).
-    Connect,
-    /// No complete response within `--timeout`.
-    Timeout,
-    /// A non-2xx status that is not a SOAP fault.
-    HttpStatus,
-    /// A SOAP fault.
-    Fault,
-    /// A response that is not what was asked for (unparseable, or not equal to what was sent).
-    Validation,
-    /// The connection broke or the bytes were not HTTP.
-    Io,
-}
-
-impl ErrorKind {
-    pub const ALL: [ErrorKind; 6] = [
-        ErrorKind::Connect,
-        ErrorKind::Timeout,
-        ErrorKind::HttpStatus,
-        ErrorKind::Fault,
-        ErrorKind::Validation,
-        ErrorKind::Io,
-    ];
-
-    /// The JSON key, also used in the human summary.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Connect => "connect",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::HttpStatus => "http_status",
-            ErrorKind::Fault => "fault",
-            ErrorKind::Validation => "validation",
-            ErrorKind::Io => "io",
-        }
-    }
-
-    /// A dense index, for per-worker counter arrays.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorCounts {
-    pub connect: u64,
-    pub timeout: u64,
-    pub http_status: u64,
-    pub fault: u64,
-    pub validation: u64,
-    pub io: u64,
-}
-
-impl ErrorCounts {
-    pub fn get(&self, kind: ErrorKind) -> u64 {
-        match kind {
-            ErrorKind::Connect => self.connect,
-            ErrorKind::Timeout => self.timeout,
-            ErrorKind::HttpStatus => self.http_status,
-            ErrorKind::Fault => self.fault,
-            ErrorKind::Validation => self.validation,
-            ErrorKind::Io => self.io,
-        }
-    }
-
-    pub fn get_mut(&mut self, kind: ErrorKind) -> &mut u64 {
-        match kind {
-            ErrorKind::Connect => &mut self.connect,
-            ErrorKind::Timeout => &mut self.timeout,
-            ErrorKind::HttpStatus => &mut self.http_status,
-            ErrorKind::Fault => &mut self.fault,
-            ErrorKind::Validation => &mut self.validation,
-            ErrorKind::Io => &mut self.io,
-        }
-    }
-
-    pub fn total(&self) -> u64 {
-        ErrorKind::ALL.iter().map(|&k| self.get(k)).sum()
-    }
-
-    pub fn add(&mut self, other: &ErrorCounts) {
-        for k in ErrorKind::ALL {
-            *self.get_mut(k) += other.get(k);
-        }
-    }
-
-    /// From an array indexed by [`ErrorKind::index`].
-    pub fn from_array(a: &[u64; 6]) -> ErrorCounts {
-        let mut e = ErrorCounts::default();
-        for k in ErrorKind::ALL {
-            *e.get_mut(k) = a[k.index()];
-        }
-        e
     }
 }
 
@@ -287,42 +207,6 @@ pub struct LatencyBlock {
     pub uncorrected: Option<LatencySummary>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencySummary {
-    pub count: u64,
-    pub min: u64,
-    pub mean: f64,
-    pub stdev: f64,
-    pub max: u64,
-    pub p50: u64,
-    pub p75: u64,
-    pub p90: u64,
-    pub p99: u64,
-    pub p99_9: u64,
-    pub p99_99: u64,
-}
-
-impl LatencySummary {
-    pub fn from_histogram(h: &Histogram<u64>) -> LatencySummary {
-        if h.is_empty() {
-            return LatencySummary::default();
-        }
-        LatencySummary {
-            count: h.len(),
-            min: h.min(),
-            mean: h.mean(),
-            stdev: h.stdev(),
-            max: h.max(),
-            p50: h.value_at_quantile(0.50),
-            p75: h.value_at_quantile(0.75),
-            p90: h.value_at_quantile(0.90),
-            p99: h.value_at_quantile(0.99),
-            p99_9: h.value_at_quantile(0.999),
-            p99_99: h.value_at_quantile(0.9999),
-        }
-    }
-}
-
 /// HdrHistogram V2 compressed, base64, values in microseconds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Histograms {
@@ -359,6 +243,28 @@ pub struct SystemSample {
     pub idle_pct: f64,
     /// `None` when the process could not be read (it exited).
     pub server_rss_kb: Option<u64>,
+    /// Revision 2 of v1 (issue 44; all optional, absent where not sampled): the share of CPU time a hypervisor stole,
+    /// context switches and softirqs per second of the server's host; the server process's CPU (% of one
+    /// CPU), open fds and threads; bytes per second through its network namespace (every interface) and
+    /// TCP segments retransmitted there per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ctxt_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softirqs_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_fds: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_threads: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_rx_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_tx_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_retrans_per_s: Option<f64>,
 }
 
 /// Over the whole measured interval. The CPU shares are `None` when nothing was sampled (an interval
@@ -372,6 +278,26 @@ pub struct SystemMean {
     #[serde(default)]
     pub idle_pct: Option<f64>,
     pub server_rss_kb_max: Option<u64>,
+    /// Revision 2 of v1 (issue 44), as the samples' (weighted means; `steal_max_pct`, `server_fds_max` and
+    /// `server_threads_max` the most of any sample).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_max_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ctxt_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub softirqs_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_fds_max: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_threads_max: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_rx_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_tx_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp_retrans_per_s: Option<f64>,
 }
 
 impl SystemMean {
@@ -402,13 +328,57 @@ impl SystemBlock {
             let sum: f64 = samples.iter().zip(&weights).map(|(s, w)| w * pct(s)).sum();
             (covered > 0.0).then(|| sum / covered)
         };
+        // Over the samples that have the figure (a figure is sampled in all of them or none).
+        let mean_of = |f: fn(&SystemSample) -> Option<f64>| {
+            let seen = samples
+                .iter()
+                .zip(&weights)
+                .filter_map(|(s, w)| Some((f(s)?, *w)));
+            let (sum, weight) = seen.fold((0.0, 0.0), |(s, c), (v, w)| (s + v * w, c + w));
+            (weight > 0.0).then(|| sum / weight)
+        };
+        let max_of = |f: fn(&SystemSample) -> Option<u64>| samples.iter().filter_map(f).max();
         let mean = SystemMean {
             user_pct: mean(|s| s.user_pct),
             sys_pct: mean(|s| s.sys_pct),
             idle_pct: mean(|s| s.idle_pct),
-            server_rss_kb_max: samples.iter().filter_map(|s| s.server_rss_kb).max(),
+            server_rss_kb_max: max_of(|s| s.server_rss_kb),
+            steal_pct: mean_of(|s| s.steal_pct),
+            steal_max_pct: samples.iter().filter_map(|s| s.steal_pct).reduce(f64::max),
+            ctxt_per_s: mean_of(|s| s.ctxt_per_s),
+            softirqs_per_s: mean_of(|s| s.softirqs_per_s),
+            server_fds_max: max_of(|s| s.server_fds),
+            server_threads_max: max_of(|s| s.server_threads),
+            net_rx_bytes_per_s: mean_of(|s| s.net_rx_bytes_per_s),
+            net_tx_bytes_per_s: mean_of(|s| s.net_tx_bytes_per_s),
+            tcp_retrans_per_s: mean_of(|s| s.tcp_retrans_per_s),
         };
         SystemBlock { samples, mean }
+    }
+}
+
+impl ResultsDoc {
+    /// Sets the latency summaries and the encoded histograms from the histograms themselves, so a
+    /// document's percentiles always agree with the histograms it carries.
+    pub fn set_latency(
+        &mut self,
+        corrected: &Histogram<u64>,
+        uncorrected: Option<&Histogram<u64>>,
+    ) {
+        self.latency_us = LatencyBlock {
+            corrected: LatencySummary::from_histogram(corrected),
+            uncorrected: uncorrected.map(LatencySummary::from_histogram),
+        };
+        self.histograms = Histograms {
+            corrected: encode_histogram(corrected),
+            uncorrected: uncorrected.map(encode_histogram),
+        };
+    }
+
+    /// Recomputes `throughput` from `counts`, `elapsed_s` and `params.clients`.
+    pub fn recompute_throughput(&mut self) {
+        self.counts.errors_total = self.counts.errors.total();
+        self.throughput = Throughput::compute(&self.counts, self.elapsed_s, self.params.clients);
     }
 }
 
@@ -423,6 +393,7 @@ mod tests {
             sys_pct,
             idle_pct: 100.0 - user_pct - sys_pct,
             server_rss_kb: rss,
+            ..SystemSample::default()
         }
     }
 
@@ -449,6 +420,27 @@ mod tests {
     }
 
     #[test]
+    fn figures_added_later_are_means_and_maxima_of_the_samples_that_have_them() {
+        let with = |t_s, steal, fds| SystemSample {
+            steal_pct: Some(steal),
+            server_fds: Some(fds),
+            ..sample(t_s, 10.0, 10.0, None)
+        };
+        // 1 s at 2 % steal, then 3 s at 10 %: (2 + 30) / 4 = 8 %, the worst second 10 %.
+        let b = SystemBlock::from_samples(vec![with(1.0, 2.0, 9), with(4.0, 10.0, 12)]);
+        assert_eq!(b.mean.steal_pct, Some(8.0));
+        assert_eq!(b.mean.steal_max_pct, Some(10.0));
+        assert_eq!(b.mean.server_fds_max, Some(12));
+        assert_eq!(b.mean.ctxt_per_s, None, "not sampled: absent, not 0");
+        let old = SystemBlock::from_samples(vec![sample(1.0, 1.0, 1.0, Some(1))]);
+        let text = serde_json::to_string(&old).unwrap();
+        assert!(
+            !text.contains("steal"),
+            "older figures write as before: {text}"
+        );
+    }
+
+    #[test]
     fn samples_at_one_instant_take_their_plain_mean() {
         let b = SystemBlock::from_samples(vec![sample(0.0, 30.0, 10.0, None)]);
         assert_eq!(b.mean.user_pct, Some(30.0));
@@ -461,52 +453,5 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.user_pct, Some(1.5));
-    }
-}
-
-/// Chat mode (VolanoMark): the score and each run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ChatResults {
-    /// Messages delivered per second, averaged over `scored_runs` (VolanoMark's score).
-    pub score_msg_per_s: f64,
-    pub messages_sent: u64,
-    pub messages_received: u64,
-    pub runs: Vec<ChatRun>,
-    /// The `run` numbers of the runs the score averages (VolanoMark drops the first run).
-    pub scored_runs: Vec<u64>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ChatRun {
-    /// Numbered from 0 in the order run.
-    pub run: u64,
-    pub elapsed_s: f64,
-    pub messages_sent: u64,
-    pub messages_received: u64,
-    pub msg_per_s: f64,
-}
-
-impl ResultsDoc {
-    /// Sets the latency summaries and the encoded histograms from the histograms themselves, so a
-    /// document's percentiles always agree with the histograms it carries.
-    pub fn set_latency(
-        &mut self,
-        corrected: &Histogram<u64>,
-        uncorrected: Option<&Histogram<u64>>,
-    ) {
-        self.latency_us = LatencyBlock {
-            corrected: LatencySummary::from_histogram(corrected),
-            uncorrected: uncorrected.map(LatencySummary::from_histogram),
-        };
-        self.histograms = Histograms {
-            corrected: encode_histogram(corrected),
-            uncorrected: uncorrected.map(encode_histogram),
-        };
-    }
-
-    /// Recomputes `throughput` from `counts`, `elapsed_s` and `params.clients`.
-    pub fn recompute_throughput(&mut self) {
-        self.counts.errors_total = self.counts.errors.total();
-        self.throughput = Throughput::compute(&self.counts, self.elapsed_s, self.params.clients);
     }
 }

@@ -50,6 +50,9 @@ pub fn merge(docs: &[ResultsDoc]) -> Result<ResultsDoc, ResultsError> {
             _ => return Err(mismatch_uncorrected()),
         }
         out.counts.add(&d.counts);
+        if i > 0 {
+            out.shape.merge(&d.shape)?;
+        }
         out.partial |= d.partial;
         out.elapsed_s = out.elapsed_s.max(d.elapsed_s);
         if d.started_at < out.started_at {
@@ -165,6 +168,7 @@ mod tests {
                 validate_first: 10,
                 validate_every: 100,
                 chat: None,
+                shape: Default::default(),
             },
             elapsed_s,
             counts: Counts {
@@ -188,6 +192,7 @@ mod tests {
             system: None,
             chat: None,
             warnings: vec![],
+            shape: Default::default(),
         };
         d.set_latency(&h, None);
         d.recompute_throughput();

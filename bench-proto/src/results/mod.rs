@@ -4,21 +4,32 @@
 //! Only bench-client writes these documents (xtask reads them); this module does no I/O, so the
 //! writer lives in bench-client and the same code serves `merge`, the report and the tests.
 
+mod chat;
 mod doc;
+mod figures;
 mod histogram;
 mod merge;
 mod record;
+mod shapes;
 
-pub use doc::{
-    ChatParams, ChatResults, ChatRun, ClientStats, Counts, ErrorCounts, ErrorKind, Histograms,
-    InFlight, LatencyBlock, LatencySummary, Mode, Params, ResultsDoc, SystemBlock, SystemMean,
-    SystemSample, Throughput, Tool,
+pub use chat::{
+    ChatCheck, ChatResults, ChatRun, InterArrival, MessageId, RunEnd, Violation, ViolationKind,
+    Violations,
 };
+pub use doc::{
+    ChatParams, ClientStats, Counts, Histograms, InFlight, LatencyBlock, Mode, Params, ResultsDoc,
+    SystemBlock, SystemMean, SystemSample, Throughput, Tool,
+};
+pub use figures::{ErrorCounts, ErrorKind, LatencySummary};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, SIGFIG};
 pub use merge::merge;
 pub use record::{
-    ClientMemory, Connections, Interval, ProcessCpu, Recovery, RunRecord, RunState, Timeline,
-    WithRecord,
+    ClientMemory, Connections, Interval, ProcessCpu, Recovery, RunRecord, RunState, Sampling,
+    SamplingVia, Timeline, WithRecord, AGENT_TOKEN_ENV,
+};
+pub use shapes::{
+    empty_histogram, AbortRule, Aborted, Arrivals, MixWeight, OperationResults, Part, Phase,
+    Phases, Ramped, ShapeParams, ShapeResults, StageParam, StageResults,
 };
 
 /// The `schema` value of every document this version writes and reads.

@@ -23,6 +23,10 @@ pub struct RunRecord {
     /// `--monitor-pid`: that process's CPU time over the measured interval.
     #[serde(default)]
     pub monitored_process: Option<ProcessCpu>,
+    /// Revision 2 of v1 (issue 44): where the system samples and the monitored process's figures came
+    /// from (this machine, or an agent on the server's host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Sampling>,
 }
 
 impl RunRecord {
@@ -176,6 +180,40 @@ pub struct ClientMemory {
     pub rss_kb_connected: Option<u64>,
     /// The most seen at the end of any interval.
     pub rss_kb_max: Option<u64>,
+}
+
+/// The environment variable that carries an agent's token to `bench-client agent` and to the run
+/// (`--agent`): never a command line, which provenance records and `ps` shows.
+pub const AGENT_TOKEN_ENV: &str = "WSBENCH_AGENT_TOKEN";
+
+/// Where the server's figures were read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// `local` (`--monitor-pid`: this machine's /proc) or `agent` (`--agent`: the server host's).
+    pub via: SamplingVia,
+    /// `--agent`: the agent's address, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The sampled host, as it names itself, its kernel and CPUs online.
+    pub hostname: Option<String>,
+    pub kernel: Option<String>,
+    pub cpus: Option<u32>,
+    /// The sampled process, its pid on that host and its command name.
+    pub pid: Option<u32>,
+    pub process: Option<String>,
+    /// `--agent`: the agent's own CPU time over the measured interval, s, and per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_cpu_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_cpu_per_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SamplingVia {
+    #[default]
+    Local,
+    Agent,
 }
 
 /// A process's CPU time over the measured interval (from /proc/PID/stat).

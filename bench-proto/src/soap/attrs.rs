@@ -88,17 +88,43 @@ pub(super) fn qname_colon(name: &[u8]) -> Option<Option<usize>> {
     {
         return Some(None);
     }
-    let mut colon = None;
-    for (i, &b) in name.iter().enumerate() {
-        if NAME_CLASS[usize::from(b)] == 0 {
-            if b != b':' || colon.is_some() {
-                return None;
-            }
-            colon = Some(i);
-        }
-    }
+    prefixed(name).map(Some)
+}
+
+/// Whether every byte of `part` may be in a name (a colon may not): no branches per byte.
+#[inline]
+fn names_only(part: &[u8]) -> bool {
+    part.iter()
+        .fold(true, |ok, &b| ok & (NAME_CLASS[usize::from(b)] != 0))
+}
+
+/// If `name` is a prefixed QName, `prefix:local`, where its colon is: the colon found in one search, each
+/// part checked in one table pass. Out of line: the usual name has no prefix.
+#[inline(never)]
+fn prefixed(name: &[u8]) -> Option<usize> {
+    let colon = find::byte(b':', name)?;
+    let (prefix, local) = (&name[..colon], &name[colon + 1..]);
+    let starts = |part: &[u8]| {
+        part.first()
+            .is_some_and(|&b| NAME_CLASS[usize::from(b)] == 2)
+    };
+    (starts(prefix) && starts(local) && names_only(prefix) && names_only(local)).then_some(colon)
+}
+
+/// Where the local part of `name` (name bytes and colons only) starts, if it is a QName: 0 unprefixed, or
+/// after its one colon (both parts need only start as a name does).
+#[inline]
+fn local_part(name: &[u8]) -> Option<usize> {
     let starts = |b: Option<&u8>| b.is_some_and(|&b| NAME_CLASS[usize::from(b)] == 2);
-    (starts(Some(&first)) && colon.map_or(true, |i| starts(name.get(i + 1)))).then_some(colon)
+    if !starts(name.first()) {
+        return None;
+    }
+    match find::byte(b':', name) {
+        None => Some(0),
+        Some(colon) => (starts(name.get(colon + 1))
+            && find::byte(b':', &name[colon + 1..]).is_none())
+        .then_some(colon + 1),
+    }
 }
 
 /// Iterates the attributes in the bytes that follow an element's name inside its start tag. An item is an
@@ -116,7 +142,11 @@ impl<'a> Attrs<'a> {
 
     #[inline]
     fn skip_space(&mut self) {
-        while self.i < self.b.len() && is_space(self.b[self.i]) {
+        // Bytes above the space are never whitespace: one comparison for the usual byte after a space.
+        while let Some(&c) = self.b.get(self.i) {
+            if c > b' ' || !is_space(c) {
+                break;
+            }
             self.i += 1;
         }
     }
@@ -142,31 +172,16 @@ impl<'a> Iterator for Attrs<'a> {
             return self.fail("attributes must be separated by whitespace");
         }
         let offset = self.i;
-        // The name and its classes in one pass: it ends at the first byte no name may hold, which must be
-        // whitespace, '=' or the end of the tag (anything else makes the whole run before them no name).
-        let mut classes = 0;
-        let mut end = offset;
-        while let Some(&c) = self.b.get(end) {
-            let class = ATTR_NAME_CLASS[usize::from(c)];
-            if class == 0 {
-                break;
-            }
-            classes |= class;
-            end += 1;
-        }
-        let name = &self.b[offset..end];
-        let ends_well = self.b.get(end).is_none_or(|&c| c == b'=' || is_space(c));
-        let local = match (ends_well, classes & 4 != 0) {
-            (true, false)
-                if name
-                    .first()
-                    .is_some_and(|&c| NAME_CLASS[usize::from(c)] == 2) =>
-            {
-                Some(0)
-            }
-            (true, true) => qname_colon(name).map(|colon| colon.map_or(0, |i| i + 1)),
-            _ => None,
-        };
+        // The name ends at the first byte no name may hold, which must be whitespace, '=' or the end of the
+        // tag (anything else makes the whole run before it no name); its colon, if any, is looked for after.
+        let rest = &self.b[offset..];
+        let len = rest
+            .iter()
+            .position(|&c| ATTR_NAME_CLASS[usize::from(c)] == 0)
+            .unwrap_or(rest.len());
+        let (name, end) = (&rest[..len], offset + len);
+        let ends_well = rest.get(len).is_none_or(|&c| c == b'=' || is_space(c));
+        let local = if ends_well { local_part(name) } else { None };
         let Some(local) = local else {
             self.i = offset;
             return self.fail("not a valid attribute name");
@@ -192,6 +207,8 @@ impl<'a> Iterator for Attrs<'a> {
         }
         let value = &self.b[start..start + len];
         self.i = start + len + 1;
+        #[cfg(test)]
+        super::work::scanned_attribute();
         Some(Ok(Attr {
             name,
             value,

@@ -1,8 +1,10 @@
 //! Opening and closing a SOAP 1.1 envelope: the prolog (no DOCTYPE, UTF-8 only), the Envelope, its Header
 //! (refusing blocks marked mustUnderstand), the Body; and nothing but comments after the Envelope.
 
+use super::find;
 use super::ns::Resolved;
 use super::reader::is_blank;
+use super::scan::same;
 use super::scan::Token;
 use super::{BodyReader, Element, Limits, SoapError, SOAP11_ENV_NS};
 use crate::xsd;
@@ -130,26 +132,34 @@ impl<'a> BodyReader<'a> {
         Ok(())
     }
 
-    /// Whether `block` is marked `soap:mustUnderstand` and addressed to us (no `soap:actor`, or `next`).
+    /// Whether `block` is marked `soap:mustUnderstand` and addressed to us (no `soap:actor`, or `next`): of
+    /// its attribute names, still in `seen` from its start tag, the prefixed `mustUnderstand` and `actor`
+    /// are read again and looked up (several bound to the envelope's namespace under other prefixes: any
+    /// that says so makes it a must).
     fn must_understand(&self, block: &Element<'a>) -> bool {
         if !block.has_prefixed_attributes() {
             return false;
         }
         let mut must = false;
         let mut for_us = true;
-        for attr in block.attributes() {
-            let local = attr.split_name().1;
-            if !matches!(local, b"mustUnderstand" | b"actor") {
+        for &(_, name) in &self.seen {
+            let Some(colon) = find::byte(b':', name) else {
+                continue;
+            };
+            let (prefix, local) = (&name[..colon], &name[colon + 1..]);
+            let is_must = same(local, b"mustUnderstand");
+            if !is_must && !same(local, b"actor") {
                 continue;
             }
-            if self.attribute_namespace(&attr) != Resolved::Bound(SOAP11_ENV_NS.as_bytes()) {
+            if self.lookup(Some(prefix)) != Resolved::Bound(SOAP11_ENV_NS.as_bytes()) {
                 continue;
             }
-            if local == b"mustUnderstand" {
-                must = truthy(xsd::collapse_bytes(attr.value));
+            let value = block.value_after(name).unwrap_or_default();
+            if is_must {
+                must |= truthy(xsd::collapse_bytes(value));
             } else {
                 // Blocks for another actor are not ours to refuse.
-                for_us = attr.value == b"http://schemas.xmlsoap.org/soap/actor/next";
+                for_us = value == b"http://schemas.xmlsoap.org/soap/actor/next";
             }
         }
         must && for_us
@@ -157,6 +167,8 @@ impl<'a> BodyReader<'a> {
 
     /// After the Body's single child: checks the Body and Envelope end and nothing but comments follow.
     pub fn finish(mut self) -> Result<(), SoapError> {
+        // The work of the fast paths, which check nothing, and of the lookups since the last start tag.
+        self.check_work()?;
         if self.usual_end() {
             return Ok(());
         }

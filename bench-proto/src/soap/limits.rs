@@ -1,8 +1,10 @@
 //! Bounds on what one SOAP message may make the reader do, so that its cost stays linear in its size whatever
 //! its shape: nesting, attributes and namespace declarations per element, namespaces in scope, name lengths,
-//! items per array, elements in the (skipped) Header, comments. The last two matter because each token costs
-//! the tokenizer a few hundred instructions whatever its size: a flood of `<h/>` or `<!---->` would otherwise
-//! cost many times more per byte than a real message. A message past a bound is refused with a fault naming the bound and its value.
+//! items per array, elements in the (skipped) Header, comments, and the work of the attribute and namespace
+//! scans in proportion to the message's size (`work.rs`). Elements in the Header and comments matter because
+//! each token costs the tokenizer a few hundred instructions whatever its size: a flood of `<h/>` or `<!---->`
+//! would otherwise cost many times more per byte than a real message; attributes and prefix lookups are the
+//! work budget's. A message past a bound is refused with a fault naming the bound and its value.
 
 use std::fmt;
 
@@ -26,6 +28,10 @@ pub struct Limits {
     pub max_header_elements: usize,
     /// Comments and processing instructions anywhere in the message.
     pub max_comments: usize,
+    /// Work units the attribute and namespace scans may spend per KiB of the message (and of 4 KiB more): an
+    /// attribute costs 24, a namespace declaration 24 more, a binding examined by a prefix lookup 2 (see
+    /// `work.rs`).
+    pub max_work: usize,
 }
 
 impl Limits {
@@ -40,6 +46,9 @@ impl Limits {
     /// A signed WS-Security header has about 40 elements.
     pub const DEFAULT_MAX_HEADER_ELEMENTS: usize = 128;
     pub const DEFAULT_MAX_COMMENTS: usize = 256;
+    /// One unit a byte: an attribute per 24 bytes of message on average, which no SOAP message comes near
+    /// (a CXF item has two in 1.75 KB; a WS-Security header about one in 40 bytes).
+    pub const DEFAULT_MAX_WORK: usize = 1024;
 
     /// The value of `limit` in these bounds.
     pub fn get(&self, limit: Limit) -> usize {
@@ -52,6 +61,7 @@ impl Limits {
             Limit::Items => self.max_items,
             Limit::HeaderElements => self.max_header_elements,
             Limit::Comments => self.max_comments,
+            Limit::Work => self.max_work,
         }
     }
 }
@@ -67,6 +77,7 @@ impl Default for Limits {
             max_items: Self::DEFAULT_MAX_ITEMS,
             max_header_elements: Self::DEFAULT_MAX_HEADER_ELEMENTS,
             max_comments: Self::DEFAULT_MAX_COMMENTS,
+            max_work: Self::DEFAULT_MAX_WORK,
         }
     }
 }
@@ -82,10 +93,11 @@ pub enum Limit {
     Items,
     HeaderElements,
     Comments,
+    Work,
 }
 
 impl Limit {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Depth,
         Self::Attributes,
         Self::NamespaceDeclarations,
@@ -94,6 +106,7 @@ impl Limit {
         Self::Items,
         Self::HeaderElements,
         Self::Comments,
+        Self::Work,
     ];
 
     /// The limit's name: the server flag without its dashes.
@@ -107,6 +120,7 @@ impl Limit {
             Self::Items => "xml-max-items",
             Self::HeaderElements => "xml-max-header-elements",
             Self::Comments => "xml-max-comments",
+            Self::Work => "xml-max-work",
         }
     }
 
@@ -121,6 +135,10 @@ impl Limit {
             Self::Items => "the sequence has more items",
             Self::HeaderElements => "the Header has more elements",
             Self::Comments => "the message has more comments and processing instructions",
+            Self::Work => {
+                "reading the message takes more work (attributes, namespace declarations and prefix \
+                 lookups, in units per KiB)"
+            }
         }
     }
 }
@@ -288,6 +306,37 @@ mod tests {
             "echoComplexTypeDoc/in/item[0]/varString: the message has more comments and processing \
              instructions than xml-max-comments = 2",
         );
+    }
+
+    #[test]
+    fn work() {
+        // The reference request's work (the envelope's and the wrapper's declarations, the item's attribute
+        // and its QName's declaration and lookup: 174 units) within the budget of 4 KiB more than it; the
+        // fast paths charge it, checked as the message is finished (a fault for the whole message).
+        let doc = reference();
+        let least = (1..100)
+            .find(|&v| {
+                fault(
+                    &doc,
+                    Limits {
+                        max_work: v,
+                        ..Limits::default()
+                    },
+                )
+                .is_none()
+            })
+            .unwrap();
+        check(
+            &doc,
+            |l, v| l.max_work = v,
+            least,
+            &format!(
+                "reading the message takes more work (attributes, namespace declarations and prefix \
+                 lookups, in units per KiB) than xml-max-work = {}",
+                least - 1
+            ),
+        );
+        assert!((30..50).contains(&least), "{least}");
     }
 
     #[test]

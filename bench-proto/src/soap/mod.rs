@@ -17,6 +17,7 @@ mod scan;
 mod unescape;
 mod usual;
 mod verbatim;
+pub(crate) mod work;
 mod writer;
 mod wsdl;
 
@@ -26,8 +27,11 @@ mod tests;
 pub use error::SoapError;
 pub use fault::{parse_fault, write_fault, Fault, FaultCode};
 pub use limits::{Limit, Limits};
+pub(crate) use ns::colliding_prefixes;
 pub use reader::{BodyReader, Element};
 pub use run::UsualRun;
+#[cfg(test)]
+pub(crate) use work::last_spent;
 pub(crate) use writer::{el, text_el};
 pub use writer::{
     element, end_element, envelope_end, envelope_start, start_element, start_element_ns,

@@ -13,6 +13,7 @@ use super::limits::{Limit, Limits};
 use super::ns::{Resolved, Scope};
 use super::recycle;
 use super::scan::{same, ScanError, Scanner, Token};
+use super::work::{self, Work};
 use super::SoapError;
 use crate::xsd::{self, XsdError};
 
@@ -55,6 +56,17 @@ impl<'a> Element<'a> {
     pub(super) fn has_prefixed_attributes(&self) -> bool {
         self.prefixed_attrs
     }
+
+    /// The value (as written) of the attribute whose name is `name`, a slice of this tag's attributes (as
+    /// the reader noted them), whose syntax was checked: `="…"` or `='…'` after it, perhaps with spaces.
+    pub(super) fn value_after(&self, name: &[u8]) -> Option<&'a [u8]> {
+        let start = (name.as_ptr() as usize).checked_sub(self.attrs.as_ptr() as usize)?;
+        let rest = self.attrs.get(start + name.len()..)?;
+        let eq = super::find::byte(b'=', rest)?;
+        let quoted = rest[eq + 1..].trim_ascii_start();
+        let (&quote, value) = quoted.split_first()?;
+        Some(&value[..super::find::byte(quote, value)?])
+    }
 }
 
 /// Reads a SOAP 1.1 message from a byte slice without copying text that needs no unescaping.
@@ -67,14 +79,17 @@ pub struct BodyReader<'a> {
     pub(super) limits: Limits,
     /// An end tag was just read: the declarations of its element leave scope at the next read.
     closed: bool,
-    /// Attribute names of the tag being checked, with their sort keys (reused, for the duplicate check).
-    seen: Vec<(u128, &'a [u8])>,
+    /// Attribute names of the last tag with attributes, with their sort keys (reused, for the duplicate
+    /// check; the header's `mustUnderstand` check finds a block's attributes here).
+    pub(super) seen: Vec<(u128, &'a [u8])>,
     /// The open-addressing table of [`has_duplicates`] (reused).
     slots: Vec<u128>,
     /// Elements the Header may still open (unbounded outside it).
     pub(super) header_left: usize,
     /// Comments and processing instructions read so far.
     comments: usize,
+    /// What the attribute and namespace scans have spent, and may (see `work.rs`).
+    pub(super) work: Work,
     /// The scope's generation and the namespace (address, length) [`is_in`](Self::is_in) last found the
     /// default namespace to be: every field of a message asks the same question, and comparing URIs is the
     /// cost.
@@ -97,6 +112,8 @@ thread_local! {
 
 impl Drop for BodyReader<'_> {
     fn drop(&mut self) {
+        #[cfg(test)]
+        work::note_spent(self.work.spent());
         recycle::keep(&OPEN, std::mem::take(&mut self.open));
         recycle::keep(&SEEN, std::mem::take(&mut self.seen));
     }
@@ -128,6 +145,7 @@ impl<'a> BodyReader<'a> {
             slots: Vec::new(),
             header_left: usize::MAX,
             comments: 0,
+            work: Work::new(input.len(), limits.max_work),
             ns_memo: Cell::new((u64::MAX, 0, 0)),
             doc,
         })
@@ -255,6 +273,9 @@ impl<'a> BodyReader<'a> {
         if !attrs.is_empty() {
             el.prefixed_attrs = self.take_attributes(&el)?;
         }
+        // Here, at every start tag the general path reads: the attributes just read, and the lookups since
+        // the last tag.
+        self.check_work()?;
         Ok(el)
     }
 
@@ -326,7 +347,7 @@ impl<'a> BodyReader<'a> {
         if self.ns_memo.get() == memo {
             return true;
         }
-        match self.ns.resolve(None) {
+        match self.lookup(None) {
             Resolved::Bound(n) if n == ns.as_bytes() => {
                 self.ns_memo.set(memo);
                 true
@@ -338,7 +359,11 @@ impl<'a> BodyReader<'a> {
 
     /// [`enter`](Self::enter) for a start tag without attributes whose name is known to be valid.
     #[inline]
-    fn enter_plain(&mut self, name: &'a [u8], pos: usize) -> Result<Element<'a>, SoapError> {
+    pub(super) fn enter_plain(
+        &mut self,
+        name: &'a [u8],
+        pos: usize,
+    ) -> Result<Element<'a>, SoapError> {
         if self.open.len() == self.limits.max_depth {
             return Err(self.exceeded(Limit::Depth));
         }
@@ -357,6 +382,14 @@ impl<'a> BodyReader<'a> {
             attrs_pos: pos + name.len(),
             prefixed_attrs: false,
         })
+    }
+
+    /// Consumes the innermost element's end tag, which [`Scanner::close_here`] found ending at `next`.
+    #[inline]
+    pub(super) fn close_at(&mut self, next: usize) {
+        self.scan.seek(next);
+        self.open.pop();
+        self.closed = true;
     }
 
     /// Takes an end tag, which must close the innermost open element.
@@ -444,21 +477,51 @@ impl<'a> BodyReader<'a> {
                 .declare(prefix, uri, self.open.len())
                 .map_err(|why| self.xml_error_at(pos, why))?;
         }
+        self.work
+            .charge(seen.len() as u64 * work::ATTRIBUTE + declarations as u64 * work::DECLARATION);
         Ok(prefixed)
     }
 
     fn resolve(&self, el: &Element<'_>) -> Resolved<'_> {
-        self.ns.resolve(el.prefix())
+        self.lookup(el.prefix())
+    }
+
+    /// What `prefix` (`None`: unprefixed) stands for here. A prefixed lookup is charged the bindings it
+    /// examined (the default namespace is held apart: one step, not charged).
+    #[inline]
+    pub(super) fn lookup(&self, prefix: Option<&[u8]>) -> Resolved<'_> {
+        if prefix.is_none() {
+            return self.ns.default_namespace();
+        }
+        let (found, probes) = self.ns.resolve(prefix);
+        self.work.charge(probes as u64 * work::PROBE);
+        found
+    }
+
+    /// Refuses the message once the attribute and namespace scans have spent more than its budget.
+    #[inline]
+    pub(super) fn check_work(&self) -> Result<(), SoapError> {
+        if self.work.within() {
+            Ok(())
+        } else {
+            Err(self.exceeded(Limit::Work))
+        }
     }
 
     /// True if `el` resolves to namespace `ns` (`""` meaning no namespace).
+    #[inline]
     pub fn is_in(&self, el: &Element<'_>, ns: &str) -> bool {
         // Remembered for unprefixed names only (the default namespace: what nearly every field uses).
         let memo = (self.ns.generation(), ns.as_ptr() as usize, ns.len());
-        let unprefixed = el.local == 0;
-        if unprefixed && self.ns_memo.get() == memo {
+        if el.local == 0 && self.ns_memo.get() == memo {
             return true;
         }
+        self.looked_up_in(el, ns, memo)
+    }
+
+    /// [`is_in`](Self::is_in) by a lookup, remembered for an unprefixed name under `memo`.
+    fn looked_up_in(&self, el: &Element<'_>, ns: &str, memo: (u64, usize, usize)) -> bool {
+        let unprefixed = el.local == 0;
         match self.resolve(el) {
             Resolved::Bound(n) if n == ns.as_bytes() => {
                 if unprefixed {
@@ -481,14 +544,6 @@ impl<'a> BodyReader<'a> {
                 "(undeclared prefix '{}')",
                 String::from_utf8_lossy(el.prefix().unwrap_or_default())
             ),
-        }
-    }
-
-    /// The namespace an attribute's name resolves to (unprefixed attributes are in no namespace).
-    pub(super) fn attribute_namespace(&self, attr: &Attr<'_>) -> Resolved<'_> {
-        match attr.split_name().0 {
-            None => Resolved::NoNamespace,
-            prefix => self.ns.resolve(prefix),
         }
     }
 
@@ -516,9 +571,7 @@ impl<'a> BodyReader<'a> {
         // The usual end, `</name>` of the innermost element right here.
         if let Some(&open) = self.open.last() {
             if let Some(next) = self.scan.close_here(open) {
-                self.scan.seek(next);
-                self.open.pop();
-                self.closed = true;
+                self.close_at(next);
                 return Ok(None);
             }
         }
@@ -618,6 +671,19 @@ impl<'a> BodyReader<'a> {
         let Some(&open) = self.open.last() else {
             return Ok(None);
         };
+        // An empty element (`<name/>`, its end pending): no text.
+        if self.scan.end_pending() {
+            let name = self.scan.take_pending_end();
+            debug_assert!(
+                name.is_some_and(|n| same(n, open)),
+                "the innermost element's end"
+            );
+            self.open.pop();
+            self.closed = true;
+            // Empty, and cut from the input: text there needs no check of its own.
+            let at = self.position();
+            return Ok(Some(&self.input()[at..at]));
+        }
         match self.scan.text_then_close(open) {
             Some((text, next)) if is_plain(text) => {
                 self.scan.seek(next);
@@ -709,7 +775,7 @@ impl<'a> BodyReader<'a> {
         };
         let (prefix, local) = xsd::QName::split_lexical(text).map_err(invalid)?;
         // The end tag was just read; the element's declarations stay in scope until the next read.
-        let namespace: &'a str = match self.ns.resolve(prefix.map(str::as_bytes)) {
+        let namespace: &'a str = match self.lookup(prefix.map(str::as_bytes)) {
             // Bound URIs come from attribute values, read as text: the lossy path never changes them.
             Resolved::Bound(n) => match self.checked_text(n) {
                 Some(uri) => uri,
@@ -822,33 +888,14 @@ pub(super) fn shorten(text: &[u8]) -> String {
 /// call per attribute, 6 % of a tag flooded with attributes.
 fn sort_key(name: &[u8]) -> u128 {
     let head = name.len().min(14);
-    let lo = u128::from(load_le(&name[..head.min(8)]));
+    let lo = u128::from(crate::swar::short(&name[..head.min(8)]));
     let hi = if head > 8 {
-        u128::from(load_le(&name[8..head]))
+        u128::from(crate::swar::short(&name[8..head]))
     } else {
         0
     };
     let len = name.len().min(usize::from(u16::MAX)) as u128;
     lo | hi << 64 | len << 112
-}
-
-/// Up to eight bytes as a little-endian number (the missing high bytes zero).
-#[inline]
-fn load_le(b: &[u8]) -> u64 {
-    let n = b.len();
-    let byte = |at: usize| u64::from(b[at]);
-    match n {
-        0 => 0,
-        1 => byte(0),
-        2 => byte(0) | byte(1) << 8,
-        3 => byte(0) | byte(1) << 8 | byte(2) << 16,
-        _ => {
-            // Two overlapping four-byte loads: the bytes they share are the same in both.
-            let word =
-                |at: usize| u64::from(u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]));
-            word(0) | word(n - 4) << (8 * (n - 4))
-        }
-    }
 }
 
 /// Whether two of `names` are equal. Small tags are compared pairwise; bigger ones go into a hash table of

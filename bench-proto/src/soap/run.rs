@@ -39,6 +39,7 @@ impl<'a> BodyReader<'a> {
             return None;
         }
         let (start, open, header_left) = (self.position(), self.open.len(), self.header_left);
+        let spent = self.work.spent();
         let input = self.input();
         let mut run = UsualRun {
             r: self,
@@ -52,6 +53,7 @@ impl<'a> BodyReader<'a> {
             self.scan.seek(start);
             self.open.truncate(open);
             self.header_left = header_left;
+            self.work.rewind(spent);
         }
         value
     }

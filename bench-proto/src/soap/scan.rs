@@ -86,6 +86,17 @@ impl<'a> Scanner<'a> {
         Some((&self.input[from..from + name.len()], from))
     }
 
+    /// Whether the empty element `<name/>` is what follows: the name as a slice of the input and its
+    /// offset, consumed; its end is then the next token, as [`next_token`](Self::next_token) leaves it.
+    pub(super) fn open_plain_empty(&mut self, name: &[u8]) -> Option<(&'a [u8], usize)> {
+        let after = self.plain_empty_tag(name)?;
+        let from = self.pos + 1;
+        self.pos = after;
+        let name = &self.input[from..from + name.len()];
+        self.pending_end = Some(name);
+        Some((name, from))
+    }
+
     /// Whether `<name>` is what follows (nothing pending): the offset after it, nothing consumed.
     #[inline]
     fn plain_start_tag(&self, name: &[u8]) -> Option<usize> {
@@ -96,6 +107,29 @@ impl<'a> Scanner<'a> {
         let tag = self.input.get(self.pos..after)?;
         (tag[0] == b'<' && tag[tag.len() - 1] == b'>' && same(&tag[1..tag.len() - 1], name))
             .then_some(after)
+    }
+
+    /// Whether `<name/>` is what follows (nothing pending): the offset after it, nothing consumed.
+    fn plain_empty_tag(&self, name: &[u8]) -> Option<usize> {
+        if self.pending_end.is_some() {
+            return None;
+        }
+        let after = self.pos + name.len() + 3;
+        let tag = self.input.get(self.pos..after)?;
+        (tag[0] == b'<' && tag.ends_with(b"/>") && same(&tag[1..tag.len() - 2], name))
+            .then_some(after)
+    }
+
+    /// Whether the end of an empty element just read is the next token.
+    #[inline]
+    pub(super) fn end_pending(&self) -> bool {
+        self.pending_end.is_some()
+    }
+
+    /// Takes the end of the empty element just read (see [`end_pending`](Self::end_pending)).
+    #[inline]
+    pub(super) fn take_pending_end(&mut self) -> Option<&'a [u8]> {
+        self.pending_end.take()
     }
 
     /// Whether `</name>` is what follows: the offset after it (nothing is consumed; see
@@ -365,7 +399,7 @@ fn find_lt(hay: &[u8]) -> Option<usize> {
 /// Whether `tag` has no `'` and an even number of `"`.
 #[inline]
 fn quotes_are_closed(tag: &[u8]) -> bool {
-    memchr::memchr(b'\'', tag).is_none() && count_byte(b'"', tag) % 2 == 0
+    find::byte(b'\'', tag).is_none() && count_byte(b'"', tag) % 2 == 0
 }
 
 /// How many times `needle` occurs in `hay`: a byte counter per 255 bytes, without branches, which the

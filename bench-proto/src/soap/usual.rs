@@ -1,8 +1,9 @@
 //! Fast paths for the tags nearly every client writes byte for byte alike: the envelope's opening and end, a
 //! wrapper declaring the default namespace, an element with one attribute, and a QName leaf declaring its own
 //! prefix. Each matches those bytes exactly and then does what the general path would (the limits, the
-//! declaration, the checks) or reads nothing and leaves the message to the general path, so a message is
-//! accepted or refused the same either way (`tests.rs` compares the two on every form and limit).
+//! declaration, the checks, the work it charges to the budget) or reads nothing and leaves the message to the
+//! general path, so a message is accepted or refused the same either way (`tests.rs` compares the two on every
+//! form and limit).
 
 use std::borrow::Cow;
 
@@ -14,6 +15,7 @@ use super::ns::{XMLNS_NS, XML_NS};
 use super::reader::is_plain;
 use super::scan::same;
 use super::unescape::unescape_in;
+use super::work;
 use super::{BodyReader, Element};
 use crate::xsd::{self, QName};
 
@@ -56,6 +58,10 @@ impl<'a> BodyReader<'a> {
         self.open.push(&open[ENVELOPE_NAME]);
         self.open.push(&open[BODY_NAME]);
         self.header_left = self.header_left.saturating_sub(2);
+        // The declaration, and the general path's lookups of the prefix for the Envelope and the Body: the
+        // one prefixed binding, found at the first probe.
+        self.work
+            .charge(work::ATTRIBUTE + work::DECLARATION + 2 * work::PROBE);
         self.scan.seek(self.position() + skip + ENVELOPE.len());
         true
     }
@@ -63,7 +69,8 @@ impl<'a> BodyReader<'a> {
     /// The usual end, `</soap:Body></soap:Envelope>` (as the two were opened) right here and nothing after
     /// it: true, read. False, nothing read, for anything else.
     pub(super) fn usual_end(&mut self) -> bool {
-        self.settle();
+        // No settling: the declarations of the element that just ended need not leave a scope the end does
+        // not look at (the general path settles if it comes to it).
         let [envelope, body] = self.open[..] else {
             return false;
         };
@@ -109,6 +116,7 @@ impl<'a> BodyReader<'a> {
             .ok()?;
         self.open.push(name);
         self.header_left -= 1;
+        self.work.charge(work::ATTRIBUTE + work::DECLARATION);
         self.scan.seek(pos + name_len + attrs_len + 1);
         Some(Element {
             name,
@@ -163,6 +171,7 @@ impl<'a> BodyReader<'a> {
         let name = &rest[1..=name.len()];
         self.open.push(name);
         self.header_left -= 1;
+        self.work.charge(work::ATTRIBUTE);
         self.scan.seek(pos + head + value_len + 1);
         let el = Element {
             name,
@@ -221,6 +230,12 @@ impl<'a> BodyReader<'a> {
         let local = self.checked_text(local)?;
         let namespace = self.checked_text(uri)?;
         self.header_left -= 1;
+        // The declaration the general path makes (and the room its table makes for it), and its lookup of
+        // the value's prefix, the innermost binding.
+        self.ns.make_room();
+        let probes = self.ns.probes_once_declared(prefix) as u64;
+        self.work
+            .charge(work::ATTRIBUTE + work::DECLARATION + probes * work::PROBE);
         let read = rest.len() - end.len() + name.len() + 3;
         self.scan.seek(self.position() + read);
         Some(QName::new(namespace, local))

@@ -2,7 +2,7 @@
 //! with the bytes they were written as, the input consumed since a position, and a loop over repeated children
 //! that collects nothing. Where what the serialiser would write is exactly what was read, it can be copied.
 
-use super::{BodyReader, Limit, SoapError};
+use super::{BodyReader, Element, Limit, SoapError};
 
 /// A leaf field `<name>text</name>` as [`BodyReader::written_leaf`] finds it (not yet consumed).
 #[derive(Debug, Clone, Copy)]
@@ -65,15 +65,10 @@ impl<'a> BodyReader<'a> {
             let from = self.position();
             let el = match self.plain_child(name).map_err(at)? {
                 Some(el) => el,
-                None => {
-                    let Some(el) = self.next_child().map_err(at)? else {
-                        return Ok((index, from));
-                    };
-                    if el.local_name() != name.as_bytes() {
-                        return Err(self.unexpected(&el));
-                    }
-                    el
-                }
+                None => match self.unusual_child(name).map_err(at)? {
+                    Some(el) => el,
+                    None => return Ok((index, from)),
+                },
             };
             if !self.is_in(&el, ns) {
                 let found = self.namespace_of(&el);
@@ -89,5 +84,30 @@ impl<'a> BodyReader<'a> {
             read(self, from).map_err(at)?;
             index += 1;
         }
+    }
+
+    /// The next child of [`each`](Self::each) where the usual `<name>` is not: the empty `<name/>` (a
+    /// sequence may be a flood of them), or any other child read the general way, which must be `name`;
+    /// `None` at the end. Out of line: a usual sequence comes here once, at its end.
+    #[cold]
+    fn unusual_child(&mut self, name: &'static str) -> Result<Option<Element<'a>>, SoapError> {
+        self.settle();
+        // The usual reason to come here: the end of the sequence.
+        if let Some(&open) = self.open.last() {
+            if let Some(next) = self.scan.close_here(open) {
+                self.close_at(next);
+                return Ok(None);
+            }
+        }
+        if let Some((tag, pos)) = self.scan.open_plain_empty(name.as_bytes()) {
+            return self.enter_plain(tag, pos).map(Some);
+        }
+        let Some(el) = self.next_child()? else {
+            return Ok(None);
+        };
+        if el.local_name() != name.as_bytes() {
+            return Err(self.unexpected(&el));
+        }
+        Ok(Some(el))
     }
 }

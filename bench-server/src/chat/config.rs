@@ -108,13 +108,16 @@ impl std::str::FromStr for Fanout {
 }
 
 impl Resolved {
-    /// The READY line's words for it: `fanout=uring io_uring=ok`, `fanout=writes io_uring=EPERM`.
-    pub fn ready_words(&self) -> String {
+    /// The READY line's fan-out words for it: (`uring`, `ok`), (`writes`, `EPERM`).
+    pub fn ready_words(&self) -> (Option<String>, Option<String>) {
         let allowed = match &self.io_uring {
             Ok(()) => "ok",
             Err(why) => why,
         };
-        format!("fanout={} io_uring={allowed}", self.fanout.name())
+        (
+            Some(self.fanout.name().to_owned()),
+            Some(allowed.to_owned()),
+        )
     }
 }
 

@@ -9,6 +9,7 @@ use super::config::HttpConfig;
 use super::metrics::{Gauges, Metrics};
 use super::store::CustomerStore;
 use crate::chat::ChatStats;
+use crate::ossj::Portal;
 
 /// State shared by every connection of one server.
 #[derive(Debug)]
@@ -22,10 +23,16 @@ pub(crate) struct App {
     pub(crate) response_budget: Arc<Budget>,
     /// The chat server's counters, when it runs in the same process (shown in `/metrics`).
     chat: Option<Arc<ChatStats>>,
+    /// An application instance's broker side: it serves the OSS/J portal (`POST /oss/portal`).
+    pub(crate) portal: Option<Portal>,
 }
 
 impl App {
-    pub(crate) fn new(config: HttpConfig, chat: Option<Arc<ChatStats>>) -> Self {
+    pub(crate) fn new(
+        config: HttpConfig,
+        chat: Option<Arc<ChatStats>>,
+        portal: Option<Portal>,
+    ) -> Self {
         let store = CustomerStore::new(config.store_cap, config.store_prefill);
         Self {
             request_budget: Budget::new(config.request_budget),
@@ -34,6 +41,7 @@ impl App {
             metrics: Metrics::default(),
             store,
             chat,
+            portal,
         }
     }
 
@@ -53,6 +61,9 @@ impl App {
         self.metrics.render(&gauges, &mut out);
         if let Some(chat) = &self.chat {
             chat.snapshot().render(&mut out);
+        }
+        if let Some(portal) = &self.portal {
+            portal.render_metrics(&mut out);
         }
         let _ = write!(
             out,

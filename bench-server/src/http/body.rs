@@ -81,6 +81,12 @@ pub(crate) async fn read_limited(
             Poll::Pending => tokio::time::timeout(timeout, read).await,
         }
     };
+    // `cargo xtask gate --scenarios --inject-regression` builds with this cfg: an extra copy of every request
+    // body, the regression the scenario gate must catch and name.
+    #[cfg(wsbench_gate_extra_copy)]
+    if let Ok(Ok(body)) = &res {
+        std::hint::black_box(body.to_vec());
+    }
     match res {
         Ok(res) => res,
         Err(_) if waiting_for_budget => Err(ReadBodyError::Busy(timeout)),

@@ -10,6 +10,7 @@ mod conn_io;
 mod cxf_echo;
 mod metrics;
 mod pool;
+mod portal;
 mod prefixed;
 mod reply;
 mod server;
@@ -22,5 +23,5 @@ mod watchdog;
 
 pub use config::HttpConfig;
 pub use cxf_echo::cxf_echo;
-pub use server::{run, serve};
+pub use server::{run, run_app, serve};
 pub use store::{PREFILL_FIRST_ID, PREFILL_SEED};

@@ -18,6 +18,7 @@ use super::session::{self, Sessions, Stop};
 use super::watchdog::{on_own_wake, watchdog, Cut, Timeouts};
 use crate::accept::{accept_loop, Slot};
 use crate::chat::ChatStats;
+use crate::ossj::Portal;
 
 /// hyper's read buffer (which holds a request head) and write queue stop growing here: with the
 /// response budget, what bounds one connection's memory.
@@ -34,11 +35,31 @@ pub async fn run(
     serve(listener, config, None, shutdown).await
 }
 
+/// [`run`] on an application instance of the OSS/J portal: also `POST /oss/portal`, through `portal`.
+pub async fn run_app(
+    listener: TcpListener,
+    config: HttpConfig,
+    portal: Portal,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    serve_with(listener, config, None, Some(portal), shutdown).await
+}
+
 /// [`run`], also showing the chat server's counters (`chat`) in `/metrics`.
 pub async fn serve(
     listener: TcpListener,
     config: HttpConfig,
     chat: Option<Arc<ChatStats>>,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    serve_with(listener, config, chat, None, shutdown).await
+}
+
+async fn serve_with(
+    listener: TcpListener,
+    config: HttpConfig,
+    chat: Option<Arc<ChatStats>>,
+    portal: Option<Portal>,
     shutdown: impl Future<Output = ()>,
 ) -> anyhow::Result<()> {
     validate(&config)?;
@@ -61,7 +82,7 @@ pub async fn serve(
         .max_buf_size(MAX_BUF)
         // The watchdog bounds the wait for a request head: hyper's own timeout arms a timer per request.
         .header_read_timeout(None::<Duration>);
-    let app = Arc::new(App::new(config, chat));
+    let app = Arc::new(App::new(config, chat, portal));
     let stop = Stop::default();
     let sessions = Arc::new(Sessions {
         builder,

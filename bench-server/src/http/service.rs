@@ -5,7 +5,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use bench_proto::{customer, cxf};
+use bench_proto::{customer, cxf, ossj};
 use http::header::{HeaderMap, HeaderValue, ALLOW, CONNECTION, HOST, TRANSFER_ENCODING};
 use http::{Method, Request, Response, StatusCode, Version};
 use hyper::body::Incoming;
@@ -22,6 +22,7 @@ const PROMETHEUS: HeaderValue =
 const INDEX: &str = "wsbench server\n\
 POST /cxf-benchmark-soapdoclit/services/SoapHttpDocLitPort   CXF performance service (WSDL: ?wsdl)\n\
 POST /services/CustomerService                               Customer service (WSDL: ?wsdl)\n\
+POST /oss/portal                                              OSS/J portal orders (--role app)\n\
 GET  /health                                                 liveness\n\
 GET  /metrics                                                Prometheus metrics\n";
 
@@ -94,6 +95,19 @@ async fn route(
     req: Request<Incoming>,
 ) -> (Response<ResponseBody>, usize) {
     let path = req.uri().path();
+    if path == ossj::PATH {
+        return match (&app.portal, req.method()) {
+            (Some(portal), &Method::POST) => super::portal::order(app, portal, req).await,
+            (Some(_), _) => (method_not_allowed("POST"), 0),
+            (None, _) => (
+                text(
+                    StatusCode::NOT_FOUND,
+                    "this server is not an OSS/J application instance (bench-server --role app)\n",
+                ),
+                0,
+            ),
+        };
+    }
     let service = if path == cxf::PATH {
         Service::Cxf
     } else if path == customer::PATH {

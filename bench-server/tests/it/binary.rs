@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use std::thread;
 
 use crate::support::BOUND;
+use bench_proto::ready::Ready;
 
 const EXE: &str = env!("CARGO_BIN_EXE_bench-server");
 
@@ -47,34 +48,24 @@ fn start(args: &[&str]) -> Running {
         ready: line,
     };
     let line = &running.ready;
-    let fields = ready_fields(line);
-    assert_eq!(fields[0], ("READY", ""), "{line}");
-    let get = |k: &str| fields.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
-    assert_eq!(get("pid"), Some(pid.to_string().as_str()), "{line}");
-    assert!(
-        get("workers").is_some_and(|w| w.parse::<usize>().is_ok_and(|n| n >= 1)),
-        "{line}"
-    );
+    let ready = read_ready(line);
+    assert_eq!(ready.pid, Some(pid), "{line}");
+    assert!(ready.workers.is_some_and(|n| n >= 1), "{line}");
     if !args.contains(&"--chat") {
-        assert_eq!(get("chat"), None, "chat is off unless asked for: {line}");
+        assert_eq!(ready.chat, None, "chat is off unless asked for: {line}");
     }
-    let http: SocketAddr = get("http")
-        .expect("http=")
-        .parse()
-        .expect("http= is an address");
+    let http = ready.http.expect("http=");
     assert!(http.ip().is_loopback() && http.port() != 0, "{line}");
     running.http = http;
     running
 }
 
-/// `READY http=a b=c` → [("READY",""), ("http","a"), ("b","c")]; the line must end in exactly one newline.
-fn ready_fields(line: &str) -> Vec<(&str, &str)> {
+/// The READY line as the harness reads it; it must end in exactly one newline.
+fn read_ready(line: &str) -> Ready {
     let body = line
         .strip_suffix('\n')
         .unwrap_or_else(|| panic!("READY line not terminated: {line:?}"));
-    body.split(' ')
-        .map(|f| f.split_once('=').unwrap_or((f, "")))
-        .collect()
+    Ready::parse(body).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn http_get(addr: SocketAddr, path: &str) -> String {
@@ -169,14 +160,8 @@ fn the_ready_line_states_the_chat_fan_out() {
             "--fanout",
             mode,
         ]);
-        let fields = ready_fields(&server.ready);
-        let get = |k: &str| {
-            fields
-                .iter()
-                .find(|(key, _)| *key == k)
-                .map(|(_, v)| (*v).to_owned())
-        };
-        let (chosen, allowed) = (get("fanout"), get("io_uring"));
+        let ready = read_ready(&server.ready);
+        let (chosen, allowed) = (ready.fanout, ready.io_uring);
         assert!(
             allowed.as_deref().is_some_and(|a| !a.is_empty()),
             "{}",

@@ -10,6 +10,7 @@ mod cxf;
 mod endpoints;
 mod hostile;
 mod limits;
+mod ossj;
 mod rest;
 mod support;
 mod xml_limits;

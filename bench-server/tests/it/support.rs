@@ -57,6 +57,19 @@ impl TestServer {
         }
     }
 
+    /// A server some other `run` serves on `addr`, stopped through `stop`.
+    pub fn from_parts(
+        addr: SocketAddr,
+        stop: oneshot::Sender<()>,
+        task: JoinHandle<anyhow::Result<()>>,
+    ) -> Self {
+        Self {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
     /// A fresh keep-alive client connection.
     pub async fn client(&self) -> Client {
         Client::connect(self.addr).await

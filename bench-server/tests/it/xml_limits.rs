@@ -54,6 +54,7 @@ async fn raised_limits_let_the_messages_through() {
     let limits = Limits {
         max_attributes: 200_000,
         max_items: 1_000_000,
+        max_work: 4 * Limits::DEFAULT_MAX_WORK,
         ..Limits::default()
     };
     let server = TestServer::with(HttpConfig {

@@ -1,6 +1,7 @@
 //! `wsbench-gsoap`: the CXF performance and Customer services on gSOAP 2.8, served by gSOAP's stand-alone
 //! thread-pool pattern (the main thread accepts, a fixed pool of workers each serves one connection's
-//! keep-alive requests at a time); prints bench-server's `READY …` line and stops on SIGINT/SIGTERM (exit 0).
+//! keep-alive requests at a time) or, with `--mode poll`, from poll() (poll.cpp); prints bench-server's
+//! `READY …` line and stops on SIGINT/SIGTERM (exit 0).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -148,12 +149,6 @@ int main(int argc, char** argv) {
     }
     const std::string bound = bound_address(master.master);
 
-    SocketQueue queue(static_cast<std::size_t>(config.queue));
-    std::vector<std::thread> pool;
-    for (int i = 0; i < config.workers; i++) {
-        workers_running++;
-        pool.emplace_back(serve_connections, soap_copy(&master), &queue, &store);
-    }
     std::atomic<bool> stopping{false};
     std::thread([&] {
         int sig = 0;
@@ -164,6 +159,18 @@ int main(int argc, char** argv) {
 
     std::printf("READY http=%s workers=%d pid=%d\n", bound.c_str(), config.workers, static_cast<int>(getpid()));
     std::fflush(stdout);
+    if (config.poll) {
+        master.fserveloop = after_request;
+        peer::serve_polling(&master, config, &store, stopping);
+        std::fflush(stdout);
+        _exit(0);
+    }
+    SocketQueue queue(static_cast<std::size_t>(config.queue));
+    std::vector<std::thread> pool;
+    for (int i = 0; i < config.workers; i++) {
+        workers_running++;
+        pool.emplace_back(serve_connections, soap_copy(&master), &queue, &store);
+    }
 
     while (!stopping) {
         const SOAP_SOCKET s = soap_accept(&master);

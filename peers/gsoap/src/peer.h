@@ -2,6 +2,7 @@
 //! soap->user, and the hooks installed on every context.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -31,6 +32,9 @@ struct Config {
     std::size_t store_cap = 100000;
     std::size_t store_prefill = 1000;
     std::uint64_t max_body = 8 * 1024 * 1024;
+    /// `pool`: a thread per open connection (gSOAP's stand-alone pattern); `poll`: poll() over idle
+    /// connections, `workers` threads serving readable ones (0: the polling thread serves them).
+    bool poll = false;
 };
 
 /// Parses argv (exits 2 with the usage on a bad flag, 0 after --help).
@@ -53,6 +57,10 @@ int http_get(struct soap* soap);
 
 /// soap->fsvalidate: the patterns of the WSDL's restricted string types (the Customer CountryCode).
 int validate_pattern(struct soap* soap, const char* pattern, const char* value);
+
+/// The `poll` mode's loop (poll.cpp), until `stopping`; the master's fserveloop frees each request's data.
+void serve_polling(struct soap* master, const Config& config, CustomerStore* store,
+                   const std::atomic<bool>& stopping);
 
 /// Reads the WSDLs from the `wsdl/` directory beside the executable (the build puts them there); false and
 /// a message on stderr if one is missing.

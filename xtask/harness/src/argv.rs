@@ -3,8 +3,10 @@
 
 use std::path::Path;
 
-use super::scenario::{ClientStep, Instance, Length, ServerSpec};
-use super::sut::Peer;
+use bench_proto::units::DurationArg;
+
+use super::scenario::{deadline, ClientStep, Instance, Length, ServerSpec};
+use super::sut::{peer, PeerSut, Sampler};
 
 /// Where bench-server listens: `--http ADDR|off`, and `--chat ADDR` when chat is served.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,12 +66,12 @@ fn server_options(spec: &ServerSpec) -> Vec<String> {
 }
 
 /// bench-client's arguments for one step, after the binary: `target` is the URL (or chat address) to load,
-/// `json` where it writes the results document, `monitor_pid` the server process it samples.
+/// `json` where it writes the results document, `sampler` where it reads the server's figures.
 pub fn client(
     step: &ClientStep,
     target: &str,
     json: &Path,
-    monitor_pid: Option<u32>,
+    sampler: &Sampler,
     label: &str,
 ) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
@@ -88,16 +90,20 @@ pub fn client(
         if let Some(r) = chat.runs {
             flag("runs", r.to_string());
         }
+        flag("deadline", DurationArg(deadline::CHAT_RUN).to_string());
         flag("json", json.display().to_string());
-        if let Some(pid) = monitor_pid {
+        if let Sampler::Pid(pid) = sampler {
             flag("monitor-pid", pid.to_string());
+        }
+        if chat.room_order {
+            a.push("--check-room-order".to_owned());
         }
         a.insert(0, "chat".to_owned());
         return a;
     }
     flag("url", target.to_owned());
-    flag("operation", step.operation.name().to_owned());
-    if let Some(c) = step.clients {
+    // A clients ramp's connections are its stages' (bench-client takes its peak).
+    if let Some(c) = step.clients.filter(|_| !ramps_clients(step)) {
         flag("clients", c.to_string());
     }
     if let Some(t) = step.threads {
@@ -106,7 +112,7 @@ pub fn client(
     if let Some(r) = step.rate {
         flag("rate", r.to_string());
     }
-    match step.length {
+    match step.length.filter(|_| step.stages.is_none()) {
         Some(Length::Duration(d)) => flag("duration", d.to_string()),
         Some(Length::Requests(n)) => flag("requests", n.to_string()),
         None => {}
@@ -138,25 +144,63 @@ pub fn client(
         flag("interval", i.to_string());
     }
     flag("json", json.display().to_string());
-    if let Some(pid) = monitor_pid {
-        flag("monitor-pid", pid.to_string());
-    }
+    sampler.flags(&mut flag);
     flag("label", label.to_owned());
+    // The shape's flags after `--url URL`, where `--operation` has always been.
+    a.splice(2..2, shape(step));
     if !step.keepalive {
         a.push("--no-keepalive".to_owned());
     }
     a
 }
 
+/// The flags of a step's shape (issue 43): its operation or mix, stages, arrivals, seed, and the thresholds
+/// it stops on.
+fn shape(step: &ClientStep) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    let mut flag = |name: &str, value: String| a.extend([format!("--{name}"), value]);
+    match &step.mix {
+        Some(m) => flag("mix", m.to_string()),
+        None => flag("operation", step.operation.name().to_owned()),
+    }
+    if let Some(st) = &step.stages {
+        flag("stage", st.to_string());
+    }
+    if let Some(a) = step.arrivals {
+        flag("arrivals", a.name().to_owned());
+    }
+    if let Some(seed) = step.random_seed {
+        flag("seed", seed.to_string());
+    }
+    if let Some(ab) = &step.abort {
+        for t in &ab.thresholds {
+            flag("threshold", t.text.clone());
+        }
+        for (name, d) in [("abort-grace", ab.grace), ("abort-window", ab.window)] {
+            if let Some(d) = d {
+                flag(name, d.to_string());
+            }
+        }
+        a.push("--abort-on-fail".to_owned());
+    }
+    a
+}
+
+fn ramps_clients(step: &ClientStep) -> bool {
+    step.stages
+        .as_ref()
+        .is_some_and(|s| s.ramped() == bench_proto::shape::Ramped::Clients)
+}
+
 /// bench-client's arguments to verify `step`'s operation at `url` before any load (`--verify-only`): the
 /// same request bodies the step sends (operation, sizes), one call each.
 pub fn verify(step: &ClientStep, url: &str) -> Vec<String> {
-    let mut a = vec![
-        "--url".to_owned(),
-        url.to_owned(),
-        "--operation".to_owned(),
-        step.operation.name().to_owned(),
-    ];
+    let mut a = vec!["--url".to_owned(), url.to_owned()];
+    // Every operation of a mix.
+    match &step.mix {
+        Some(m) => a.extend(["--mix".to_owned(), m.to_string()]),
+        None => a.extend(["--operation".to_owned(), step.operation.name().to_owned()]),
+    }
     if let Some(p) = step.packet_size {
         a.extend(["--packet-size".to_owned(), p.to_string()]);
     }
@@ -171,61 +215,76 @@ pub fn verify(step: &ClientStep, url: &str) -> Vec<String> {
     a
 }
 
-/// A peer server's command line (peers/README.md, Running), after the CPU pinning prefix: bench-server's
-/// flags where a peer has them. gsoap serves as many connections at once as it has workers, so it gets at
-/// least as many as the instance's largest client count (and its default 64); its CPU is bounded by pinning.
-pub fn peer(
-    peer: Peer,
-    build: &Path,
-    spec: &ServerSpec,
-    instance: &Instance,
-    workers: Option<u32>,
-) -> Vec<String> {
-    let mut a = match peer {
-        Peer::Jaxws => vec![
-            wsbench_tools::jdk::JAVA.name.to_owned(),
-            "-jar".to_owned(),
-            build.join("wsbench-jaxws.jar").display().to_string(),
-        ],
-        Peer::Gsoap => vec![build.join("wsbench-gsoap").display().to_string()],
-    };
-    a.extend(peer_flags(peer, spec, instance, workers, "127.0.0.1:0"));
-    a
+/// bench-client's arguments to verify a chat server at `addr` before any load: two users enter the first
+/// room, exchange a message each way and leave (`chat --verify-only`).
+pub fn verify_chat(addr: &str) -> Vec<String> {
+    ["chat", "--addr", addr, "--verify-only"]
+        .map(str::to_owned)
+        .to_vec()
 }
 
-/// A peer's flags after its program: listening on `http` (`127.0.0.1:0` as a process, `0.0.0.0:8080` in a
-/// container), the rest as [`peer`] says.
-pub fn peer_flags(
-    peer: Peer,
+/// Where a peer server runs: as a process from its build directory here, or in its container image.
+#[derive(Debug, Clone, Copy)]
+pub enum PeerPlace<'a> {
+    Process(&'a Path),
+    Container,
+}
+
+/// A peer server's whole command line (program and flags; after the CPU pinning prefix for a process, the
+/// container's command in its image), from its peer.toml's templates — the one place it is built, for every
+/// backend. It listens on `http` (`127.0.0.1:0` as a process, `0.0.0.0:8080` in a container); its workers are
+/// its configuration's rule (gsoap's pool: at least the instance's largest client count), else `workers`
+/// (the harness's: the scenario's, or the pinned server CPUs); store cap and body bound are the scenario's.
+pub fn peer(
+    peer: &PeerSut,
+    place: PeerPlace<'_>,
     spec: &ServerSpec,
     instance: &Instance,
     workers: Option<u32>,
     http: &str,
-) -> Vec<String> {
-    let mut a = Vec::new();
-    let workers = match peer {
-        Peer::Jaxws => workers,
-        Peer::Gsoap => {
-            let clients = instance
-                .steps
-                .iter()
-                .filter_map(|s| s.client.clients)
-                .max()
-                .unwrap_or(0);
-            Some(clients.max(64))
-        }
+) -> anyhow::Result<Vec<String>> {
+    let clients = instance
+        .steps
+        .iter()
+        .filter_map(|s| s.client.clients)
+        .max()
+        .unwrap_or(0);
+    peer_for(peer, place, spec, clients, workers, http)
+}
+
+/// [`peer()`] for a load of at most `clients` clients, outside a plan (calibration, the zeep check).
+pub fn peer_for(
+    peer: &PeerSut,
+    place: PeerPlace<'_>,
+    spec: &ServerSpec,
+    clients: u32,
+    workers: Option<u32>,
+    http: &str,
+) -> anyhow::Result<Vec<String>> {
+    let config = peer.config();
+    let (build, java) = match place {
+        PeerPlace::Process(dir) => (
+            dir.display().to_string(),
+            wsbench_tools::jdk::JAVA.name.to_owned(),
+        ),
+        PeerPlace::Container => (peer::IMAGE_DIR.to_owned(), peer::IMAGE_JAVA.to_owned()),
     };
-    a.extend(["--http".to_owned(), http.to_owned()]);
-    if let Some(w) = workers {
-        a.extend(["--workers".to_owned(), w.to_string()]);
-    }
-    if let Some(s) = &spec.max_body {
-        a.extend(["--max-body".to_owned(), s.bytes.to_string()]);
-    }
-    if let Some(n) = spec.store_cap {
-        a.extend(["--store-cap".to_owned(), n.to_string()]);
-    }
-    a
+    let vars = peer::Vars {
+        build,
+        java,
+        http: http.to_owned(),
+        workers: match config.workers_rule() {
+            Some(rule) => rule.count(clients),
+            None => workers,
+        },
+        store_cap: spec.store_cap,
+        max_body: spec.max_body.as_ref().map(|s| s.bytes),
+        jvm: config.jvm.clone(),
+        args: config.args.clone(),
+    };
+    let mut a = peer::render(&peer.build().1.program, &vars)?;
+    a.extend(peer::render(&peer.def.args, &vars)?);
+    Ok(a)
 }
 
 #[cfg(test)]
@@ -262,13 +321,26 @@ mod tests {
             &step.client,
             "http://127.0.0.1:1",
             Path::new("steps/02.json"),
-            Some(42),
+            &Sampler::Pid(42),
             &step.label,
         );
         assert_eq!(
             args.join(" "),
             "--url http://127.0.0.1:1 --operation echo --clients 4 --rate 100 --duration 10s --warmup 1s \
              --message-size 1K --interval 10s --json steps/02.json --monitor-pid 42 --label small clients=4 --no-keepalive"
+        );
+        let agent = Sampler::Agent {
+            addr: "10.9.0.2:7171".into(),
+            pid: Some(5),
+        };
+        let args = client(&step.client, "http://x:1", Path::new("j"), &agent, "l").join(" ");
+        assert!(
+            args.contains("--json j --agent 10.9.0.2:7171 --agent-pid 5 --label l"),
+            "{args}"
+        );
+        assert!(
+            !args.contains("TOKEN"),
+            "the token is never on a command line"
         );
     }
 
@@ -294,11 +366,11 @@ mod tests {
             &step.client,
             "127.0.0.1:9",
             Path::new("s.json"),
-            Some(7),
+            &Sampler::Pid(7),
             &step.label,
         )
         .join(" ");
-        assert_eq!(args, "chat --addr 127.0.0.1:9 --rooms 10 --users 20 --count 100 --runs 4 --json s.json --monitor-pid 7");
+        assert_eq!(args, "chat --addr 127.0.0.1:9 --rooms 10 --users 20 --count 100 --runs 4 --deadline 600s --json s.json --monitor-pid 7 --check-room-order");
         assert!(
             Scenario::from_text(&text.replace("chat = true", "chat = false"))
                 .plan(false, &[])

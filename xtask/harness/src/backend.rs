@@ -3,14 +3,17 @@
 //! servers, run each step's clients, stop, and at the end collect what the backend adds to the record.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 
+use super::faults::{FaultKind, Reach};
 use super::provenance::Provenance;
 use super::rundoc::{FaultRecord, RunDoc};
-use super::scenario::{FaultKind, Instance, Plan, Step};
+use super::scenario::{Instance, Plan, Step};
 use super::sut::Target;
 use wsbench_tools::docker::EngineAddr;
+use wsbench_tools::process::ProcessError;
 
 pub mod peers;
 pub mod schedule;
@@ -79,6 +82,9 @@ pub struct ClientRun {
     pub commands: Vec<Vec<String>>,
     /// The step's faults, as they happened.
     pub faults: Vec<FaultRecord>,
+    /// The step's deadline ([`ClientStep::deadline`](super::scenario::ClientStep::deadline)), when its
+    /// clients were still running then and were stopped.
+    pub overran: Option<Duration>,
 }
 
 impl ClientRun {
@@ -109,9 +115,14 @@ pub trait Backend {
     /// Why the servers are no longer there (one exited since `start`), if they are not.
     fn servers_gone(&mut self) -> Option<String>;
 
-    /// Whether it can do faults of `kind` (`[[fault]]`) to its servers; a run with others is refused.
-    fn does_fault(&self, _kind: FaultKind) -> bool {
-        false
+    /// What its faults are done to (`[[fault]]`), if it does any: a run with faults it cannot do is refused.
+    fn reach(&self) -> Option<Reach> {
+        None
+    }
+
+    /// Whether it can do faults of `kind` to its servers.
+    fn does_fault(&self, kind: FaultKind) -> bool {
+        self.reach() == Some(kind.reach())
     }
 
     /// Runs `step`'s clients against `servers` (doing the step's faults to the servers); their results document is left at `json` (merged exactly
@@ -141,7 +152,7 @@ pub fn verify_with(client: &[String], step: &Step, servers: &Servers) -> Result<
     verify_by(step, servers, |args| {
         let mut cmd = client.to_vec();
         cmd.extend(args);
-        wsbench_tools::process::output(&cmd).context("running bench-client --verify-only")
+        wsbench_tools::process::output(&cmd)
     })
 }
 
@@ -157,9 +168,7 @@ pub fn verify_in_container(
     verify_by(step, servers, |args| {
         let mut cmd = run.to_vec();
         cmd.extend(args);
-        engine
-            .run_once(&cmd)
-            .context("running bench-client --verify-only in a container")
+        engine.run_once(&cmd)
     })
 }
 
@@ -168,16 +177,24 @@ pub fn verify_in_container(
 fn verify_by(
     step: &Step,
     servers: &Servers,
-    run: impl FnOnce(Vec<String>) -> Result<std::process::Output>,
+    run: impl FnOnce(Vec<String>) -> Result<std::process::Output, ProcessError>,
 ) -> Result<bool> {
     let endpoint = servers.endpoints.first().context("no server endpoint")?;
-    let (Some(url), false) = (endpoint.http.as_deref(), step.client.operation.is_chat()) else {
-        return Ok(false);
+    // A server that does not serve the step's protocol is the step loop's to report.
+    let args = match (
+        step.client.operation.is_chat(),
+        &endpoint.chat,
+        &endpoint.http,
+    ) {
+        (true, Some(addr), _) => super::argv::verify_chat(addr),
+        (false, _, Some(url)) => super::argv::verify(&step.client, url),
+        _ => return Ok(false),
     };
-    let out = run(super::argv::verify(&step.client, url))?;
-    if out.status.success() {
-        return Ok(true);
-    }
+    let out = match run(args) {
+        Ok(_) => return Ok(true),
+        Err(ProcessError::Failed { output, .. }) => output,
+        Err(e) => return Err(e).context("running bench-client --verify-only"),
+    };
     let said = String::from_utf8_lossy(&out.stderr);
     let said: Vec<&str> = said
         .lines()

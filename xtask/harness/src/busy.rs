@@ -43,10 +43,18 @@ pub fn judge(others: &Others, capacity: usize, on: &str) -> Vec<String> {
         .take(6)
         .map(|(pid, name, share)| format!("{name} (pid {pid}) {:.0} %", share * 100.0))
         .collect();
-    let who = if named.is_empty() {
+    let mut who = named;
+    // Time the hypervisor gave other guests is the CPUs' too: counted, and named.
+    if others.steal > 0.005 {
+        who.push(format!(
+            "the hypervisor's steal (other guests) {:.0} %",
+            others.steal * 100.0
+        ));
+    }
+    let who = if who.is_empty() {
         "short-lived processes".to_owned()
     } else {
-        named.join(", ")
+        who.join(", ")
     };
     vec![format!(
         "other processes used {:.2} CPUs of {capacity} ({on}) just before the load started: {who}",
@@ -61,6 +69,7 @@ mod tests {
     fn others(used: f64, processes: &[(i32, &str, f64)]) -> Others {
         Others {
             used,
+            steal: 0.0,
             processes: processes
                 .iter()
                 .map(|p| (p.0, p.1.to_owned(), p.2))
@@ -89,6 +98,20 @@ mod tests {
         assert!(
             !judge(&others(0.6, &[]), 2, "x")[0].contains("load average"),
             "not the load average"
+        );
+    }
+
+    /// Issue 44, item 2: steal counts as others' use of the CPUs, and is named.
+    #[test]
+    fn steal_makes_a_machine_busy_and_is_named() {
+        let stolen = Others {
+            used: 0.6,
+            steal: 0.6,
+            processes: vec![],
+        };
+        assert_eq!(
+            judge(&stolen, 2, "this machine"),
+            ["other processes used 0.60 CPUs of 2 (this machine) just before the load started: the hypervisor's steal (other guests) 60 %"]
         );
     }
 

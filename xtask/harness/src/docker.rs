@@ -18,10 +18,11 @@ use super::backend::peers::{peer_command, peer_images};
 use super::backend::{verify_in_container, verify_with};
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
 use super::containers::tuning;
+use super::faults::Reach;
 use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
-use super::scenario::{FaultKind, Instance, Plan, Step};
+use super::scenario::{Instance, Plan, Step};
 use super::sut::{Sut, Target};
 use session::Session;
 use wsbench_tools::docker::EngineAddr;
@@ -75,9 +76,14 @@ pub struct Docker {
 
 impl Docker {
     /// Builds the images (bench-server's, and `peers`' own) and creates the private network.
-    pub fn start(sh: &Shell, opts: &DockerOptions, peers: &PeerBuilds) -> anyhow::Result<Docker> {
+    pub fn start(
+        sh: &Shell,
+        opts: &DockerOptions,
+        suts: &[Sut],
+        peers: &PeerBuilds,
+    ) -> anyhow::Result<Docker> {
         Ok(Docker {
-            peers: peer_images(sh, peers)?,
+            peers: peer_images(sh, suts, peers)?,
             session: Session::start(sh, opts)?,
             opts: opts.clone(),
             external: false,
@@ -107,7 +113,7 @@ impl Backend for Docker {
         let peer = match &instance.sut {
             Sut::BenchServer => None,
             Sut::External(target) => return self.drive(target),
-            Sut::Peer(p) => Some(peer_command(&self.peers, *p, plan, instance)?),
+            Sut::Peer(p) => Some(peer_command(&self.peers, p, plan, instance)?),
         };
         let servers = self.session.start_servers(
             &plan.server,
@@ -148,11 +154,12 @@ impl Backend for Docker {
             exit: ClientRun::worst_exit(&run.exit_codes),
             commands: run.commands,
             faults,
+            overran: run.overran.then(|| step.client.deadline()),
         })
     }
 
-    fn does_fault(&self, kind: FaultKind) -> bool {
-        kind.on_network()
+    fn reach(&self) -> Option<Reach> {
+        Some(Reach::Containers)
     }
 
     fn time_wait(&self) -> Option<u64> {

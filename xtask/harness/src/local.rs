@@ -8,27 +8,30 @@ pub mod process;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 
-use super::argv::{self, Listen};
+use super::argv::{self, Listen, PeerPlace};
 use super::artifacts::peers::PeerBuilds;
 use super::artifacts::Binaries;
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
 use super::clock;
+use super::faults::Reach;
 use super::pinning::Pinning;
 use super::provenance::Provenance;
 use super::rundoc::RunDoc;
-use super::scenario::{FaultKind, Instance, Plan, Step};
-use super::sut::Sut;
+use super::scenario::{Instance, Plan, Step};
+use super::sut::{Sampler, Sut};
 use process::ServerProcess;
-use wsbench_tools::process as programs;
+use wsbench_tools::process::{self as programs, Waited};
 use wsbench_tools::{load, setpriv};
 
 /// How long a server may take to bind and print READY (jaxws: 4–9 s on a busy machine, publishing its
 /// endpoints; more when the machine is loaded).
 pub(crate) const READY_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long bench-client may take to write what it measured and exit after SIGTERM, at its step's deadline.
+pub(crate) const CLIENT_STOP_GRACE: Duration = Duration::from_secs(10);
 /// How long bench-server may take to drain and exit after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_secs(20);
 
@@ -61,7 +64,7 @@ pub struct Local {
     restart: Vec<String>,
     /// The process bench-client samples for the server's CPU and RSS: the started server's, `--target-pid`'s,
     /// or none (an external target without one).
-    monitor: Option<u32>,
+    monitor: Sampler,
     /// The running instance is an external target.
     external: bool,
 }
@@ -81,7 +84,7 @@ impl Local {
             peers,
             server: None,
             restart: Vec::new(),
-            monitor: None,
+            monitor: Sampler::None,
             external: false,
         })
     }
@@ -89,15 +92,7 @@ impl Local {
 
 impl Backend for Local {
     fn describe(&self) -> String {
-        if self.pinning.enabled {
-            format!(
-                "processes on this machine, server on CPU {} and client on CPU {}",
-                super::pinning::format_cpu_list(&self.pinning.server_cpus),
-                super::pinning::format_cpu_list(&self.pinning.client_cpus)
-            )
-        } else {
-            "processes on this machine, unpinned".to_owned()
-        }
+        format!("processes on this machine: {}", self.pinning.words())
     }
 
     fn start(&mut self, plan: &Plan, instance: &Instance) -> Result<Servers> {
@@ -111,7 +106,7 @@ impl Backend for Local {
             Sut::External(t) => t,
             sut => return self.start_process(plan, instance, sut),
         };
-        self.monitor = target.pid;
+        self.monitor = target.sampler();
         self.external = true;
         Ok(Servers::external(target, None))
     }
@@ -144,33 +139,32 @@ impl Backend for Local {
             &step.client,
             &target,
             json,
-            self.monitor,
+            &self.monitor,
             &step.label,
         ));
-        if step.faults.is_empty() {
-            let status = programs::status(&cmd).context("running bench-client")?;
-            return Ok(ClientRun {
-                exit: status.code(),
-                commands: vec![cmd],
-                faults: Vec::new(),
-            });
-        }
-        let client = programs::spawn(&cmd).context("running bench-client")?;
-        let mut target = faults::Target {
-            server: &mut self.server,
-            restart: self.restart.clone(),
-            log: &self.log,
+        let limit = step.client.deadline();
+        let deadline = Instant::now() + limit;
+        let client = programs::Process::inherit(&cmd).context("running bench-client")?;
+        let (waited, faults) = if step.faults.is_empty() {
+            (client.wait_until(deadline, CLIENT_STOP_GRACE)?, Vec::new())
+        } else {
+            let mut target = faults::Restartable {
+                server: &mut self.server,
+                restart: self.restart.clone(),
+                log: &self.log,
+            };
+            faults::run(&step.faults, json, client, &mut target, deadline)?
         };
-        let (status, faults) = faults::run(&step.faults, json, client, &mut target)?;
         Ok(ClientRun {
-            exit: status.code(),
+            exit: waited.status().code(),
             commands: vec![cmd],
             faults,
+            overran: matches!(waited, Waited::Stopped(_)).then_some(limit),
         })
     }
 
-    fn does_fault(&self, kind: FaultKind) -> bool {
-        !kind.on_network() && !kind.on_swarm()
+    fn reach(&self) -> Option<Reach> {
+        Some(Reach::Process)
     }
 
     fn time_wait(&self) -> Option<u64> {
@@ -184,7 +178,7 @@ impl Backend for Local {
     }
 
     fn stop(&mut self, _log: &Path) -> Result<()> {
-        self.monitor = None;
+        self.monitor = Sampler::None;
         let Some(server) = self.server.take() else {
             return Ok(());
         };
@@ -212,8 +206,15 @@ impl Local {
         let listen = Listen::on(&plan.server, "127.0.0.1", 0, 0);
         match sut {
             Sut::Peer(peer) => {
-                let build = self.peers.get(*peer)?;
-                cmd.extend(argv::peer(*peer, build, &plan.server, instance, workers));
+                let build = self.peers.get(peer)?;
+                cmd.extend(argv::peer(
+                    peer,
+                    PeerPlace::Process(build),
+                    &plan.server,
+                    instance,
+                    workers,
+                    "127.0.0.1:0",
+                )?);
             }
             _ => {
                 cmd.push(self.bins.server.display().to_string());
@@ -230,14 +231,14 @@ impl Local {
             .with_context(|| format!("{sut} `{}` did not start", cmd.join(" ")))?;
         let ready = server.ready.clone();
         self.restart = on_bound_addresses(&cmd, &ready);
-        self.monitor = Some(ready.pid);
+        self.monitor = Sampler::Pid(server.pid);
         self.external = false;
         self.server = Some(server);
         Ok(Servers {
             endpoints: vec![Endpoint {
                 http: ready.http.map(|a| format!("http://{a}")),
                 chat: ready.chat.map(|a| a.to_string()),
-                ready: ready.line(),
+                ready: ready.to_string(),
             }],
             workers: ready.workers.or(workers),
             commands: vec![cmd],

@@ -13,6 +13,9 @@ pub struct Pinning {
     pub server_cpus: Vec<usize>,
     pub client_cpus: Vec<usize>,
     pub tool: Option<String>,
+    /// The server measured is a `--target` wsbench did not start: nothing pinned it (its CPUs are its own).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub external_server: bool,
 }
 
 impl Pinning {
@@ -24,6 +27,7 @@ impl Pinning {
             server_cpus: allowed.to_vec(),
             client_cpus: allowed.to_vec(),
             tool: None,
+            external_server: false,
         };
         if !wanted {
             return off("--no-pin".into());
@@ -41,6 +45,33 @@ impl Pinning {
             server_cpus: server.to_vec(),
             client_cpus: client.to_vec(),
             tool: Some(tool),
+            external_server: false,
+        }
+    }
+
+    /// Where the processes ran, in words: `server on CPU 0, client on CPU 1 (taskset)`, `server not started
+    /// by wsbench, not pinned; client on CPU 1 (taskset)`, or `off (--no-pin)`.
+    pub fn words(&self) -> String {
+        let tool = self
+            .tool
+            .as_deref()
+            .filter(|t| t.starts_with("docker"))
+            .unwrap_or("taskset");
+        match (self.enabled, self.external_server) {
+            (false, false) => format!("off ({})", self.reason.as_deref().unwrap_or("?")),
+            (false, true) => format!(
+                "server not started by wsbench, not pinned; client not pinned ({})",
+                self.reason.as_deref().unwrap_or("?")
+            ),
+            (true, false) => format!(
+                "server on CPU {}, client on CPU {} ({tool})",
+                format_cpu_list(&self.server_cpus),
+                format_cpu_list(&self.client_cpus)
+            ),
+            (true, true) => format!(
+                "server not started by wsbench, not pinned; client on CPU {} ({tool})",
+                format_cpu_list(&self.client_cpus)
+            ),
         }
     }
 
@@ -121,6 +152,7 @@ impl CpuSets {
             server_cpus,
             client_cpus: cpus(self.clients.as_ref()),
             tool: enabled.then(|| "docker run --cpuset-cpus".to_owned()),
+            external_server: false,
         }
     }
 }

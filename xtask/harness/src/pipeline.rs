@@ -16,10 +16,10 @@ use super::docker::{self, DockerOptions};
 use super::local::Local;
 use super::pinning::Pinning;
 use super::provenance::{self, Provenance};
-use super::rundoc::{FailedCheck, RunDoc, Status};
+use super::rundoc::{Check, FailedCheck, Problem, RunDoc, Status};
 use super::scenario::{Instance, Plan, Scenario, Step};
 use super::soak::SoakLimits;
-use super::sut::{Peer, Sut};
+use super::sut::{PeerSut, Sut};
 use super::swarm::{Swarm, SwarmOptions};
 use super::{atomic, busy, clock, interrupt, limits, paths, results, thresholds};
 pub use resume::Resumed;
@@ -52,6 +52,9 @@ pub struct RunOptions {
     pub client_arch: Option<Arch>,
     /// `--threshold` conditions, added to the scenario's `[thresholds]`.
     pub thresholds: Vec<String>,
+    /// `--abort-on-fail`: each step stops as soon as a threshold has clearly failed (as the scenario's
+    /// `abort_on_fail`).
+    pub abort_on_fail: bool,
     /// `--soak`: judge every step as a soak (the scenario's `[soak]` limits, or the defaults).
     pub soak: bool,
     /// `--resume DIR`: continue that run from its first unfinished step (its scenario, `--quick` and
@@ -74,6 +77,7 @@ impl RunOptions {
             engine: Engine::Local,
             client_arch: None,
             thresholds: Vec::new(),
+            abort_on_fail: false,
             soak: false,
             resume: None,
             suts: vec![Sut::BenchServer],
@@ -98,8 +102,14 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         None => Scenario::load(&root, &opts.scenario)?.plan(opts.quick, &opts.sets)?,
     };
     let mut plan = plan.for_suts(&opts.suts)?;
-    plan.thresholds
-        .extend(thresholds::collect(&toml::Table::new(), &opts.thresholds)?);
+    for t in thresholds::collect(&toml::Table::new(), &opts.thresholds)? {
+        if !plan.thresholds.contains(&t) {
+            plan.thresholds.push(t);
+        }
+    }
+    if opts.abort_on_fail || plan.scenario.file.abort_on_fail || plan.aborts() {
+        plan.arm_abort()?;
+    }
     if opts.soak && plan.soak.is_none() {
         plan.soak = Some(SoakLimits::default());
     }
@@ -119,7 +129,8 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     interrupt::install()?;
     let (nofile_before, nofile) = host::raise_nofile()?;
     let taskset = wsbench_tools::taskset::version(sh);
-    let pinning = Pinning::plan(&host::cpus_allowed(), opts.pin, taskset);
+    let mut pinning = Pinning::plan(&host::cpus_allowed(), opts.pin, taskset);
+    pinning.external_server = opts.suts.iter().all(|s| matches!(s, Sut::External(_)));
     let started_at = clock::timestamp();
     let mut bins = match engine {
         Engine::Local => artifacts::build_release(sh)?,
@@ -165,14 +176,16 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     println!("wsbench: {} → {}", plan.scenario.name, dir.display());
     // run.json and provenance.json exist from the start: a run whose xtask is killed can be read and resumed.
     save(&dir, &run, &prov)?;
-    let mut backend: Box<dyn Backend> = match start_backend(sh, &engine, bins, pinning, peers, &dir)
-    {
-        Ok(b) => b,
-        Err(e) => {
-            run.problems.push(format!("{e:#}"));
-            return finish(&dir, run, prov);
-        }
-    };
+    let mut backend: Box<dyn Backend> =
+        match start_backend(sh, &engine, &opts.suts, bins, pinning, peers, &dir) {
+            Ok(b) => b,
+            Err(e) => {
+                run.problems.push(Problem::BackendUnavailable {
+                    error: format!("{e:#}"),
+                });
+                return finish(&dir, run, prov);
+            }
+        };
     // Judged now, the build done and nothing started yet: what other processes use as the load begins.
     run.busy = busy::check(&cpus);
     for b in &run.busy {
@@ -185,6 +198,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
 fn start_backend(
     sh: &Shell,
     engine: &Engine,
+    suts: &[Sut],
     bins: artifacts::Binaries,
     pinning: Pinning,
     peers: artifacts::peers::PeerBuilds,
@@ -192,8 +206,8 @@ fn start_backend(
 ) -> Result<Box<dyn Backend>> {
     Ok(match engine {
         Engine::Local => Box::new(Local::new(bins, pinning, peers, dir)?),
-        Engine::Docker(o) => Box::new(docker::Docker::start(sh, o, &peers)?),
-        Engine::Swarm(o) => Box::new(Swarm::start(sh, o, &peers)?),
+        Engine::Docker(o) => Box::new(docker::Docker::start(sh, o, suts, &peers)?),
+        Engine::Swarm(o) => Box::new(Swarm::start(sh, o, suts, &peers)?),
     })
 }
 
@@ -211,13 +225,10 @@ pub fn measure(
         .flat_map(|s| &s.faults)
         .find(|f| !backend.does_fault(f.kind));
     if let Some(f) = undoable {
-        run.problems.push(format!(
-            "{} cannot do the scenario's fault {}: kill-server and pause-server are done to a server process on \
-             this machine (no --containers/--swarm), link and disconnect-server to a server container \
-             (--containers), drain-server-node to a swarm node (--swarm)",
-            backend.describe(),
-            f.kind.name()
-        ));
+        run.problems.push(Problem::FaultNotDone {
+            backend: backend.describe(),
+            fault: f.kind,
+        });
         return finish(dir, run, prov);
     }
     let external = plan
@@ -225,11 +236,7 @@ pub fn measure(
         .iter()
         .any(|i| matches!(i.sut, Sut::External(_)) && i.steps.iter().any(|s| !s.faults.is_empty()));
     if external {
-        run.problems.push(
-            "faults are done to a server wsbench started; a --target it did not start is not its to kill, \
-             pause or disconnect"
-                .to_owned(),
-        );
+        run.problems.push(Problem::FaultOnExternal);
         return finish(dir, run, prov);
     }
     run_steps(plan, backend, dir, &mut run, &mut prov);
@@ -261,7 +268,10 @@ pub fn run_steps(
         let servers = match backend.start(plan, instance) {
             Ok(s) => s,
             Err(e) => {
-                abandon(run, first..index, format!("{e:#}"), backend, &log);
+                let problem = Problem::ServersNotStarted {
+                    error: format!("{e:#}"),
+                };
+                abandon(run, first..index, problem, backend, &log);
                 continue;
             }
         };
@@ -280,10 +290,10 @@ pub fn run_steps(
                 instance.sut
             ),
             Err(e) => {
-                let problem = format!(
-                    "{} not measured: a call checked before any load was answered wrongly: {e:#}",
-                    instance.sut
-                );
+                let problem = Problem::Refused {
+                    sut: instance.sut.to_string(),
+                    error: format!("{e:#}"),
+                };
                 abandon(run, first..index, problem, backend, &log);
                 continue;
             }
@@ -296,7 +306,10 @@ pub fn run_steps(
                 continue;
             }
             if let Some(why) = backend.servers_gone() {
-                run.problems.push(format!("{why} before step {}", step.id));
+                run.problems.push(Problem::ServersGone {
+                    why,
+                    step: step.id.clone(),
+                });
                 run.steps[i..index]
                     .iter_mut()
                     .for_each(|s| s.status = Status::Failed);
@@ -304,31 +317,28 @@ pub fn run_steps(
             }
             run_step(step, i, &servers, instance, backend, dir, run, prov);
             if let Err(e) = save(dir, run, prov) {
-                run.problems.push(format!("{STOPPED}: {e:#}"));
+                run.problems.push(Problem::RunUnwritable {
+                    error: format!("{e:#}"),
+                });
             }
         }
         if let Err(e) = backend.stop(&log) {
-            run.problems.push(format!("{e:#}"));
+            run.problems.push(Problem::ServersStop {
+                error: format!("{e:#}"),
+            });
         }
         if interrupt::interrupted() {
             break;
         }
     }
     if interrupt::interrupted() {
-        run.problems.push(
-            "interrupted (Ctrl-C): the remaining steps were not run (`cargo xtask run --resume DIR` \
-             continues)"
-                .to_owned(),
-        );
+        run.problems.push(Problem::Interrupted);
     }
 }
 
-/// The start of the problem that stops a run: its results could not be written (disk full, folder gone).
-const STOPPED: &str = "the results could not be written; the run stops";
-
 /// Whether a results write failed: nothing more is run into a directory that cannot hold it.
 fn stopped(run: &RunDoc) -> bool {
-    run.problems.iter().any(|p| p.starts_with(STOPPED))
+    run.problems.iter().any(Problem::stops_run)
 }
 
 /// One step of a running instance: its clients, their command lines into the record, and its status by the
@@ -348,27 +358,29 @@ fn run_step(
     entry.workers = servers.workers.or(instance.workers);
     if !servers.serve(step) {
         entry.status = Status::Failed;
-        run.problems.push(format!(
-            "step {}: the server does not serve {}",
-            step.id,
-            if step.client.operation.is_chat() {
-                "chat"
-            } else {
-                "HTTP"
-            }
-        ));
+        run.problems.push(Problem::NotServed {
+            step: step.id.clone(),
+            chat: step.client.operation.is_chat(),
+        });
         return;
     }
     println!("\n── step {} ({}) ──", step.id, step.label);
     let json = dir.join(&entry.result);
     entry.time_wait_before = backend.time_wait();
+    let host_before = prov.host_state.as_ref().map(|h| h.now());
     let clients = backend.run_step(step, servers, &json);
+    if let (Some(h), Some(before)) = (prov.host_state.as_mut(), host_before) {
+        h.step(&step.id, before);
+    }
     entry.time_wait_after = backend.time_wait();
     let clients = match clients {
         Ok(c) => c,
         Err(e) => {
             entry.status = Status::Failed;
-            run.problems.push(format!("step {}: {e:#}", step.id));
+            run.problems.push(Problem::ClientsNotRun {
+                step: step.id.clone(),
+                error: format!("{e:#}"),
+            });
             return;
         }
     };
@@ -382,29 +394,38 @@ fn run_step(
     entry.client_exit = clients.exit;
     for f in &clients.faults {
         if let Some(p) = &f.problem {
-            run.problems
-                .push(format!("step {}: {} at {} s: {p}", step.id, f.kind, f.at_s));
+            run.problems.push(Problem::FaultFailed {
+                step: step.id.clone(),
+                fault: f.kind,
+                at_s: f.at_s,
+                error: p.clone(),
+            });
         }
     }
     entry.faults = clients.faults;
     let doc = results::read_doc(&json);
     entry.status = Status::of_step(clients.exit, &doc);
+    if let Some(limit) = clients.overran {
+        entry.status = Status::Failed;
+        let problem = Problem::StepDeadline {
+            step: step.id.clone(),
+            limit_s: limit.as_secs_f64(),
+        };
+        println!("{problem}");
+        run.problems.push(problem);
+    }
     if clients.exit == Some(EXIT_RESULTS_UNWRITABLE) {
-        run.problems.push(format!(
-            "{STOPPED}: bench-client could not write {} (exit 3: disk full, or the results folder gone); \
-             it keeps its last whole checkpoint",
-            json.display()
-        ));
+        run.problems.push(Problem::ClientUnwritable {
+            path: json.display().to_string(),
+        });
         return;
     }
     if let Err(e) = &doc {
-        run.problems.push(format!(
-            "step {}: bench-client exited ({}) without results: {e}",
-            step.id,
-            clients
-                .exit
-                .map_or("by a signal".to_owned(), |c| format!("status {c}"))
-        ));
+        run.problems.push(Problem::NoResults {
+            step: step.id.clone(),
+            exit: clients.exit,
+            why: e.clone(),
+        });
     }
 }
 
@@ -413,7 +434,7 @@ fn run_step(
 fn abandon(
     run: &mut RunDoc,
     steps: std::ops::Range<usize>,
-    problem: String,
+    problem: Problem,
     backend: &mut dyn Backend,
     log: &Path,
 ) {
@@ -422,7 +443,9 @@ fn abandon(
         .iter_mut()
         .for_each(|s| s.status = Status::Failed);
     if let Err(e) = backend.stop(log) {
-        run.problems.push(format!("{e:#}"));
+        run.problems.push(Problem::ServersStop {
+            error: format!("{e:#}"),
+        });
     }
 }
 
@@ -447,7 +470,14 @@ fn refuse_suts(suts: &[Sut], engine: &Engine) -> Result<()> {
     let sampled = suts
         .iter()
         .any(|s| matches!(s, Sut::External(t) if t.pid.is_some()));
+    let agent = suts
+        .iter()
+        .any(|s| matches!(s, Sut::External(t) if t.agent.is_some()));
     match engine {
+        Engine::Swarm(_) if agent => anyhow::bail!(
+            "--agent with --target is for client processes or containers on this machine (the token stays \
+             in this machine's environment): run without --swarm"
+        ),
         Engine::Swarm(_) if sampled => anyhow::bail!(
             "--target-pid samples a process on this machine, and on a swarm the client tasks run on other \
              nodes: drop --target-pid (the target's CPU and RSS are then not sampled), or run with \
@@ -458,10 +488,10 @@ fn refuse_suts(suts: &[Sut], engine: &Engine) -> Result<()> {
 }
 
 /// The peers among `suts`.
-fn peers_of(suts: &[Sut]) -> Vec<Peer> {
+fn peers_of(suts: &[Sut]) -> Vec<PeerSut> {
     suts.iter()
         .filter_map(|s| match s {
-            Sut::Peer(p) => Some(*p),
+            Sut::Peer(p) => Some(p.clone()),
             _ => None,
         })
         .collect()
@@ -507,15 +537,15 @@ fn failed_checks(dir: &Path, run: &RunDoc) -> Vec<FailedCheck> {
         Err(e) => vec![format!("not judged: {e:#}")],
     };
     let soak = soak.into_iter().map(|detail| FailedCheck {
-        check: FailedCheck::SOAK.to_owned(),
+        check: Check::Soak,
         detail,
     });
     let thresholds = thresholds.into_iter().map(|detail| FailedCheck {
-        check: FailedCheck::THRESHOLD.to_owned(),
+        check: Check::Threshold,
         detail,
     });
     let busy = run.busy.iter().map(|b| FailedCheck {
-        check: FailedCheck::BUSY.to_owned(),
+        check: Check::Busy,
         detail: b.clone(),
     });
     thresholds.chain(soak).chain(busy).collect()

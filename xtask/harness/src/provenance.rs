@@ -2,6 +2,7 @@
 //! git state, toolchain, build profile, machine, tunables, limits, pinning, exact command lines.
 
 pub mod containers;
+pub mod host_state;
 pub mod swarm;
 
 use std::collections::BTreeMap;
@@ -14,6 +15,7 @@ use super::artifacts::Binaries;
 use super::pinning::Pinning;
 use super::scenario::Plan;
 use containers::ContainersRecord;
+use host_state::HostStates;
 use swarm::SwarmRecord;
 use wsbench_tools::{cargo, git, host, load};
 
@@ -53,6 +55,9 @@ pub struct Provenance {
     /// `run --resume`: each time the run was continued, and which steps were (re)run then.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumes: Vec<Resume>,
+    /// This machine's power and virtualisation state at the start and around each step (issue 44).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_state: Option<HostStates>,
 }
 
 /// What was measured: one server under test, as it identified itself.
@@ -71,9 +76,21 @@ pub struct SutRecord {
     pub wsdl_sha256: BTreeMap<String, String>,
     /// The process sampled for the server's CPU and RSS; None: not sampled.
     pub sampled_pid: Option<u32>,
-    /// A peer's build directory (`target/peers/<name>-<hash>`).
+    /// `--agent`: the agent on the server's host that sampled it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled_by_agent: Option<String>,
+    /// A peer's build directory (`target/peers/<name>-<build>-<hash>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<String>,
+    /// A peer's configuration, in words (its peer.toml: stack, configuration, what differs, label).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configuration: Option<String>,
+    /// The configuration's short name (`defaults`, `seed`, `events`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_name: Option<String>,
+    /// The warm-up load its peer.toml says it needs before its figures settle (a JIT), seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_needed_s: Option<f64>,
     /// What could not be found out, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -147,6 +164,7 @@ impl Provenance {
             server_arch: None,
             resumes: Vec::new(),
             sut: Vec::new(),
+            host_state: Some(HostStates::begin(sh)),
         }
     }
 }

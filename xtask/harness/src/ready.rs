@@ -1,58 +1,20 @@
-//! bench-server's `READY` line (contract: `READY http=… chat=… workers=N pid=P`), and waiting for it on a
-//! server's stdout, whichever backend started the server.
+//! Waiting for a server's `READY` line on its stdout, whichever backend started the server (the line
+//! itself is bench-proto's [`Ready`]).
 
 use std::io::{BufRead as _, BufReader, Read};
-use std::net::SocketAddr;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{ensure, Result};
 
 use super::interrupt;
 
-/// What bench-server announced on stdout (contract: `READY http=… chat=… workers=N pid=P`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ready {
-    pub http: Option<SocketAddr>,
-    pub chat: Option<SocketAddr>,
-    pub workers: Option<u32>,
-    pub pid: u32,
-    /// The chat server's fan-out (`uring`, `writes`), and whether io_uring was allowed (`ok`, or why not:
-    /// `EPERM` under Docker's default seccomp profile, `ENOSYS`, `disabled-by-sysctl`).
-    pub fanout: Option<String>,
-    pub io_uring: Option<String>,
-}
+pub use bench_proto::ready::Ready;
 
+/// A server's READY line (bench-server's or a peer's): [`Ready::parse`], and it names the server's pid.
 pub fn parse_ready(line: &str) -> Result<Ready> {
-    let mut words = line.split_whitespace();
-    if words.next() != Some("READY") {
-        bail!("not a READY line: {line:?}");
-    }
-    let mut ready = Ready {
-        http: None,
-        chat: None,
-        workers: None,
-        pid: 0,
-        fanout: None,
-        io_uring: None,
-    };
-    let mut pid = None;
-    for word in words {
-        let Some((k, v)) = word.split_once('=') else {
-            bail!("bad READY field {word:?} in {line:?}")
-        };
-        let bad = || format!("bad READY field {word:?}");
-        match k {
-            "http" => ready.http = Some(v.parse().with_context(bad)?),
-            "chat" => ready.chat = Some(v.parse().with_context(bad)?),
-            "workers" => ready.workers = Some(v.parse().with_context(bad)?),
-            "pid" => pid = Some(v.parse().with_context(bad)?),
-            "fanout" => ready.fanout = Some(v.to_owned()),
-            "io_uring" => ready.io_uring = Some(v.to_owned()),
-            _ => {} // later additions to the line are not errors
-        }
-    }
-    ready.pid = pid.with_context(|| format!("READY line without pid: {line:?}"))?;
+    let ready = Ready::parse(line)?;
+    ensure!(ready.pid.is_some(), "READY line without pid: {line:?}");
     Ok(ready)
 }
 
@@ -94,7 +56,7 @@ pub fn wait(lines: &Receiver<String>, timeout: Duration) -> Result<Ready, NotRea
         }
         let left = deadline.saturating_duration_since(Instant::now());
         match lines.recv_timeout(left.min(Duration::from_millis(100))) {
-            Ok(line) if line.starts_with("READY") => {
+            Ok(line) if Ready::is_ready(&line) => {
                 return parse_ready(&line).map_err(NotReady::Malformed)
             }
             Ok(_) => {}
@@ -107,51 +69,15 @@ pub fn wait(lines: &Receiver<String>, timeout: Duration) -> Result<Ready, NotRea
     }
 }
 
-impl Ready {
-    /// The line as bench-server printed it, for logs and provenance.
-    pub fn line(&self) -> String {
-        let mut words = vec!["READY".to_owned()];
-        if let Some(a) = self.http {
-            words.push(format!("http={a}"));
-        }
-        if let Some(a) = self.chat {
-            words.push(format!("chat={a}"));
-        }
-        if let Some(f) = &self.fanout {
-            words.push(format!("fanout={f}"));
-        }
-        if let Some(u) = &self.io_uring {
-            words.push(format!("io_uring={u}"));
-        }
-        if let Some(w) = self.workers {
-            words.push(format!("workers={w}"));
-        }
-        words.push(format!("pid={}", self.pid));
-        words.join(" ")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn parses_the_contract_ready_line() {
-        let r = parse_ready("READY http=127.0.0.1:43211 chat=127.0.0.1:40001 workers=2 pid=12345")
-            .unwrap();
-        assert_eq!(r.http, Some("127.0.0.1:43211".parse().unwrap()));
-        assert_eq!(r.chat, Some("127.0.0.1:40001".parse().unwrap()));
-        assert_eq!((r.workers, r.pid), (Some(2), 12345));
-        let line = "READY chat=127.0.0.1:4 fanout=writes io_uring=EPERM workers=1 pid=7";
-        assert_eq!(
-            parse_ready(line).unwrap().line(),
-            line,
-            "provenance keeps the fan-out"
-        );
-        let r = parse_ready("READY http=127.0.0.1:8080 workers=1 pid=7 extra=ignored").unwrap();
-        assert_eq!((r.chat, r.pid), (None, 7));
+    fn a_server_s_ready_line_names_its_pid() {
+        let r = parse_ready("READY http=127.0.0.1:8080 workers=1 pid=7").unwrap();
+        assert_eq!(r.pid, Some(7));
         assert!(parse_ready("READY http=127.0.0.1:8080").is_err());
-        assert!(parse_ready("READY http=nonsense pid=1").is_err());
         assert!(parse_ready("listening on 8080").is_err());
     }
 
@@ -159,7 +85,7 @@ mod tests {
     fn waits_past_other_lines_and_tells_why_not() {
         let out = b"starting\nREADY http=127.0.0.1:5 workers=1 pid=9\n".to_vec();
         let ready = wait(&lines(std::io::Cursor::new(out)), Duration::from_secs(5)).unwrap();
-        assert_eq!(ready.line(), "READY http=127.0.0.1:5 workers=1 pid=9");
+        assert_eq!(ready.to_string(), "READY http=127.0.0.1:5 workers=1 pid=9");
         let ended = wait(
             &lines(std::io::Cursor::new(b"oops\n".to_vec())),
             Duration::from_secs(5),

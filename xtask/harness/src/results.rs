@@ -14,12 +14,13 @@ use bench_proto::results::{
 };
 use hdrhistogram::Histogram;
 
+use super::metric::Metric;
 use super::provenance::Provenance;
 use super::rundoc::{RunDoc, Status, StepEntry};
-use super::scenario::{Metric, Published};
+use super::scenario::Published;
 use super::soak::{self, SoakVerdict};
 use super::stats::Estimate;
-use super::thresholds::{Figures, Threshold};
+use super::thresholds::Threshold;
 
 /// A step's results document as read back, or why there is none.
 pub type StepDoc = Result<ResultsDoc, String>;
@@ -99,25 +100,49 @@ impl Axis {
     }
 }
 
-/// A threshold judged on one step (the median of its rounds).
+/// A threshold judged on one step (the median of its rounds), or the one a step stopped on.
 #[derive(Debug, Clone)]
 pub struct Verdict {
     pub threshold: String,
-    /// The step's id without its round.
+    /// The step's id without its round (with it, for a step that stopped).
     pub step: String,
-    /// None: the step did not measure the figure (which fails the threshold).
+    /// None: the step did not measure the figure (which fails the threshold). For a step that stopped on
+    /// it, what its last window measured.
     pub value: Option<f64>,
     pub unit: &'static str,
     pub pass: bool,
+    /// The step stopped early on this threshold (`--abort-on-fail`): when, and the window judged.
+    pub stopped: Option<Stopped>,
+}
+
+/// When and on what a step stopped early: its results document's `aborted`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stopped {
+    /// Seconds from the start of the measured interval.
+    pub at_s: f64,
+    pub window_s: f64,
+    /// The calls the window held.
+    pub calls: u64,
 }
 
 impl Verdict {
-    /// `p99<1ms at 01-clients-16 (3.2 ms)`: the threshold, where, and what was measured.
+    /// `p99<1ms at 01-clients-16 (3.2 ms)`: the threshold, where, and what was measured; for a step that
+    /// stopped on it, `p99<1ms at 01-ramp: stopped at 23.0 s (3.2 ms over the last 10 s, 1,234 calls)`.
     pub fn describe(&self) -> String {
         let got = self.value.map_or("not measured".to_owned(), |x| {
             format!("{} {}", super::numbers::num(x), self.unit)
         });
-        format!("{} at {} ({got})", self.threshold, self.step)
+        match &self.stopped {
+            None => format!("{} at {} ({got})", self.threshold, self.step),
+            Some(s) => format!(
+                "{} at {}: stopped at {} ({got} over the last {}, {} calls)",
+                self.threshold,
+                self.step,
+                super::numbers::span(s.at_s),
+                super::numbers::span(s.window_s),
+                super::numbers::int(s.calls)
+            ),
+        }
     }
 }
 
@@ -163,18 +188,19 @@ impl Run {
         let mut out = vec![];
         for (group, idx) in self.groups() {
             for t in &thresholds {
-                let value = self
-                    .estimate(&idx, |s| t.value(&s.figures()?))
-                    .map(|e| e.median);
+                let value = self.estimate(&idx, |s| s.value(t.figure)).map(|e| e.median);
                 out.push(Verdict {
                     threshold: t.text.clone(),
                     step: group.clone(),
                     value,
                     unit: t.unit(),
                     pass: value.is_some_and(|v| t.holds(v)),
+                    stopped: None,
                 });
             }
         }
+        // A step stopped on a threshold (`--abort-on-fail`) failed it, whatever its whole figures say.
+        out.extend(self.steps.iter().filter_map(Step::stopped));
         out
     }
 
@@ -234,7 +260,9 @@ impl Run {
     }
 
     /// Every published figure with the steps it is compared with (every selector it gives must match the
-    /// step) and their measured values; a figure no step matches has no rows. Emulated runs compare nothing.
+    /// step) and their measured values; a figure no step matches has no rows. Emulated runs compare nothing,
+    /// and a failed step's figures are never compared (its value is None: whatever it measured before it
+    /// failed is not a result).
     pub fn comparisons(&self) -> Vec<Comparison<'_>> {
         self.manifest
             .published
@@ -248,7 +276,10 @@ impl Run {
                         .iter()
                         .enumerate()
                         .filter(|(_, s)| p.matches(&s.meta))
-                        .map(|(i, _)| (i, self.measured(i, p.metric)))
+                        .map(|(i, s)| {
+                            let failed = s.meta.status == Status::Failed;
+                            (i, (!failed).then(|| self.measured(i, p.metric)).flatten())
+                        })
                         .collect()
                 },
             })
@@ -260,7 +291,7 @@ impl Run {
         let step = self.steps.get(i)?;
         match metric {
             Metric::ScalingEfficiency => self.scaling_efficiency(i),
-            m => metric_of(step.doc.as_ref().ok()?, m),
+            m => step.value(m),
         }
     }
 
@@ -339,28 +370,26 @@ impl Run {
 }
 
 impl Step {
-    /// The figures a threshold judges; None without a results document.
-    pub fn figures(&self) -> Option<Figures> {
-        let d = self.doc.as_ref().ok()?;
-        let l = &d.latency_us.corrected;
-        let ms = |us: u64| us as f64 / 1000.0;
-        Some(Figures {
-            percentiles_ms: if l.count > 0 {
-                vec![
-                    (50.0, ms(l.p50)),
-                    (90.0, ms(l.p90)),
-                    (99.0, ms(l.p99)),
-                    (99.9, ms(l.p99_9)),
-                    (100.0, ms(l.max)),
-                ]
-            } else {
-                vec![]
-            },
-            mean_ms: (l.count > 0).then(|| l.mean / 1000.0),
-            ok: d.counts.ok,
-            errors: d.counts.errors_total,
-            throughput: self.throughput(),
+    /// The verdict of the threshold the step stopped on (`--abort-on-fail`), if it stopped on one.
+    pub fn stopped(&self) -> Option<Verdict> {
+        let a = self.doc.as_ref().ok()?.shape.aborted.as_ref()?;
+        Some(Verdict {
+            threshold: a.threshold.clone(),
+            step: self.meta.id.clone(),
+            value: Some(a.measured),
+            unit: Threshold::parse(&a.threshold).map_or("", |t| t.unit()),
+            pass: false,
+            stopped: Some(Stopped {
+                at_s: a.at_s,
+                window_s: a.window_s,
+                calls: a.calls,
+            }),
         })
+    }
+
+    /// The step's value of `metric` ([`Metric::of`] its results document); None without a document.
+    pub fn value(&self, metric: Metric) -> Option<f64> {
+        metric.of(self.doc.as_ref().ok()?)
     }
 
     pub fn operation(&self) -> Option<String> {
@@ -371,18 +400,11 @@ impl Step {
 
     /// Total throughput: the chat score in chat mode, successful calls per second otherwise.
     pub fn throughput(&self) -> Option<f64> {
-        let d = self.doc.as_ref().ok()?;
-        match &d.chat {
-            Some(chat) if d.mode == Mode::Chat => Some(chat.score_msg_per_s),
-            _ => Some(d.throughput.total_per_s),
-        }
+        self.value(Metric::ThroughputPerS)
     }
 
     pub fn per_client(&self) -> Option<f64> {
-        self.doc
-            .as_ref()
-            .ok()
-            .map(|d| d.throughput.per_client_per_s)
+        self.value(Metric::PerClientPerS)
     }
 
     /// Corrected latency summary (µs); `None` when nothing was measured.
@@ -478,32 +500,6 @@ pub fn read_doc(path: &Path) -> StepDoc {
         ));
     }
     Ok(doc)
-}
-
-/// The value of `metric` in a results document, in the units the published figures use; None for a
-/// metric the document cannot give (no latency measured, no chat score, no system samples).
-pub fn metric_of(doc: &ResultsDoc, metric: Metric) -> Option<f64> {
-    let lat = &doc.latency_us.corrected;
-    let system = doc.system.as_ref().map(|s| &s.mean);
-    match metric {
-        Metric::TotalPerS => Some(doc.throughput.total_per_s),
-        Metric::PerClientPerS => Some(doc.throughput.per_client_per_s),
-        Metric::MeanLatencyMs => (lat.count > 0).then(|| lat.mean / 1000.0),
-        Metric::P99LatencyMs => (lat.count > 0).then(|| lat.p99 as f64 / 1000.0),
-        Metric::ReceivedMbPerS => Some(doc.throughput.received_mb_per_s),
-        Metric::SentMbPerS => Some(doc.throughput.sent_mb_per_s),
-        Metric::XmlMbPerS => Some(doc.throughput.sent_mb_per_s + doc.throughput.received_mb_per_s),
-        Metric::BusierMbPerS => Some(
-            doc.throughput
-                .sent_mb_per_s
-                .max(doc.throughput.received_mb_per_s),
-        ),
-        Metric::ChatScoreMsgPerS => doc.chat.as_ref().map(|c| c.score_msg_per_s),
-        Metric::ScalingEfficiency => None,
-        Metric::CpuUserPct => system.and_then(|m| m.user_pct),
-        Metric::CpuSysPct => system.and_then(|m| m.sys_pct),
-        Metric::CpuIdlePct => system.and_then(|m| m.idle_pct),
-    }
 }
 
 /// Flattens JSON into `a.b[0].c = value` rows; arrays of scalars become one row, one item per line.

@@ -4,7 +4,11 @@
 use bench_proto::results::ResultsDoc;
 use serde::{Deserialize, Serialize};
 
+use super::faults::FaultKind;
 use super::scenario::{Length, Plan, Published, Step};
+
+mod problem;
+pub use problem::Problem;
 
 pub const SCHEMA: &str = "wsbench.run/v1";
 
@@ -27,7 +31,7 @@ pub struct RunDoc {
     pub finished_at: Option<String>,
     pub status: Status,
     /// What went wrong outside the measurements (server crash, client that wrote nothing…).
-    pub problems: Vec<String>,
+    pub problems: Vec<Problem>,
     pub steps: Vec<StepEntry>,
     pub published: Vec<Published>,
     /// Server and clients ran as containers on a private network (`--containers`).
@@ -48,6 +52,9 @@ pub struct RunDoc {
     /// Pass/fail conditions the run is judged by (`[thresholds]`, `--threshold`), as written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thresholds: Vec<String>,
+    /// `abort_on_fail`, `--abort-on-fail`: each HTTP step stopped as soon as a threshold clearly failed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub abort_on_fail: bool,
     /// Signs of a busy machine just before the load started (other processes using CPU).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub busy: Vec<String>,
@@ -61,31 +68,47 @@ pub struct RunDoc {
 }
 
 /// A check the run was judged by and failed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailedCheck {
-    /// What was checked: [`FailedCheck::THRESHOLD`], [`FailedCheck::SOAK`] or [`FailedCheck::BUSY`].
-    pub check: String,
+    /// What was checked.
+    pub check: Check,
     /// What failed, in words: `p99<1ms at 01-clients-16 (3.2 ms)`.
     pub detail: String,
 }
 
-impl FailedCheck {
-    pub const THRESHOLD: &'static str = "threshold";
-    pub const BUSY: &'static str = "busy machine";
-    pub const SOAK: &'static str = "soak";
+/// What a run is judged by beyond its steps' own status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Check {
+    #[serde(rename = "threshold")]
+    Threshold,
+    #[serde(rename = "busy machine")]
+    Busy,
+    #[serde(rename = "soak")]
+    Soak,
+}
+
+impl Check {
+    /// Its name in words, as run.json also writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Threshold => "threshold",
+            Check::Busy => "busy machine",
+            Check::Soak => "soak",
+        }
+    }
 }
 
 impl std::fmt::Display for FailedCheck {
     /// `threshold p99<1ms at 01-clients-16 (3.2 ms)`, `busy machine: other processes used …` (without the
     /// list of processes, which the busy warning gives).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.check.as_str() {
-            FailedCheck::BUSY => {
+        let name = self.check.name();
+        match self.check {
+            Check::Busy => {
                 let short = self.detail.split(": ").next().unwrap_or_default();
-                write!(f, "{}: {short}", self.check)
+                write!(f, "{name}: {short}")
             }
-            _ => write!(f, "{} {}", self.check, self.detail),
+            Check::Threshold | Check::Soak => write!(f, "{name} {}", self.detail),
         }
     }
 }
@@ -102,7 +125,8 @@ pub enum Status {
     /// failed), and its document holds what was measured up to then (bench-client's last checkpoint, or the
     /// document it wrote as it stopped). Its figures are shown as measured over that shorter time.
     CutShort,
-    /// Could not be measured (no results document, server gone); for a run, also: failed a check.
+    /// Could not be measured (no results document, server gone, a chat run the server did not let
+    /// complete); for a run, also: failed a check.
     Failed,
     /// Not run (an earlier failure stopped the run).
     #[default]
@@ -115,17 +139,31 @@ impl Status {
     /// document is a measurement with errors; a partial document (a checkpoint left by a killed client, or
     /// one written as it stopped early or as its results could no longer be written: exit 3) is a step cut
     /// short; anything else — no document, a usage error, a crash, a document of a step in which no call
-    /// completed — could not be measured.
+    /// completed, or of a chat run the server did not let complete ([`RunEnd::failed`]) — could not be
+    /// measured. Exit 4 (a `--threshold` bench-client judged failed) is a measurement like exit 0 or 1: the
+    /// threshold is the run's failed check, not the step's; a step that stopped on one (`--abort-on-fail`)
+    /// is measured as far as it went.
+    ///
+    /// [`RunEnd::failed`]: bench_proto::results::RunEnd::failed
     pub fn of_step(exit: Option<i32>, doc: &Result<ResultsDoc, String>) -> Status {
         let Ok(d) = doc else {
             return Status::Failed;
         };
         let measured = d.counts.ok > 0 || d.chat.as_ref().is_some_and(|c| c.messages_received > 0);
+        let clean = d.counts.errors_total == 0;
+        // A chat run the server did not let complete (a user failed, the run's deadline) is VolanoMark
+        // without a score: what it measured is kept to be read, never compared.
+        let chat_failed = d
+            .chat
+            .as_ref()
+            .is_some_and(|c| c.runs.iter().any(|r| r.end.failed()));
         match exit {
-            _ if !measured => Status::Failed,
-            None | Some(0 | 1 | 3) if d.partial => Status::CutShort,
-            Some(0) if d.counts.errors_total == 0 => Status::Ok,
-            Some(0 | 1) => Status::Errors,
+            _ if !measured || chat_failed => Status::Failed,
+            Some(4) if d.shape.aborted.is_some() && clean => Status::Ok,
+            Some(4) if d.shape.aborted.is_some() => Status::Errors,
+            None | Some(0 | 1 | 3 | 4) if d.partial => Status::CutShort,
+            Some(0 | 4) if clean => Status::Ok,
+            Some(0 | 1 | 4) => Status::Errors,
             _ => Status::Failed,
         }
     }
@@ -176,10 +214,9 @@ pub struct StepEntry {
 
 /// A fault as it happened: what, when it was planned, and when it began and ended on the UTC clock (µs since
 /// the Unix epoch: the results document's `timeline.start_unix_us` places them on the step's timeline).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FaultRecord {
-    /// `kill-server`, `pause-server`.
-    pub kind: String,
+    pub kind: FaultKind,
     /// Planned: seconds from the start of the measured interval, and for how long.
     pub at_s: f64,
     pub for_s: f64,
@@ -259,6 +296,7 @@ impl RunDoc {
             emulated: false,
             repeat: (plan.repeat > 1).then_some(plan.repeat),
             thresholds: plan.thresholds.iter().map(|t| t.text.clone()).collect(),
+            abort_on_fail: plan.aborts(),
             busy: Vec::new(),
             soak: plan.soak.clone(),
             failed_checks: Vec::new(),
@@ -434,6 +472,62 @@ mod tests {
         assert_eq!(
             Status::of_step(Some(0), &Err("missing".into())),
             Status::Failed
+        );
+        assert_eq!(
+            Status::of_step(Some(4), &doc(10, 0, false)),
+            Status::Ok,
+            "a threshold failed at the end: the run's check, not the step's"
+        );
+        let mut aborted = doc(10, 0, true);
+        if let Ok(d) = &mut aborted {
+            d.shape.aborted = Some(bench_proto::results::Aborted {
+                at_s: 12.0,
+                threshold: "p99<1ms".into(),
+                measured: 3.5,
+                window_s: 10.0,
+                calls: 1000,
+            });
+        }
+        assert_eq!(
+            Status::of_step(Some(4), &aborted),
+            Status::Ok,
+            "stopped on a failed threshold: measured as far as it went"
+        );
+    }
+
+    /// A chat run the server did not let complete fails the step, whatever it measured until then; one cut
+    /// short by a signal is a step cut short.
+    #[test]
+    fn a_chat_run_the_server_did_not_let_complete_fails_the_step() {
+        use bench_proto::results::{ChatResults, ChatRun, RunEnd};
+        let chat = |end: RunEnd| {
+            let mut d = doc(190, 1, end.cut_short()).unwrap();
+            d.chat = Some(ChatResults {
+                messages_received: 190,
+                runs: vec![ChatRun {
+                    run: 1,
+                    messages_received: 190,
+                    end,
+                    ..ChatRun::default()
+                }],
+                ..ChatResults::default()
+            });
+            Ok(d)
+        };
+        for end in [RunEnd::Failed, RunEnd::Deadline, RunEnd::NotStarted] {
+            assert_eq!(
+                Status::of_step(Some(1), &chat(end)),
+                Status::Failed,
+                "{end}"
+            );
+        }
+        assert_eq!(
+            Status::of_step(Some(0), &chat(RunEnd::Interrupted)),
+            Status::CutShort
+        );
+        assert_eq!(
+            Status::of_step(Some(1), &chat(RunEnd::Completed)),
+            Status::Errors
         );
     }
 }

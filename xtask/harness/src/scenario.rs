@@ -5,6 +5,7 @@
 //! Config flows one way: TOML → [`ScenarioFile`] → overrides → [`Plan`] (validated). Only the xtask family
 //! reads these files.
 
+pub mod deadline;
 mod file;
 mod plan;
 mod set;
@@ -13,16 +14,17 @@ mod validate;
 use std::path::{Path, PathBuf};
 
 use anyhow::{ensure, Context as _, Result};
+use bench_proto::units::DurationArg;
 use sha2::{Digest as _, Sha256};
 
 pub use file::{
-    Dur, FaultKind, FaultSpec, Matrix, Metric, Operation, Published, ScaleOut, ScenarioFile,
-    ServerSpec, Size, StepSpec, Sweep,
+    Matrix, Operation, OperationSpec, Published, ScaleOut, ScenarioFile, ServerSpec, Size,
+    StageSpec, StepSpec, Sweep,
 };
 pub use plan::{Instance, Plan, Step};
 use set::Draft;
 pub use set::{fault, parse_set};
-pub use validate::{ChatStep, ClientStep, Length};
+pub use validate::{AbortArgs, ChatStep, ClientStep, Length};
 
 /// Where scenario files live, relative to the project root.
 pub const DIR: &str = "scenarios";
@@ -121,14 +123,14 @@ impl Scenario {
         let mut quick_draft = draft.clone();
         for (k, v) in &f.quick {
             quick_draft
-                .apply(k, v)
+                .apply_quick(k, v)
                 .with_context(|| format!("in [quick]: `{k}`"))?;
         }
         if quick {
             draft = quick_draft;
             for st in draft.steps.iter_mut().filter(|st| st.interval.is_none()) {
-                if st.operation.is_some_and(|o| !o.is_chat()) {
-                    st.interval = Some(Dur(validate::QUICK_INTERVAL));
+                if st.operation.as_ref().is_some_and(|o| !o.first().is_chat()) {
+                    st.interval = Some(DurationArg(validate::QUICK_INTERVAL));
                 }
             }
         }
@@ -142,6 +144,9 @@ impl Scenario {
         plan::expand(draft, self, quick, sets)
     }
 }
+
+#[cfg(test)]
+mod shape_tests;
 
 #[cfg(test)]
 mod tests {
@@ -294,7 +299,7 @@ mod tests {
         assert_eq!(step.id, "03-workers-2-clients-4");
         assert_eq!(
             step.client.length,
-            Some(Length::Duration(Dur(Duration::from_secs(28800))))
+            Some(Length::Duration(DurationArg(Duration::from_secs(28800))))
         );
         // requests replaces duration rather than clashing with it.
         let plan = s.plan(false, &["requests=5".into()]).unwrap();
@@ -316,14 +321,6 @@ mod tests {
     }
 
     #[test]
-    fn metric_keys_are_their_names_in_files() {
-        for m in Metric::ALL {
-            let json = serde_json::to_string(&m).unwrap();
-            assert_eq!(json, format!("\"{}\"", m.key()));
-        }
-    }
-
-    #[test]
     fn unknown_fields_are_refused() {
         let bad = BASE.replace("warmup = \"1s\"", "warmup = \"1s\"\nwarm_up = \"1s\"");
         assert!(toml::from_str::<ScenarioFile>(&bad).is_err());
@@ -342,7 +339,13 @@ mod tests {
         assert_eq!(size("\"512B\"").unwrap(), 512);
         assert!(size("0").is_err());
         assert!(size("\"1G\"").is_err());
-        assert_eq!(Dur(Duration::from_millis(1500)).to_string(), "1500ms");
-        assert_eq!(Dur(Duration::from_secs(28800)).to_string(), "28800s");
+        assert_eq!(
+            DurationArg(Duration::from_millis(1500)).to_string(),
+            "1500ms"
+        );
+        assert_eq!(
+            DurationArg(Duration::from_secs(28800)).to_string(),
+            "28800s"
+        );
     }
 }

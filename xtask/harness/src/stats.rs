@@ -41,9 +41,14 @@ pub fn mean_sd(xs: &[f64]) -> Option<(f64, f64)> {
 
 /// The 97.5 % quantile of Student's t with `df` degrees of freedom (a two-sided 95 % interval).
 pub fn t975(df: f64) -> f64 {
+    t_quantile(0.975, df)
+}
+
+/// The `p` quantile of Student's t with `df` degrees of freedom (the normal's for an infinite `df`).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
     match StudentsT::new(0.0, 1.0, df.max(1.0)) {
-        Ok(t) if df.is_finite() => t.inverse_cdf(0.975),
-        _ => 1.959964,
+        Ok(t) if df.is_finite() => t.inverse_cdf(p),
+        _ => statrs::distribution::Normal::standard().inverse_cdf(p),
     }
 }
 

@@ -1,51 +1,49 @@
 //! The system under test: which server a run measures — bench-server (the default), a peer server built here
-//! from the project's WSDLs (`jaxws`, `gsoap`: peers/README.md), or an external target that wsbench did not
-//! start (`--target URL`, `--target HOST:PORT` for chat). The backends start (or do not start) each kind; the
-//! plan runs every step against each SUT in turn (`scenario::Plan::for_suts`).
+//! from `peers/<name>/` in one of its configurations (`peer`: peers as data, peers/README.md), or an external
+//! target that wsbench did not start (`--target URL`, `--target HOST:PORT` for chat). The backends start (or do
+//! not start) each kind; the plan runs every step against each SUT in turn (`scenario::Plan::for_suts`).
 
+pub mod peer;
 pub mod probe;
 
 use std::fmt;
 
 use anyhow::{bail, ensure, Result};
 
+pub use peer::{Catalog, PeerSut};
+
 /// What one run measures.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sut {
     BenchServer,
-    Peer(Peer),
+    Peer(PeerSut),
     External(Target),
 }
 
-/// A peer server, built here from `peers/<name>/` (peers/README.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Peer {
-    /// The JAX-WS RI (Metro) on the machine's JDK.
-    Jaxws,
-    /// gSOAP 2.8, native.
-    Gsoap,
+/// Where bench-client reads the server's figures (CPU, RSS, fds, threads, its host's CPU and network).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Sampler {
+    /// Not sampled.
+    #[default]
+    None,
+    /// `--monitor-pid`: a process on the client's machine (or in its PID namespace).
+    Pid(u32),
+    /// `--agent HOST:PORT` (the token in the client's environment, never on its command line), and the
+    /// process it is to sample if not the agent's own choice (`--agent-pid`).
+    Agent { addr: String, pid: Option<u32> },
 }
 
-impl Peer {
-    pub const ALL: [Peer; 2] = [Peer::Jaxws, Peer::Gsoap];
-
-    pub fn name(self) -> &'static str {
+impl Sampler {
+    pub(crate) fn flags(&self, flag: &mut impl FnMut(&str, String)) {
         match self {
-            Peer::Jaxws => "jaxws",
-            Peer::Gsoap => "gsoap",
-        }
-    }
-
-    /// What the peer needs before it may be measured, stated in every summary that has it.
-    pub fn warm_up_note(self) -> Option<&'static str> {
-        match self {
-            Peer::Jaxws => Some(
-                "jaxws runs on the JVM, which compiles as it runs: its figures include the warm-up each step \
-                 gave it (the step's `warmup`, unmeasured, after a fresh JVM per instance); the peers' README \
-                 measured about 90 s of load before a 100 KB echo settles, so a quick run's jaxws figures are \
-                 of a JVM still warming up.",
-            ),
-            Peer::Gsoap => None,
+            Sampler::None => {}
+            Sampler::Pid(pid) => flag("monitor-pid", pid.to_string()),
+            Sampler::Agent { addr, pid } => {
+                flag("agent", addr.clone());
+                if let Some(pid) = pid {
+                    flag("agent-pid", pid.to_string());
+                }
+            }
         }
     }
 }
@@ -59,9 +57,23 @@ pub struct Target {
     pub chat: Option<String>,
     /// `--target-pid`: a local process to sample for CPU and RSS.
     pub pid: Option<u32>,
+    /// `--agent HOST:PORT`: `bench-client agent` on the target's host, sampling it there.
+    pub agent: Option<String>,
 }
 
 impl Target {
+    /// Where the clients read the target's figures: its agent, else its local process, else nowhere.
+    pub fn sampler(&self) -> Sampler {
+        match (&self.agent, self.pid) {
+            (Some(addr), _) => Sampler::Agent {
+                addr: addr.clone(),
+                pid: None,
+            },
+            (None, Some(pid)) => Sampler::Pid(pid),
+            (None, None) => Sampler::None,
+        }
+    }
+
     /// `--target`: a URL (`http://…`, `https://…`) or, for chat, `HOST:PORT`.
     pub fn parse(text: &str, pid: Option<u32>) -> Result<Target> {
         if text.starts_with("http://") || text.starts_with("https://") {
@@ -74,6 +86,7 @@ impl Target {
                 http: Some(text.to_owned()),
                 chat: None,
                 pid,
+                agent: None,
             });
         }
         ensure!(
@@ -86,6 +99,7 @@ impl Target {
                     http: None,
                     chat: Some(text.to_owned()),
                     pid,
+                    agent: None,
                 })
             }
             _ => {
@@ -97,10 +111,10 @@ impl Target {
 
 impl Sut {
     /// Its name in step ids, labels, run.json and the summary's columns.
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> &str {
         match self {
             Sut::BenchServer => "bench-server",
-            Sut::Peer(p) => p.name(),
+            Sut::Peer(p) => &p.name,
             Sut::External(_) => "external",
         }
     }
@@ -110,18 +124,25 @@ impl Sut {
         !matches!(self, Sut::External(_))
     }
 
-    /// `--sut a,b,…`: bench-server, jaxws, gsoap, each once.
+    /// `--sut a,b,…`: bench-server and the project's peers (`peer`, `peer-config`, `peer:config`), each once.
     pub fn parse_list(text: &str) -> Result<Vec<Sut>> {
+        Sut::parse_list_in(&Catalog::project()?, text)
+    }
+
+    /// `--sut a,b,…` against the peers of `catalog`.
+    pub fn parse_list_in(catalog: &Catalog, text: &str) -> Result<Vec<Sut>> {
         let mut out: Vec<Sut> = Vec::new();
         for name in text.split(',').map(str::trim) {
             let sut = match name {
                 "bench-server" => Sut::BenchServer,
-                "jaxws" => Sut::Peer(Peer::Jaxws),
-                "gsoap" => Sut::Peer(Peer::Gsoap),
-                other => bail!(
-                    "--sut: unknown server {other:?}: bench-server, jaxws or gsoap (a server of your own: \
-                     --target URL)"
-                ),
+                other => match catalog.resolve(other) {
+                    Some(p) => Sut::Peer(p),
+                    None => bail!(
+                        "--sut: unknown server {other:?}: bench-server, {} (`cargo xtask peers` lists them; a \
+                         server of your own: --target URL)",
+                        catalog.names().join(", ")
+                    ),
+                },
             };
             ensure!(!out.contains(&sut), "--sut names {name} twice");
             out.push(sut);
@@ -163,7 +184,7 @@ mod tests {
             ["bench-server", "jaxws", "gsoap"]
         );
         assert!(Sut::parse_list("gsoap,gsoap").is_err());
-        let e = Sut::parse_list("cxf").unwrap_err().to_string();
+        let e = Sut::parse_list("nginx").unwrap_err().to_string();
         assert!(e.contains("--target"), "{e}");
     }
 }

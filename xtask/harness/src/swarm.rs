@@ -20,10 +20,11 @@ use super::artifacts::peers::PeerBuilds;
 use super::artifacts::{self, Arch};
 use super::backend::peers::{peer_command, peer_images};
 use super::backend::{Backend, ClientRun, Endpoint, Servers};
+use super::faults::Reach;
 use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
-use super::scenario::{FaultKind, Instance, Plan, Step};
+use super::scenario::{Instance, Plan, Step};
 use super::sut::{Sut, Target};
 use nodes::Role;
 use session::Session;
@@ -56,12 +57,17 @@ pub struct Swarm {
 impl Swarm {
     /// Checks the swarm, builds and distributes the images (`peers`' own to the server nodes), creates the
     /// overlay network.
-    pub fn start(sh: &Shell, opts: &SwarmOptions, peers: &PeerBuilds) -> anyhow::Result<Swarm> {
+    pub fn start(
+        sh: &Shell,
+        opts: &SwarmOptions,
+        suts: &[Sut],
+        peers: &PeerBuilds,
+    ) -> anyhow::Result<Swarm> {
         let arch = Arch::host().context("swarm runs need an x86_64 or ppc64le Linux manager")?;
         let dist = artifacts::ensure(sh, arch)?;
         // This machine's architecture's images; nodes of the other one get `<tag>-<arch>` (see `images`).
         artifacts::images::build_all(sh, &dist)?;
-        let peers = peer_images(sh, peers)?;
+        let peers = peer_images(sh, suts, peers)?;
         let tags: Vec<String> = peers.iter().map(|p| p.tag.clone()).collect();
         Ok(Swarm {
             session: Session::start(sh, dist.client(), opts.clients_tasks, &tags)?,
@@ -109,13 +115,13 @@ impl Backend for Swarm {
         let peer = match &instance.sut {
             Sut::BenchServer => None,
             Sut::External(target) => return self.drive(target),
-            Sut::Peer(p) => Some(peer_command(&self.peers, *p, plan, instance)?),
+            Sut::Peer(p) => Some(peer_command(&self.peers, p, plan, instance)?),
         };
         let drained = instance
             .steps
             .iter()
             .flat_map(|s| &s.faults)
-            .any(|f| f.kind == FaultKind::DrainServerNode);
+            .any(|f| f.kind.reach() == Reach::Nodes);
         let servers = self.session.start_servers(
             &plan.server,
             instance.workers,
@@ -156,11 +162,12 @@ impl Backend for Swarm {
             exit: ClientRun::worst_exit(&run.exit_codes),
             commands: run.commands,
             faults: run.faults,
+            overran: run.overran.then(|| step.client.deadline()),
         })
     }
 
-    fn does_fault(&self, kind: FaultKind) -> bool {
-        kind.on_swarm()
+    fn reach(&self) -> Option<Reach> {
+        Some(Reach::Nodes)
     }
 
     fn verify(&mut self, step: &Step, servers: &Servers) -> anyhow::Result<bool> {
@@ -239,6 +246,7 @@ impl Backend for Swarm {
             server_cpus: Vec::new(),
             client_cpus: Vec::new(),
             tool: None,
+            external_server: self.external,
         };
         prov.swarm = Some(record);
     }

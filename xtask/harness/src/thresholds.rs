@@ -5,49 +5,21 @@
 use std::fmt;
 
 use anyhow::{bail, Context as _, Result};
+pub use bench_proto::thresholds::Op;
+use bench_proto::thresholds::{self as grammar, Figure};
 
-/// What a threshold is on.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Figure {
-    /// A corrected latency percentile (50, 90, 99, 99.9, 100 = max), in ms.
-    Percentile(f64),
-    MeanLatency,
-    /// Failed calls as a percentage of all calls.
-    ErrorRate,
-    /// Failed calls, counted.
-    Errors,
-    /// Successful calls (or chat messages) per second.
-    Throughput,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
+use crate::metric::Metric;
 
 /// One parsed condition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Threshold {
     /// As written (normalised: no spaces), for messages.
     pub text: String,
-    pub figure: Figure,
+    /// What it is on: a latency percentile or the mean (ms), failed calls (counted or %), throughput.
+    pub figure: Metric,
     pub op: Op,
     /// In the figure's unit: ms, %, calls, per second.
     pub limit: f64,
-}
-
-/// A step's figures a threshold can judge; `None` where not measured.
-#[derive(Debug, Clone, Default)]
-pub struct Figures {
-    /// `(percentile, ms)`: 50, 90, 99, 99.9, 100.
-    pub percentiles_ms: Vec<(f64, f64)>,
-    pub mean_ms: Option<f64>,
-    pub ok: u64,
-    pub errors: u64,
-    pub throughput: Option<f64>,
 }
 
 impl fmt::Display for Threshold {
@@ -58,128 +30,48 @@ impl fmt::Display for Threshold {
 
 impl Threshold {
     /// Parses `p99<5ms`, `p99.9<=20ms`, `mean<2ms`, `max<1s`, `errors<1%`, `errors==0` (as `errors<=0`),
-    /// `throughput>1000/s` (also `rps`, `rate`). Latency without a unit is in ms.
+    /// `throughput>1000/s` (also `rps`, `rate`). Latency without a unit is in ms. The grammar is
+    /// bench-proto's, the one bench-client's `--threshold` reads too; here each figure is named by its
+    /// [`Metric`].
     pub fn parse(text: &str) -> Result<Threshold> {
-        let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-        let at = t
-            .find(['<', '>', '='])
-            .with_context(|| format!("threshold `{text}`: needs <, <=, > or >= (e.g. p99<5ms)"))?;
-        let (name, rest) = t.split_at(at);
-        let (op, value) = if let Some(v) = rest.strip_prefix("<=") {
-            (Op::Le, v)
-        } else if let Some(v) = rest.strip_prefix(">=") {
-            (Op::Ge, v)
-        } else if let Some(v) = rest.strip_prefix("==") {
-            (Op::Le, v)
-        } else if let Some(v) = rest.strip_prefix('<') {
-            (Op::Lt, v)
-        } else if let Some(v) = rest.strip_prefix('>') {
-            (Op::Gt, v)
-        } else {
-            bail!("threshold `{text}`: needs <, <=, > or >=")
-        };
-        let number = |s: &str| -> Result<f64> {
-            let (n, mult) = match s.strip_suffix(['k', 'K']) {
-                Some(n) => (n, 1e3),
-                None => (s, 1.0),
-            };
-            n.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .map(|v| v * mult)
-                .with_context(|| format!("threshold `{text}`: `{s}` is not a number ≥ 0"))
-        };
-        let ms = |s: &str| -> Result<f64> {
-            for (suffix, to_ms) in [("ms", 1.0), ("us", 1e-3), ("µs", 1e-3), ("s", 1e3)] {
-                if let Some(n) = s.strip_suffix(suffix) {
-                    return Ok(number(n)? * to_ms);
-                }
-            }
-            number(s)
-        };
-        let name = name.to_ascii_lowercase();
-        let (figure, limit) = match name.as_str() {
-            "mean" | "avg" => (Figure::MeanLatency, ms(value)?),
-            "max" => (Figure::Percentile(100.0), ms(value)?),
-            "errors" | "error_rate" | "errors_rate" => match value.strip_suffix('%') {
-                Some(pct) => (Figure::ErrorRate, number(pct)?),
-                None => (Figure::Errors, number(value)?),
-            },
-            "throughput" | "rps" | "rate" | "tps" => {
-                let v = value
-                    .strip_suffix("/s")
-                    .unwrap_or(value)
-                    .trim_end_matches("req")
-                    .trim_end_matches("msg");
-                (Figure::Throughput, number(v)?)
-            }
-            p if p.starts_with('p') => {
-                let pct: f64 = p[1..]
-                    .trim_start_matches('(')
-                    .trim_end_matches(')')
-                    .parse()
-                    .ok()
-                    .filter(|v| (0.0..=100.0).contains(v))
-                    .with_context(|| format!("threshold `{text}`: `{p}` is not a percentile (p50, p99, p99.9)"))?;
-                ensure_known(pct, text)?;
-                (Figure::Percentile(pct), ms(value)?)
-            }
-            other => bail!(
-                "threshold `{text}`: unknown figure `{other}` (p50, p90, p99, p99.9, mean, max, errors, throughput)"
-            ),
+        let t = grammar::Threshold::parse(text)?;
+        let figure = match t.figure {
+            Figure::MeanLatency => Metric::MeanLatencyMs,
+            Figure::ErrorRate => Metric::ErrorsPct,
+            Figure::Errors => Metric::Errors,
+            Figure::Throughput => Metric::ThroughputPerS,
+            Figure::Percentile(pct) => percentile(pct, text)?,
         };
         Ok(Threshold {
-            text: t,
+            text: t.text,
             figure,
-            op,
-            limit,
+            op: t.op,
+            limit: t.limit,
         })
-    }
-
-    /// The step's value of the figure, or `None` when the step did not measure it.
-    pub fn value(&self, f: &Figures) -> Option<f64> {
-        match self.figure {
-            Figure::Percentile(p) => f
-                .percentiles_ms
-                .iter()
-                .find(|(q, _)| (q - p).abs() < 1e-9)
-                .map(|x| x.1),
-            Figure::MeanLatency => f.mean_ms,
-            Figure::ErrorRate => {
-                let all = f.ok + f.errors;
-                (all > 0).then(|| f.errors as f64 * 100.0 / all as f64)
-            }
-            Figure::Errors => Some(f.errors as f64),
-            Figure::Throughput => f.throughput,
-        }
     }
 
     /// Whether `value` meets the condition.
     pub fn holds(&self, value: f64) -> bool {
-        match self.op {
-            Op::Lt => value < self.limit,
-            Op::Le => value <= self.limit,
-            Op::Gt => value > self.limit,
-            Op::Ge => value >= self.limit,
-        }
+        self.op.holds(value, self.limit)
     }
 
     /// The unit the value is stated in.
     pub fn unit(&self) -> &'static str {
         match self.figure {
-            Figure::Percentile(_) | Figure::MeanLatency => "ms",
-            Figure::ErrorRate => "%",
-            Figure::Errors => "failed calls",
-            Figure::Throughput => "/s",
+            Metric::Errors => "failed calls",
+            m => m.unit().symbol(),
         }
     }
 }
 
-fn ensure_known(pct: f64, text: &str) -> Result<()> {
-    if [50.0, 90.0, 99.0, 99.9, 100.0].contains(&pct) {
-        Ok(())
-    } else {
-        bail!("threshold `{text}`: the results give p50, p90, p99, p99.9 and max")
+/// The latency percentile metric `pct` is (the results give p50, p90, p99, p99.9 and max).
+fn percentile(pct: f64, text: &str) -> Result<Metric> {
+    match Metric::ALL
+        .into_iter()
+        .find(|m| m.percentile() == Some(pct))
+    {
+        Some(m) => Ok(m),
+        None => bail!("threshold `{text}`: the results give p50, p90, p99, p99.9 and max"),
     }
 }
 
@@ -202,22 +94,28 @@ pub fn collect(table: &toml::Table, cli: &[String]) -> Result<Vec<Threshold>> {
 mod tests {
     use super::*;
 
-    fn figures() -> Figures {
-        Figures {
-            percentiles_ms: vec![(50.0, 0.4), (99.0, 3.2), (99.9, 9.0), (100.0, 30.0)],
-            mean_ms: Some(0.6),
-            ok: 990,
-            errors: 10,
-            throughput: Some(1500.0),
-        }
+    /// A step's results: p50 0.4 ms, p99 3.2 ms, p99.9 9 ms, max 30 ms, mean 0.6 ms, 990 ok and 10 failed calls,
+    /// 1,500 calls/s.
+    fn doc() -> bench_proto::results::ResultsDoc {
+        let text = std::fs::read_to_string(
+            crate::paths::project_root()
+                .join("xtask/tests/fixtures/summary/steps/01-clients-16.json"),
+        )
+        .unwrap();
+        let mut d: bench_proto::results::ResultsDoc = serde_json::from_str(&text).unwrap();
+        let l = &mut d.latency_us.corrected;
+        (l.count, l.p50, l.p99, l.p99_9, l.max, l.mean) = (1000, 400, 3200, 9000, 30_000, 600.0);
+        (d.counts.ok, d.counts.errors_total) = (990, 10);
+        d.throughput.total_per_s = 1500.0;
+        d
     }
 
     #[test]
     fn k6_style_conditions_parse_and_judge() {
-        let f = figures();
+        let d = doc();
         let judge = |t: &str| {
             let t = Threshold::parse(t).unwrap();
-            t.holds(t.value(&f).unwrap())
+            t.holds(t.figure.of(&d).unwrap())
         };
         assert!(judge("p99<5ms"));
         assert!(!judge("p99 < 3ms"));

@@ -6,6 +6,7 @@ use plotters::prelude::{RGBColor, ViridisRGB};
 use super::knee::fmt_x;
 use super::plot::{fmt_num, Line, Marker, Note, Plot, Reference, Scale, GREY, INK, PALETTE, WIDTH};
 use super::sweep::Curve;
+use wsbench_harness::metric::{Metric, Unit};
 use wsbench_harness::results::{Axis, Run, Step};
 use wsbench_harness::scenario::Published;
 
@@ -60,7 +61,7 @@ pub fn plots(
                 per_client(run, axis, curves),
                 format!(
                     "Successful calls per second per client{scale}. With a saturated server it falls as 1/clients.{}",
-                    published_words(run, &["per_client_per_s"])
+                    published_words(run, &[Metric::PerClientPerS])
                 ),
             ));
         }
@@ -82,6 +83,7 @@ pub fn plots(
         distribution(run)?,
         distribution_caption(run),
     ));
+    plots.extend(super::soak_charts::plots(run));
     plots.push(("cpu.svg", cpu(run), cpu_caption(run)));
     plots.push((
         "server-rss.svg",
@@ -164,7 +166,7 @@ fn colour(i: usize) -> RGBColor {
 }
 
 /// Published figures of the given metrics, one reference per (metric, label), scaled by `factor`.
-fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Reference> {
+fn references(run: &Run, axis: Axis, metrics: &[Metric], factor: f64) -> Vec<Reference> {
     const REF_COLOURS: [RGBColor; 4] = [
         INK,
         RGBColor(0x9b, 0x1c, 0x1c),
@@ -172,14 +174,14 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
         RGBColor(0x4a, 0x14, 0x8c),
     ];
     const MARKERS: [Marker; 3] = [Marker::Diamond, Marker::Triangle, Marker::Cross];
-    let mut groups: Vec<(String, String, Vec<&Published>)> = vec![];
+    let mut groups: Vec<(Metric, String, Vec<&Published>)> = vec![];
     for p in applicable(run, metrics) {
         match groups
             .iter_mut()
-            .find(|g| g.0 == p.metric.key() && g.1 == p.label)
+            .find(|g| g.0 == p.metric && g.1 == p.label)
         {
             Some(g) => g.2.push(p),
-            None => groups.push((p.metric.key().to_owned(), p.label.clone(), vec![p])),
+            None => groups.push((p.metric, p.label.clone(), vec![p])),
         }
     }
     groups
@@ -194,13 +196,13 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
                 .first()
                 .map(|p| short_source(&p.source))
                 .unwrap_or_default();
-            let what = match metric.as_str() {
-                "mean_latency_ms" => " mean",
-                "p99_latency_ms" => " p99",
-                "received_mb_per_s" => " received",
-                "sent_mb_per_s" => " sent",
-                "xml_mb_per_s" => " sent + received",
-                "busier_mb_per_s" => " busier direction",
+            let what = match metric {
+                Metric::MeanLatencyMs => " mean",
+                Metric::P99LatencyMs => " p99",
+                Metric::ReceivedMbPerS => " received",
+                Metric::SentMbPerS => " sent",
+                Metric::XmlMbPerS => " sent + received",
+                Metric::BusierMbPerS => " busier direction",
                 _ => "",
             };
             let label = format!("published{what}: {label} ({source})");
@@ -220,21 +222,21 @@ fn references(run: &Run, axis: Axis, metrics: &[&str], factor: f64) -> Vec<Refer
 
 /// The published figures of `metrics` that apply to this run: measured under the conditions of one of its
 /// steps (`Published::matches`, as the tables compare them); none for an emulated run, which is never compared.
-fn applicable<'a>(run: &'a Run, metrics: &'a [&str]) -> impl Iterator<Item = &'a Published> + 'a {
+fn applicable<'a>(run: &'a Run, metrics: &'a [Metric]) -> impl Iterator<Item = &'a Published> + 'a {
     run.manifest
         .published
         .iter()
-        .filter(|p| metrics.contains(&p.metric.key()))
+        .filter(|p| metrics.contains(&p.metric))
         .filter(|p| !run.manifest.emulated && run.manifest.steps.iter().any(|s| p.matches(s)))
 }
 
 /// A caption's sentence on the published figures of `metrics`: drawn for reference, or why none is.
-fn published_words(run: &Run, metrics: &[&str]) -> &'static str {
+fn published_words(run: &Run, metrics: &[Metric]) -> &'static str {
     let any = run
         .manifest
         .published
         .iter()
-        .any(|p| metrics.contains(&p.metric.key()));
+        .any(|p| metrics.contains(&p.metric));
     match applicable(run, metrics).next() {
         Some(_) => " Published figures (other hardware, other software) are drawn for reference only, each where its conditions match a step.",
         None if any && run.manifest.emulated => " No published figure is drawn: an emulated run is never compared.",
@@ -291,10 +293,14 @@ fn knee_marks(axis: Axis, curves: &[Curve]) -> Vec<(f64, String)> {
 }
 
 fn throughput(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
-    let (title, y, metrics): (_, _, &[&str]) = if run.is_chat() {
-        ("Chat throughput", "messages/s", &["chat_score_msg_per_s"])
+    let (title, y, metrics): (_, _, &[Metric]) = if run.is_chat() {
+        ("Chat throughput", "messages/s", &[Metric::ChatScoreMsgPerS])
     } else {
-        ("Total throughput", "successful calls/s", &["total_per_s"])
+        (
+            "Total throughput",
+            "successful calls/s",
+            &[Metric::TotalPerS],
+        )
     };
     let mut p = base_plot(title, run, axis, curves, y);
     p.bars = true;
@@ -345,10 +351,10 @@ fn throughput_caption(run: &Run, curves: &[Curve]) -> String {
     } else {
         ""
     };
-    let metrics: &[&str] = if run.is_chat() {
-        &["chat_score_msg_per_s"]
+    let metrics: &[Metric] = if run.is_chat() {
+        &[Metric::ChatScoreMsgPerS]
     } else {
-        &["total_per_s"]
+        &[Metric::TotalPerS]
     };
     format!(
         "{what}{knee}.{}{}",
@@ -386,16 +392,16 @@ fn per_client(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
         p.lines
             .push(Line::new(c.name.clone(), pts.collect(), colour(i)));
     }
-    p.references = references(run, axis, &["per_client_per_s"], 1.0);
+    p.references = references(run, axis, &[Metric::PerClientPerS], 1.0);
     p
 }
 
 /// The published MB/s figures, by the direction they count.
-const MB_METRICS: [&str; 4] = [
-    "xml_mb_per_s",
-    "busier_mb_per_s",
-    "received_mb_per_s",
-    "sent_mb_per_s",
+const MB_METRICS: [Metric; 4] = [
+    Metric::XmlMbPerS,
+    Metric::BusierMbPerS,
+    Metric::ReceivedMbPerS,
+    Metric::SentMbPerS,
 ];
 
 /// Whether MB/s matters for this run: published MB/s figures or sized messages.
@@ -404,7 +410,7 @@ pub fn wants_mb(run: &Run) -> bool {
         .manifest
         .published
         .iter()
-        .any(|p| p.metric.key().ends_with("_mb_per_s"));
+        .any(|p| p.metric.unit() == Unit::MbPerS);
     let sized = run.steps.iter().any(|s| {
         s.doc
             .as_ref()
@@ -425,31 +431,26 @@ fn xml_mb(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
         "MB/s of XML body, by direction",
     );
     p.bars = true;
-    let published = |key: &str| run.manifest.published.iter().any(|p| p.metric.key() == key);
-    type Pick = fn(&bench_proto::results::Throughput) -> f64;
-    let mut kinds: Vec<(&str, Pick)> = if curves.len() == 1 {
+    let published = |m: Metric| run.manifest.published.iter().any(|p| p.metric == m);
+    let mut kinds: Vec<(&str, Metric)> = if curves.len() == 1 {
         vec![
-            ("sent (requests)", |t| t.sent_mb_per_s),
-            ("received (responses)", |t| t.received_mb_per_s),
+            ("sent (requests)", Metric::SentMbPerS),
+            ("received (responses)", Metric::ReceivedMbPerS),
         ]
     } else {
-        vec![("busier direction", |t| {
-            t.sent_mb_per_s.max(t.received_mb_per_s)
-        })]
+        vec![("busier direction", Metric::BusierMbPerS)]
     };
-    if curves.len() == 1 && published("busier_mb_per_s") {
-        kinds.push(("busier direction", |t| {
-            t.sent_mb_per_s.max(t.received_mb_per_s)
-        }));
+    if curves.len() == 1 && published(Metric::BusierMbPerS) {
+        kinds.push(("busier direction", Metric::BusierMbPerS));
     }
-    if published("xml_mb_per_s") {
-        kinds.push(("sent + received", |t| t.sent_mb_per_s + t.received_mb_per_s));
+    if published(Metric::XmlMbPerS) {
+        kinds.push(("sent + received", Metric::XmlMbPerS));
     }
     let mut n = 0;
     for c in curves {
-        for (kind, pick) in &kinds {
+        for &(kind, metric) in &kinds {
             let pts = c.rounds.iter().zip(&c.points).filter_map(|(r, q)| {
-                let e = run.estimate(r, |s| Some(pick(&s.doc.as_ref().ok()?.throughput)))?;
+                let e = run.estimate(r, |s| s.value(metric))?;
                 Some((q.0, e.median))
             });
             let name = if curves.len() == 1 {
@@ -549,16 +550,16 @@ fn latency(run: &Run, axis: Axis, curves: &[Curve]) -> Plot {
             );
         }
     }
-    p.references = references(run, axis, &["mean_latency_ms", "p99_latency_ms"], 1.0);
+    p.references = references(run, axis, &LATENCY_METRICS, 1.0);
     p
 }
 
+/// The published latency figures drawn on the latency chart.
+const LATENCY_METRICS: [Metric; 2] = [Metric::MeanLatencyMs, Metric::P99LatencyMs];
+
 fn latency_caption(run: &Run) -> String {
     let how = latency_how(run);
-    format!(
-        "{how}{}",
-        published_words(run, &["mean_latency_ms", "p99_latency_ms"])
-    )
+    format!("{how}{}", published_words(run, &LATENCY_METRICS))
 }
 
 fn latency_how(run: &Run) -> String {
@@ -744,6 +745,8 @@ fn cpu(run: &Run) -> Plot {
     let mut user = vec![];
     let mut sys = vec![];
     let mut idle = vec![];
+    let mut steal = vec![];
+    let mut stolen = false;
     for &(t0, i) in &tl {
         for (from, to, s) in intervals(run.steps[i].samples()) {
             // A sample is the mean over the interval it closes: drawn flat across it, from the step's 0 s.
@@ -751,8 +754,17 @@ fn cpu(run: &Run) -> Plot {
                 user.push((t, s.user_pct));
                 sys.push((t, s.user_pct + s.sys_pct));
                 idle.push((t, (s.user_pct + s.sys_pct + s.idle_pct).min(100.0)));
+                if let Some(st) = s.steal_pct {
+                    stolen |= st > 0.0;
+                    steal.push((t, (s.user_pct + s.sys_pct + s.idle_pct + st).min(100.0)));
+                }
             }
         }
+    }
+    // Steal on top: the time the hypervisor gave other guests (samples since issue 44 have it).
+    if stolen {
+        p.areas
+            .push(Line::new("steal", steal, RGBColor(0xe3, 0x8b, 0x7f)));
     }
     p.areas
         .push(Line::new("idle", idle, RGBColor(0xdd, 0xdd, 0xdd)));
@@ -766,16 +778,28 @@ fn cpu_caption(run: &Run) -> String {
     if timeline(run).is_empty() {
         return String::new();
     }
-    "Stacked: user (bottom), sys, idle (top) — whole-machine CPU from /proc/stat, once a second from each \
-     step's start (0 s), each second's mean drawn across it. Client and server share the machine, so this \
-     is both their load."
-        .into()
+    let agent = run
+        .steps
+        .iter()
+        .filter_map(|s| s.record.as_ref()?.sampling.as_ref()?.agent.clone())
+        .next();
+    let whose = match agent {
+        Some(a) => {
+            format!("the server's host, read by the agent at {a} (the client ran elsewhere)")
+        }
+        None => "this machine: client and server share it, so this is both their load".to_owned(),
+    };
+    format!(
+        "Stacked: user (bottom), sys, idle, and on top any steal (time the hypervisor gave other guests) — \
+         whole-machine CPU from /proc/stat, once a second from each step's start (0 s), each second's mean \
+         drawn across it. The machine is {whose}."
+    )
 }
 
 fn rss(run: &Run) -> Plot {
     let axis = run.axis();
     let tl = timeline(run);
-    let mut p = Plot::new("Server memory", timeline_x_desc(axis), "RSS (MB)");
+    let mut p = Plot::new("Server memory", timeline_x_desc(axis), "RSS (MiB)");
     p.vmark_color = GREY;
     let pts: Vec<(f64, f64)> = tl
         .iter()
@@ -783,8 +807,8 @@ fn rss(run: &Run) -> Plot {
             intervals(run.steps[i].samples())
                 .into_iter()
                 .filter_map(move |(from, to, s)| {
-                    let mb = s.server_rss_kb? as f64 / 1024.0;
-                    Some([(t0 + from, mb), (t0 + to, mb)])
+                    let mib = s.server_rss_kb? as f64 / 1024.0;
+                    Some([(t0 + from, mib), (t0 + to, mib)])
                 })
                 .flatten()
         })

@@ -7,6 +7,7 @@ mod stats;
 
 use std::fmt::Write as _;
 
+use wsbench_harness::metric::Metric;
 use wsbench_harness::results::{Run, Step};
 use wsbench_harness::stats::Estimate;
 
@@ -35,38 +36,19 @@ pub fn json(a: &[Run], b: &[Run]) -> serde_json::Value {
     to_json(a, b, &rows(a, b))
 }
 
-/// One metric of a step, per run of a side.
-struct Metric {
-    name: &'static str,
-    get: fn(&Step) -> Option<f64>,
-}
-
-fn ms(v: f64) -> f64 {
-    v / 1000.0
-}
-
+/// The metrics compared at each step, in the order of the table.
 const METRICS: [Metric; 5] = [
-    Metric {
-        name: "throughput /s",
-        get: Step::throughput,
-    },
-    Metric {
-        name: "mean ms",
-        get: |s| s.latency().map(|l| ms(l.mean)),
-    },
-    Metric {
-        name: "p50 ms",
-        get: |s| s.latency().map(|l| ms(l.p50 as f64)),
-    },
-    Metric {
-        name: "p99 ms",
-        get: |s| s.latency().map(|l| ms(l.p99 as f64)),
-    },
-    Metric {
-        name: "p99.9 ms",
-        get: |s| s.latency().map(|l| ms(l.p99_9 as f64)),
-    },
+    Metric::ThroughputPerS,
+    Metric::MeanLatencyMs,
+    Metric::P50LatencyMs,
+    Metric::P99LatencyMs,
+    Metric::P999LatencyMs,
 ];
+
+/// A metric's column name: `throughput /s`, `p99 ms`.
+fn column(m: Metric) -> String {
+    format!("{} {}", m.short().unwrap_or(m.key()), m.unit().symbol())
+}
 
 /// The steps of `run` that are "the same step" (every round of it): same id without the round, else
 /// same label.
@@ -86,19 +68,19 @@ fn find<'a>(run: &'a Run, like: &Step) -> Vec<&'a Step> {
 }
 
 /// A side's values of a metric at a step: one per run and round; for a single chat run, its scored runs.
-fn side_values(side: &[Run], like: &Step, m: &Metric) -> Vec<f64> {
+fn side_values(side: &[Run], like: &Step, m: Metric) -> Vec<f64> {
     let steps: Vec<&Step> = side
         .iter()
         .flat_map(|r| find(r, like))
         .filter(|s| s.doc.is_ok())
         .collect();
-    if m.name.starts_with("throughput") && steps.len() == 1 {
+    if m == Metric::ThroughputPerS && steps.len() == 1 {
         let runs = steps[0].chat_run_scores();
         if runs.len() >= 2 {
             return runs;
         }
     }
-    steps.iter().filter_map(|s| (m.get)(s)).collect()
+    steps.iter().filter_map(|s| s.value(m)).collect()
 }
 
 fn describe(side: &[Run]) -> String {
@@ -230,7 +212,7 @@ struct Row {
     /// The sides ran different operations at this step: `(A's, B's)`.
     operations: Option<(String, String)>,
     /// `(metric, A's values, B's values)`.
-    values: Vec<(&'static str, Vec<f64>, Vec<f64>)>,
+    values: Vec<(String, Vec<f64>, Vec<f64>)>,
     errors: (u64, u64),
 }
 
@@ -270,12 +252,12 @@ fn rows(a: &[Run], b: &[Run]) -> Vec<Row> {
                 continue;
             }
         }
-        for m in &METRICS {
+        for m in METRICS {
             let (va, vb) = (side_values(a, step, m), side_values(b, step, m));
             if va.is_empty() && vb.is_empty() {
                 continue;
             }
-            row.values.push((m.name, va, vb));
+            row.values.push((column(m), va, vb));
         }
         let errors = |side: &[Run]| -> u64 {
             side.iter()

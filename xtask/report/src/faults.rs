@@ -4,6 +4,7 @@
 
 use bench_proto::results::{decode_histogram, ErrorCounts, ErrorKind, Timeline};
 use hdrhistogram::Histogram;
+use wsbench_harness::faults::FaultKind;
 use wsbench_harness::numbers::{int, num};
 use wsbench_harness::results;
 use wsbench_harness::rundoc::FaultRecord;
@@ -140,14 +141,14 @@ pub fn section(loaded: &results::Run) -> Vec<String> {
             );
         }
     }
-    line(o, "\nA fault is done at its time from the step's t = 0 (the start of measuring) and undone `for` later: \
-         kill-server is SIGKILL, then the same command line restarted on the same address (undone when it printed \
-         READY); pause-server is SIGSTOP, then SIGCONT; link is netem on both ends of the server container's veth, then the \
-         link as it was; disconnect-server is docker network disconnect, then connect. Calls failed are the errors of the intervals from the fault \
+    line(o, format!("\nA fault is done at its time from the step's t = 0 (the start of measuring) and undone `for` later: \
+         {}. Calls failed are the errors of the intervals from the fault \
          to the recovery (every connection that failed succeeded again); they count as errors, never as throughput. \
          Before and after stop at the faults on either side, by whole intervals. \
          The first success is timed from when the fault was undone. After a kill-server the server's RSS and CPU \
-         are those of the process killed (bench-client's --monitor-pid does not follow the restart).");
+         are those of the process killed (bench-client's --monitor-pid does not follow the restart).",
+        FaultKind::what_each_is()
+    ));
     lines
 }
 

@@ -169,6 +169,7 @@ fn samples(rng: &mut Rng, seconds: u32, user: f64, sys: f64, rss_kb: f64) -> Sys
                 sys_pct: round1(s),
                 idle_pct: round1(100.0 - u - s),
                 server_rss_kb: Some((rss_kb + f64::from(t) * 24.0).round() as u64),
+                ..SystemSample::default()
             }
         })
         .collect();
@@ -246,6 +247,7 @@ fn results_doc(step: &StepSpec, started: &str, m: Measured<'_>) -> ResultsDoc {
             validate_first: 1,
             validate_every: 1000,
             chat: None,
+            shape: Default::default(),
         },
         elapsed_s: m.elapsed,
         counts: Counts {
@@ -269,6 +271,7 @@ fn results_doc(step: &StepSpec, started: &str, m: Measured<'_>) -> ResultsDoc {
         system: Some(m.system),
         chat: None,
         warnings,
+        shape: Default::default(),
     };
     doc.set_latency(m.corrected, m.uncorrected);
     doc.recompute_throughput();
@@ -522,6 +525,7 @@ fn write_chat(dir: &Path) {
                     messages_sent: rooms * 20 * 100,
                     messages_received: per_run_received,
                     msg_per_s: round1(s),
+                    ..ChatRun::default()
                 }
             })
             .collect();
@@ -563,6 +567,7 @@ fn write_chat(dir: &Path) {
             messages_received: received,
             runs,
             scored_runs: vec![2, 3, 4],
+            ..ChatResults::default()
         });
         write_json(&dir.join(format!("steps/{}.json", spec.id)), &doc);
         steps.push(step_entry(&spec, "ok", 1));

@@ -159,6 +159,7 @@ impl Page<'_> {
                 "Busy machine: {b} — figures measured beside other work are low and noisy."
             ));
         }
+        warn.extend(crate::host_state::steal_flags(run));
         for s in &run.steps {
             let label = &s.meta.label;
             match &s.doc {
@@ -314,11 +315,20 @@ impl Page<'_> {
                         _ => "—".into(),
                     };
                     let meta = &self.run.steps[i].meta;
+                    // A failed step's figures are never compared (summary.md says the same).
+                    let failed = meta.status == Status::Failed;
                     (
                         meta.group().to_owned(),
                         meta.label.clone(),
                         e.map_or_else(
-                            || "not measured".into(),
+                            || {
+                                if failed {
+                                    "failed: not compared"
+                                } else {
+                                    "not measured"
+                                }
+                                .into()
+                            },
                             |e| format!("{} {}{}", num(e.median), p.unit, e.interval(num)),
                         ),
                         ratio,
@@ -385,7 +395,7 @@ impl Page<'_> {
         }
         h.push_str("<th>mean ms</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>client CPU</th>");
         if has_sys {
-            h.push_str("<th>user/sys/idle %</th><th>RSS MB</th>");
+            h.push_str("<th>user/sys/idle %</th><th>RSS MiB</th>");
         }
         h.push_str("</tr>\n");
         for (i, s) in run.steps.iter().enumerate() {
@@ -432,7 +442,8 @@ impl Page<'_> {
             return;
         }
         h.push_str(
-            "<h2>Servers side by side</h2>\n<table>\n<tr><th>step</th><th>server</th><th>req/s</th>\
+            "<h2>Servers side by side</h2>\n<table>\n<tr><th>step</th><th>server</th><th>configuration</th>\
+             <th>warm-up</th><th>req/s</th>\
              <th>p50 ms</th><th>p99 ms</th><th>server CPU per call</th><th>server RSS</th><th></th></tr>\n",
         );
         let or = |v: Option<f64>, unit: &str| {
@@ -442,14 +453,16 @@ impl Page<'_> {
             for c in cells {
                 let _ = writeln!(
                     h,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     esc(step),
                     esc(&c.sut),
+                    esc(c.config.as_deref().unwrap_or("–")),
+                    esc(&crate::side::warm_up(c)),
                     or(c.per_s, ""),
                     or(c.p50_ms, ""),
                     or(c.p99_ms, ""),
                     or(c.cpu_us_per_call, " µs"),
-                    or(c.rss_mb, " MB"),
+                    or(c.rss_mib, " MiB"),
                     c.rising.map_or(String::new(), |r| format!(
                         "⚠ still rising (+{} %)",
                         num(r * 100.0)

@@ -5,21 +5,26 @@
 //! [`write_summary`] and [`render`], the writers.
 
 mod charts;
+mod chat;
 pub mod compare;
 mod connections;
 pub mod faults;
 #[cfg(test)]
 pub mod fixtures;
+pub mod history;
+mod host_state;
 mod html;
 pub mod knee;
 mod plot;
 pub mod side;
 mod side_charts;
 pub mod soak;
+mod soak_charts;
 pub mod summary;
 mod sweep;
 #[cfg(test)]
 mod tests;
+pub mod usl;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -15,12 +15,17 @@ const RISING: f64 = 0.20;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cell {
     pub sut: String,
+    /// A peer's configuration (`events`), from provenance.json; None for bench-server and external servers.
+    pub config: Option<String>,
+    /// The warm-up the step gave it, s (the median of its rounds), and what its peer.toml says it needs.
+    pub warmup_s: Option<f64>,
+    pub warmup_needed_s: Option<f64>,
     pub per_s: Option<f64>,
     pub p50_ms: Option<f64>,
     pub p99_ms: Option<f64>,
     /// Server CPU time (user + system) per successful call, µs; None: not sampled.
     pub cpu_us_per_call: Option<f64>,
-    pub rss_mb: Option<f64>,
+    pub rss_mib: Option<f64>,
     /// The rise of per-second throughput, first third → last third of the measured interval, when above
     /// 20 % in any round.
     pub rising: Option<f64>,
@@ -39,7 +44,16 @@ pub fn table(run: &results::Run) -> Vec<(String, Vec<Cell>)> {
             .unwrap_or(&group)
             .to_owned();
         let steps: Vec<&Step> = idx.iter().map(|&i| &run.steps[i]).collect();
-        let cell = cell(&sut, &steps);
+        let mut cell = cell(&sut, &steps);
+        if let Some(r) = run
+            .provenance
+            .iter()
+            .flat_map(|p| &p.sut)
+            .find(|r| r.name == sut)
+        {
+            cell.config.clone_from(&r.config_name);
+            cell.warmup_needed_s = r.warmup_needed_s;
+        }
         match out.iter_mut().find(|(s, _)| *s == step) {
             Some((_, cells)) => cells.push(cell),
             None => out.push((step, vec![cell])),
@@ -60,6 +74,9 @@ fn cell(sut: &str, steps: &[&Step]) -> Cell {
     };
     Cell {
         sut: sut.to_owned(),
+        config: None,
+        warmup_s: median(&|s| s.doc.as_ref().ok().map(|d| d.params.warmup_s)),
+        warmup_needed_s: None,
         per_s: median(&|s| s.doc.as_ref().ok().map(|d| d.throughput.total_per_s)),
         p50_ms: median(&|s| lat(s, |l| l.p50)),
         p99_ms: median(&|s| lat(s, |l| l.p99)),
@@ -68,7 +85,7 @@ fn cell(sut: &str, steps: &[&Step]) -> Cell {
             let cpu = s.record.as_ref()?.monitored_process.as_ref()?;
             (d.counts.ok > 0).then(|| (cpu.cpu_user_s + cpu.cpu_sys_s) * 1e6 / d.counts.ok as f64)
         }),
-        rss_mb: median(&|s| {
+        rss_mib: median(&|s| {
             let kb = s
                 .doc
                 .as_ref()
@@ -144,15 +161,102 @@ pub fn identity(r: &SutRecord) -> String {
         ));
     }
     if !r.started_by_wsbench {
-        parts.push(match r.sampled_pid {
-            Some(pid) => format!("CPU and RSS sampled from process {pid}"),
-            None => "its CPU and RSS were not sampled".to_owned(),
+        parts.push(match (&r.sampled_by_agent, r.sampled_pid) {
+            (Some(agent), _) => {
+                format!("CPU, RSS, fds and threads sampled on its own host by the agent at {agent}")
+            }
+            (None, Some(pid)) => format!("CPU and RSS sampled from process {pid}"),
+            (None, None) => "its CPU and RSS were not sampled".to_owned(),
         });
+    }
+    if let Some(c) = &r.configuration {
+        parts.push(c.clone());
     }
     if let Some(b) = &r.build {
         parts.push(format!("built in `{b}`"));
     }
     parts.join("; ") + "."
+}
+
+/// The published throughput (the first `total_per_s` figure whose selectors match a step) with its
+/// conditions and this run's, then one line per server measured in a step it selects — for cxf-echo-complex,
+/// how CXF here compares with CXF's published 34,854/s. A server whose step failed is not compared.
+fn beside_published(run: &results::Run, table: &[(String, Vec<Cell>)]) -> Vec<String> {
+    use wsbench_harness::metric::Metric;
+    let Some(c) = run
+        .comparisons()
+        .into_iter()
+        .find(|c| c.published.metric == Metric::TotalPerS && !c.rows.is_empty())
+    else {
+        return Vec::new();
+    };
+    let p = c.published;
+    let mut out = Vec::new();
+    for (step, cells) in table {
+        for cell in cells {
+            let rows: Vec<Option<f64>> = c
+                .rows
+                .iter()
+                .filter(|(i, _)| {
+                    let m = &run.steps[*i].meta;
+                    m.sut.as_deref() == Some(cell.sut.as_str()) && m.id.starts_with(step.as_str())
+                })
+                .map(|(_, v)| *v)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let Some(v) = cell.per_s.filter(|_| rows.iter().all(Option::is_some)) else {
+                out.push(format!(
+                    "- **{}**: step {step} failed here, so it is not compared with the published figure.",
+                    cell.sut
+                ));
+                continue;
+            };
+            let config = cell
+                .config
+                .as_ref()
+                .map_or(String::new(), |c| format!("configuration `{c}`, "));
+            out.push(format!(
+                "- **{}** ({config}warm-up {}): {} /s in step {step} here, {} % of the published {} {}.",
+                cell.sut,
+                warm_up(cell),
+                num(v),
+                num(100.0 * v / p.value),
+                num(p.value),
+                p.unit,
+            ));
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    let here = run.provenance.as_ref().map_or(String::new(), |prov| {
+        format!("; here: {}", prov.pinning.words())
+    });
+    out.insert(
+        0,
+        format!(
+            "\nBeside the published {} {} ({}: {}){here}:\n",
+            num(p.value),
+            p.unit,
+            p.label,
+            p.conditions
+        ),
+    );
+    out
+}
+
+/// The warm-up a step gave a server, and what its peer.toml says it needs when that is more: `10 s (needs
+/// 60 s)`.
+pub fn warm_up(c: &Cell) -> String {
+    let given = c
+        .warmup_s
+        .map_or("–".to_owned(), |w| format!("{} s", num(w)));
+    match c.warmup_needed_s {
+        Some(n) if c.warmup_s.is_none_or(|w| w < n) => format!("{given} (needs {} s)", num(n)),
+        _ => given,
+    }
 }
 
 /// summary.md's section (empty when the run named no server).
@@ -164,9 +268,9 @@ pub fn lines(run: &results::Run) -> Vec<String> {
     let dash = || "–".to_owned();
     let mut o = vec![
         "\n## Servers side by side\n".to_owned(),
-        "| step | server | req/s | p50 ms | p99 ms | server CPU per call | server RSS | |"
+        "| step | server | configuration | warm-up | req/s | p50 ms | p99 ms | server CPU per call | server RSS | |"
             .to_owned(),
-        "|---|---|---|---|---|---|---|---|".to_owned(),
+        "|---|---|---|---|---|---|---|---|---|---|".to_owned(),
     ];
     for (step, cells) in &table {
         for c in cells {
@@ -177,21 +281,27 @@ pub fn lines(run: &results::Run) -> Vec<String> {
                 )
             });
             o.push(format!(
-                "| {step} | {} | {} | {} | {} | {} | {} | {flag} |",
+                "| {step} | {} | {} | {} | {} | {} | {} | {} | {} | {flag} |",
                 c.sut,
+                c.config.as_deref().unwrap_or("–"),
+                warm_up(c),
                 c.per_s.map_or_else(dash, num),
                 c.p50_ms.map_or_else(dash, num),
                 c.p99_ms.map_or_else(dash, num),
                 c.cpu_us_per_call
                     .map_or("not sampled".to_owned(), |v| format!("{} µs", num(v))),
-                c.rss_mb
-                    .map_or("not sampled".to_owned(), |v| format!("{} MB", num(v))),
+                c.rss_mib
+                    .map_or("not sampled".to_owned(), |v| format!("{} MiB", num(v))),
             ));
         }
     }
+    o.extend(beside_published(run, &table));
     o.push(format!(
         "\nEach server ran the same steps with the same pinning, one after the other{}; req/s counts only \
-         answers that passed bench-client's checks. Server CPU per call is the server process's user + system \
+         answers that passed bench-client's checks. A peer's configuration is its peer.toml's (`cargo xtask \
+         peers` says what differs and why; provenance.json's `sut` has it in words); its warm-up is the \
+         unmeasured load the step gave a fresh server, and what calibration found a JIT needs where that is \
+         more. Server CPU per call is the server process's user + system \
          CPU time over the measured interval divided by its successful calls; RSS the most seen. Wall-clock \
          figures on a shared machine are noisy (5 % and more).",
         if run.manifest.repeat.is_some() {
@@ -215,9 +325,27 @@ mod identity_tests {
             server_header: header.map(String::from),
             wsdl_sha256: Default::default(),
             sampled_pid: None,
+            sampled_by_agent: None,
             build: None,
             notes: notes.iter().map(|n| n.to_string()).collect(),
+            ..SutRecord::default()
         }
+    }
+
+    #[test]
+    fn the_warm_up_says_what_a_jit_needs_when_it_got_less() {
+        let c = |given: Option<f64>, needs: Option<f64>| Cell {
+            warmup_s: given,
+            warmup_needed_s: needs,
+            ..Cell::default()
+        };
+        let s = |v: f64| format!("{} s", num(v));
+        assert_eq!(
+            warm_up(&c(Some(10.0), Some(60.0))),
+            format!("{} (needs {})", s(10.0), s(60.0))
+        );
+        assert_eq!(warm_up(&c(Some(90.0), Some(60.0))), s(90.0));
+        assert_eq!(warm_up(&c(Some(5.0), None)), s(5.0));
     }
 
     #[test]

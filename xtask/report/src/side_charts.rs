@@ -3,13 +3,14 @@
 
 use super::plot::{fmt_num, Line, Note, Plot, Reference, PALETTE, WIDTH};
 use super::side::{self, Cell};
+use wsbench_harness::metric::Metric;
 use wsbench_harness::results::Run;
 
 /// The grouped charts, `(file, plot, caption)`; none unless the run measured more than one server.
 /// `published`: the published figures of the given metrics, as levels (a step is a category here).
 pub fn plots(
     run: &Run,
-    published: impl Fn(&[&str]) -> Vec<Reference>,
+    published: impl Fn(&[Metric]) -> Vec<Reference>,
 ) -> Vec<(&'static str, Plot, String)> {
     let table = side::table(run);
     let mut suts: Vec<String> = vec![];
@@ -22,10 +23,10 @@ pub fn plots(
         return vec![];
     }
     let unsampled = |f: fn(&Cell) -> Option<f64>| unsampled(&table, &suts, f);
-    let (calls, metrics): (&str, &[&str]) = if run.is_chat() {
-        ("messages/s", &["chat_score_msg_per_s"])
+    let (calls, metrics): (&str, &[Metric]) = if run.is_chat() {
+        ("messages/s", &[Metric::ChatScoreMsgPerS])
     } else {
-        ("successful calls/s", &["total_per_s"])
+        ("successful calls/s", &[Metric::TotalPerS])
     };
     let median = "each bar the median of the step's rounds";
     let mut out = vec![];
@@ -49,7 +50,7 @@ pub fn plots(
     let mut p99 = grouped(&table, &suts, "p99 latency by server", "p99 (ms)", |c| {
         c.p99_ms
     });
-    p99.references = published(&["p99_latency_ms"]);
+    p99.references = published(&[Metric::P99LatencyMs]);
     out.push((
         "servers-p99.svg",
         p99,
@@ -73,12 +74,12 @@ pub fn plots(
             &table,
             &suts,
             "Server memory by server",
-            "RSS (MB), most seen",
-            |c| c.rss_mb,
+            "RSS (MiB), most seen",
+            |c| c.rss_mib,
         ),
         format!(
             "The server process's resident memory, the most seen during the step ({median}).{}",
-            unsampled(|c| c.rss_mb)
+            unsampled(|c| c.rss_mib)
         ),
     ));
     out

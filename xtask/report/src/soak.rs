@@ -43,7 +43,7 @@ pub fn section(loaded: &results::Run) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::fs;
     use std::path::Path;
 
@@ -52,7 +52,7 @@ mod tests {
 
     /// The single-step fixture judged as a soak, its step given ten minutes of 10 s intervals whose server
     /// RSS grows by `leak_kb_per_min`.
-    fn soak_run(dir: &Path, leak_kb_per_min: u64) -> Run {
+    pub(crate) fn soak_run(dir: &Path, leak_kb_per_min: u64) -> Run {
         let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
         for entry in walk(&single) {
             let to = dir.join(entry.strip_prefix(&single).unwrap());

@@ -1,9 +1,8 @@
 //! `summary.md`: measured beside published, per step, with units and the difference stated plainly —
 //! never adjusted. Rendering is pure (a results directory as `results` read it, in; Markdown out).
 
-use bench_proto::results::{Counts, ErrorKind, ResultsDoc};
+use bench_proto::results::{Counts, ErrorKind, Mode, ResultsDoc};
 use wsbench_harness::numbers::{int, num, span};
-use wsbench_harness::pinning::format_cpu_list;
 use wsbench_harness::provenance::Provenance;
 use wsbench_harness::results::{self, StepDoc};
 use wsbench_harness::rundoc::{RunDoc, Status, StepEntry};
@@ -154,6 +153,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
             "- ⚠ Busy machine: {b} — figures measured beside other work are low and noisy."
         ));
     }
+    for line in crate::host_state::flags(loaded) {
+        o.line(line);
+    }
     if let Some(n) = run.repeat {
         o.line(if n < 3 {
             format!("- Repeated: every step {n} rounds, interleaved; figures compared are the rounds' medians, with their min–max ({n} rounds: no interval).")
@@ -174,10 +176,14 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
     for line in crate::faults::section(loaded)
         .into_iter()
         .chain(crate::connections::section(loaded))
+        .chain(crate::host_state::section(loaded))
     {
         o.line(line);
     }
     details(o, run, docs, loaded.provenance.as_ref());
+    for line in crate::usl::section(loaded) {
+        o.line(line);
+    }
     if !knee.is_empty() {
         o.line("\n## Where throughput stops rising (knee)\n");
         for line in knee {
@@ -226,48 +232,23 @@ fn headline(o: &mut Md, loaded: &results::Run) {
         }
         for (group, rows) in groups {
             let values: Vec<f64> = rows.iter().filter_map(|r| r.1).collect();
-            let docs: Vec<_> = rows
-                .iter()
-                .filter_map(|r| loaded.steps[r.0].doc.as_ref().ok())
-                .collect();
             match Estimate::of(&values) {
                 Some(e) => {
-                    let errors: u64 = docs.iter().map(|d| d.counts.errors_total).sum();
-                    let mut flag = if errors > 0 {
-                        format!(" ⚠ {} errors", int(errors))
-                    } else {
-                        String::new()
-                    };
-                    for r in &rows {
-                        let step = &loaded.steps[r.0];
-                        if let Some(cut) = step
-                            .doc
-                            .as_ref()
-                            .ok()
-                            .and_then(|d| cut_short(&step.meta, d))
-                        {
-                            flag.push_str(&format!(" ⚠ {cut}: measured over that time only"));
-                        }
-                    }
                     o.line(format!(
-                        "| {what} | {} | {} {}{}{flag} | {group} | {} |",
+                        "| {what} | {} | {} {}{}{} | {group} | {} |",
                         published_value(p),
                         num(e.median),
                         p.unit,
                         e.interval(num),
+                        row_flags(loaded, &rows),
                         difference(e.median, p)
                     ));
                 }
-                None => {
-                    let why = match &loaded.steps[rows[0].0].doc {
-                        Err(e) => format!("no measurement: {e}"),
-                        Ok(_) => "not in this step's results".to_owned(),
-                    };
-                    o.line(format!(
-                        "| {what} | {} | {why} | {group} | |",
-                        published_value(p)
-                    ));
-                }
+                None => o.line(format!(
+                    "| {what} | {} | {} | {group} | |",
+                    published_value(p),
+                    not_compared(loaded, &rows)
+                )),
             }
         }
     }
@@ -292,6 +273,61 @@ fn headline(o: &mut Md, loaded: &results::Run) {
 
 /// A published figure's matching steps: `(step index, measured value)`.
 type Rows = Vec<(usize, Option<f64>)>;
+
+/// What a compared row's figure must be read with: its errors, rounds cut short, rounds failed (not
+/// compared).
+fn row_flags(loaded: &results::Run, rows: &Rows) -> String {
+    let steps = rows.iter().map(|r| &loaded.steps[r.0]);
+    let errors: u64 = steps
+        .clone()
+        .filter(|s| s.meta.status != Status::Failed)
+        .filter_map(|s| s.doc.as_ref().ok())
+        .map(|d| d.counts.errors_total)
+        .sum();
+    let mut flag = if errors > 0 {
+        format!(" ⚠ {} errors", int(errors))
+    } else {
+        String::new()
+    };
+    for step in steps.clone() {
+        if let Some(cut) = step
+            .doc
+            .as_ref()
+            .ok()
+            .and_then(|d| cut_short(&step.meta, d))
+        {
+            flag.push_str(&format!(" ⚠ {cut}: measured over that time only"));
+        }
+    }
+    let failed = steps.filter(|s| s.meta.status == Status::Failed).count();
+    if failed > 0 {
+        flag.push_str(&format!(
+            " ⚠ {failed} of {} rounds failed: not compared",
+            rows.len()
+        ));
+    }
+    flag
+}
+
+/// Why a published figure has no measured value at a step: a failed step is never compared.
+fn not_compared(loaded: &results::Run, rows: &Rows) -> String {
+    if rows
+        .iter()
+        .all(|r| loaded.steps[r.0].meta.status == Status::Failed)
+    {
+        // A step with a document says why in its notes (a chat run a user's failure cut short); one
+        // without, in the run's problems.
+        let why = match &loaded.steps[rows[0].0].doc {
+            Ok(_) => "see its notes below",
+            Err(_) => "see its problem above",
+        };
+        return format!("not compared: the step failed ({why})");
+    }
+    match &loaded.steps[rows[0].0].doc {
+        Err(e) => format!("no measurement: {e}"),
+        Ok(_) => "not in this step's results".to_owned(),
+    }
+}
 
 /// The run's pass/fail conditions, judged on every step (the median of its rounds).
 fn thresholds(o: &mut Md, loaded: &results::Run) {
@@ -352,7 +388,7 @@ fn selectors(p: &Published) -> String {
 
 fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
     o.line("\n## Steps\n");
-    o.line("| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MB |");
+    o.line("| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MiB |");
     o.line("|---|---|---|---|---|---|---|---|---|---|");
     for (e, doc) in run.steps.iter().zip(docs) {
         let mut status = match e.status {
@@ -364,7 +400,11 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
         }
         .to_owned();
         if let Some(cut) = doc.as_ref().ok().and_then(|d| cut_short(e, d)) {
-            status = format!("CUT SHORT{}", &cut["cut short".len()..]);
+            status = match e.status {
+                // Failed with what it measured until then (a chat run a user's failure cut short).
+                Status::Failed => format!("FAILED ({cut})"),
+                _ => format!("CUT SHORT{}", &cut["cut short".len()..]),
+            };
         }
         let id = step_name(run, e);
         let Ok(d) = doc else {
@@ -407,9 +447,42 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
             num(d.throughput.sent_mb_per_s),
             num(d.throughput.received_mb_per_s)));
     }
-    o.line("\nLatency: closed loop measures each call from its send; open loop (a rate) from its intended send time, \
-         correcting coordinated omission. MB = 10⁶ bytes of HTTP body (the XML). System CPU (all cores) and \
-         server RSS are sampled once a second by bench-client.");
+    o.line(format!("\n{}", footnote(docs)));
+}
+
+/// The steps table's footnote, for the protocols its steps speak.
+fn footnote(docs: &[&StepDoc]) -> String {
+    let modes: Vec<Mode> = docs
+        .iter()
+        .filter_map(|d| d.as_ref().ok().map(|d| d.mode))
+        .collect();
+    let chat = modes.contains(&Mode::Chat);
+    let http = modes.iter().any(|&m| m != Mode::Chat) || modes.is_empty();
+    let mut out = Vec::new();
+    if http {
+        let body = if modes.contains(&Mode::Soap) {
+            "HTTP body (the XML)"
+        } else {
+            "HTTP body"
+        };
+        out.push(format!(
+            "Latency: closed loop measures each call from its send; open loop (a rate) from its intended send \
+             time, correcting coordinated omission. MB = 10⁶ bytes of {body}."
+        ));
+    }
+    if chat {
+        out.push(
+            "Chat: ok calls are deliveries; total /s is VolanoMark's score (messages sent and received per \
+             second); latency is from a message's send to each member's receipt; MB = 10⁶ bytes of chat packets \
+             (the TCP payload)."
+                .to_owned(),
+        );
+    }
+    out.push(
+        "System CPU (all cores) and server RSS are sampled once a second by bench-client."
+            .to_owned(),
+    );
+    out.join(" ")
 }
 
 /// A step's row name: its id, and for a round of a repeated step which round it is.
@@ -442,20 +515,7 @@ fn details(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance
                     ));
                 }
                 if let Some(chat) = &d.chat {
-                    let runs: Vec<String> = chat
-                        .runs
-                        .iter()
-                        .map(|r| format!("run {}: {} msg/s", r.run, num(r.msg_per_s)))
-                        .collect();
-                    let scored: Vec<String> =
-                        chat.scored_runs.iter().map(ToString::to_string).collect();
-                    warnings.push(format!(
-                        "{}: chat score {} msg/s = mean of runs {}; {}",
-                        e.id,
-                        num(chat.score_msg_per_s),
-                        scored.join(", "),
-                        runs.join("; ")
-                    ));
+                    warnings.extend(crate::chat::notes(&e.id, chat));
                 }
                 warnings.extend(d.warnings.iter().map(|w| format!("{}: {w}", e.id)));
             }
@@ -581,23 +641,7 @@ fn conditions(o: &mut Md, run: &RunDoc, prov: Option<&Provenance>) {
         prov.build.target.as_deref().unwrap_or("?"),
         prov.build.builder
     ));
-    let p = &prov.pinning;
-    if p.enabled {
-        o.line(format!(
-            "- Pinning: server on CPU {}, client on CPU {} ({}).",
-            format_cpu_list(&p.server_cpus),
-            format_cpu_list(&p.client_cpus),
-            p.tool
-                .as_deref()
-                .filter(|t| t.starts_with("docker"))
-                .unwrap_or("taskset")
-        ));
-    } else {
-        o.line(format!(
-            "- Pinning: off ({}).",
-            p.reason.as_deref().unwrap_or("?")
-        ));
-    }
+    o.line(format!("- Pinning: {}.", prov.pinning.words()));
     let lim = |v: Option<u64>| v.map_or("unlimited".to_owned(), |n| n.to_string());
     let r = &prov.rlimit_nofile;
     o.line(format!("- RLIMIT_NOFILE: soft {} / hard {} in force (was soft {}; raised to the hard limit for the run).",
@@ -672,6 +716,7 @@ fn swarm_lines(o: &mut Md, s: &wsbench_harness::provenance::swarm::SwarmRecord) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wsbench_harness::rundoc::Problem;
 
     fn published(value: f64, max: Option<f64>) -> Published {
         toml::from_str::<Published>(&format!(
@@ -714,6 +759,48 @@ mod tests {
         assert!(!md.contains("## Errors"), "{md}");
     }
 
+    /// A chat step whose run a user's failure cut short failed: what it measured until then is in its row of
+    /// the steps table and its notes say why, but it is never compared with a published figure.
+    #[test]
+    fn a_failed_chat_step_is_not_compared_and_says_why() {
+        use bench_proto::results::RunEnd;
+        let mut run = results::Run::load(&crate::fixtures::chat()).unwrap();
+        let doc = run.steps[0].doc.as_mut().unwrap();
+        doc.partial = true;
+        doc.counts.errors.timeout = 1;
+        doc.counts.errors_total = 1;
+        let chat = doc.chat.as_mut().unwrap();
+        chat.runs[1].end = RunEnd::Failed;
+        chat.runs[1].errors =
+            vec!["Mark20 in Room1: waited more than 30s for the next packet".into()];
+        chat.scored_runs = vec![3, 4];
+        let status = Status::of_step(Some(1), &Ok(doc.clone()));
+        assert_eq!(status, Status::Failed);
+        run.manifest.steps[0].status = status;
+        run.steps[0].meta.status = status;
+        run.manifest.settle();
+        let md = render(&run, &[]);
+        let row = |id: &str| {
+            md.lines()
+                .filter(|l| l.contains("2.4.1 kernel,") && l.contains(id))
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            row("01-rooms-1")[0]
+                .contains("| not compared: the step failed (see its notes below) | 01-rooms-1 |"),
+            "{md}"
+        );
+        assert!(row("02-rooms-5")[0].contains("(9.53×)"), "{md}");
+        assert!(md.contains("| 01-rooms-1 | FAILED (cut short at "), "{md}");
+        assert!(
+            md.contains(
+                "run 2: 45,039 msg/s, cut short: a user failed (Mark20 in Room1: waited more than 30s for \
+                 the next packet)"
+            ),
+            "{md}"
+        );
+    }
+
     #[test]
     fn errors_and_missing_results_are_stated() {
         let mut run = fixture();
@@ -733,9 +820,10 @@ mod tests {
         );
         assert!(md.contains("6,226 tx/s ⚠ 3 errors"), "{md}");
         run.manifest.steps[0].status = Status::Failed;
-        run.manifest
-            .problems
-            .push("bench-client crashed".to_owned());
+        run.manifest.problems.push(Problem::ClientsNotRun {
+            step: "01-clients-16".into(),
+            error: "bench-client crashed".into(),
+        });
         run.manifest.settle();
         run.steps[0].doc = Err("steps/01-clients-16.json: missing".to_owned());
         let md = render(&run, &[]);
@@ -744,7 +832,10 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| 01-clients-16 | FAILED |"), "{md}");
-        assert!(md.contains("- Problem: bench-client crashed"), "{md}");
+        assert!(
+            md.contains("- Problem: step 01-clients-16: bench-client crashed"),
+            "{md}"
+        );
         run.provenance = None;
         assert!(render(&run, &[]).contains("provenance.json is missing or unreadable"));
     }

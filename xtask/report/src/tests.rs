@@ -594,6 +594,27 @@ fn summary_and_report_compare_the_same_figures_for_every_scenario() {
     }
 }
 
+/// Issue 40, item 5: a scale-out run's summary fits the Universal Scalability Law to its 1, 2, 3 instances and
+/// projects the instances the paper's 4,590 tps would need, every figure of the model called a projection.
+#[test]
+fn a_scale_out_summary_plans_with_a_fitted_model() {
+    let dir = planned_run("oss-scale-out");
+    let md = super::write_summary(&dir).unwrap();
+    let at = md
+        .find("## Plan with it: the Universal Scalability Law (a model, not a measurement)")
+        .unwrap_or_else(|| panic!("no model section:\n{md}"));
+    let section = &md[at..];
+    assert!(section.contains("measured 1: "), "{section}");
+    assert!(section.contains("σ = "), "{section}");
+    assert!(section.contains("- Projection: 4,590 /s"), "{section}");
+    let plain = planned_run("cxf-echo-complex");
+    let md = super::write_summary(&plain).unwrap();
+    assert!(
+        !md.contains("Universal Scalability Law"),
+        "one instance: nothing to fit"
+    );
+}
+
 /// Issue 27, item 4: the labels of published figures that lie close together — CXF's 348.5 / 334.0 / 304.9
 /// per client beside 171.8, OSS/J's 1,800 / 1,980 — can be read, as levels (one step) or as points at their
 /// x (a sweep), on a linear or a log axis: as headless Chromium lays the SVG out, no label's box meets another
@@ -1049,4 +1070,37 @@ fn servers_side_by_side_are_no_workers_sweep() {
     };
     assert_eq!(set_workers(&own), Axis::Step);
     assert_eq!(set_workers(&|_, i| 1 + i as u32 / 3), Axis::Workers);
+}
+
+/// Each server measured in a step the published throughput selects gets one line against it; a server whose
+/// step failed is said to have failed and is not compared.
+#[test]
+fn each_server_beside_the_published_figure_unless_its_step_failed() {
+    use wsbench_harness::results::Run;
+    let dir = three_servers();
+    let path = dir.join("run.json");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    for s in run["steps"].as_array_mut().unwrap() {
+        if s["sut"] == "jaxws" && s["id"].as_str().unwrap().starts_with("01-") {
+            s["status"] = "failed".into();
+        }
+    }
+    fs::write(&path, run.to_string()).unwrap();
+    let lines = super::side::lines(&Run::load(&dir).unwrap()).join("\n");
+    let against = |sut: &str, step: &str| {
+        lines.lines().any(|l| {
+            l.starts_with(&format!("- **{sut}**"))
+                && l.contains(&format!("in step {step} here"))
+                && l.contains("the published 1,100 tx/s")
+        })
+    };
+    assert!(against("bench-server", "01-clients-16"), "{lines}");
+    assert!(against("gsoap", "02-clients-64"), "{lines}");
+    assert!(against("jaxws", "02-clients-64"), "{lines}");
+    assert!(!against("jaxws", "01-clients-16"), "{lines}");
+    assert!(
+        lines.contains("- **jaxws**: step 01-clients-16 failed here, so it is not compared"),
+        "{lines}"
+    );
 }

@@ -14,6 +14,8 @@ pub(crate) use wsbench_tools::valgrind::{check_valgrind, parse_totals};
 
 /// The function the `icount` binary runs each hot path inside (`#[inline(never)]`); callgrind counts only there.
 pub(crate) const MEASURED_FN: &str = "wsbench_icount_measured";
+/// Its path in the `icount` binaries (both crates are named `icount`).
+const MEASURED_PATH: &str = "icount::wsbench_icount_measured";
 
 /// A hot path the `icount` binary offers, and how many times one measurement runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,6 +89,43 @@ pub(crate) fn measure(
         bail!("{name}: callgrind counted no instructions inside {MEASURED_FN}: was the function inlined or renamed?");
     }
     Ok(total)
+}
+
+/// Runs every hot path of `names` once, in one callgrind run (`icount run-each`, a profile dumped after each
+/// call of the measured function, in parts `out_file.1`, `.2` …); returns the instructions of each, in order.
+pub(crate) fn measure_each(
+    sh: &Shell,
+    bin: &BenchBin,
+    names: &[String],
+    out_file: &Path,
+) -> anyhow::Result<Vec<u64>> {
+    let _cwd = sh.push_dir(&bin.cwd);
+    let mut args = vec![
+        "--tool=callgrind".to_owned(),
+        "--collect-atstart=no".to_owned(),
+        format!("--toggle-collect=*{MEASURED_FN}*"),
+        // Its whole name (callgrind 3.19 counts nothing at all when a --dump-* pattern has a wildcard here).
+        format!("--dump-after={MEASURED_PATH}"),
+        format!("--callgrind-out-file={}", out_file.display()),
+        process::arg(&bin.exe),
+        "run-each".to_owned(),
+    ];
+    args.extend(names.iter().cloned());
+    let out = valgrind::output(sh, &args).context("running valgrind on the hostile corpus")?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        bail!(
+            "callgrind run of the hostile corpus failed ({}):\n{stderr}",
+            out.status
+        );
+    }
+    (1..=names.len())
+        .map(|part| {
+            let file = format!("{}.{part}", out_file.display());
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {file}"))?;
+            parse_totals(&text).with_context(|| format!("{file}: no `totals:` or `summary:` line"))
+        })
+        .collect()
 }
 
 /// A file name for a hot path's profile (`cxf/parse_request/1` → `cxf-parse_request-1`).

@@ -56,11 +56,16 @@ pub(crate) enum Verdict {
     /// The head counts more instructions per iteration than the hot path's ceiling allows, whatever the base.
     /// Fails the gate.
     OverCeiling,
+    /// A hostile case costs more per byte than its limit times a valid echo of its size. Fails the gate.
+    OverRatio,
 }
 
 impl Verdict {
     pub(crate) fn fails(self) -> bool {
-        matches!(self, Verdict::Regressed | Verdict::OverCeiling)
+        matches!(
+            self,
+            Verdict::Regressed | Verdict::OverCeiling | Verdict::OverRatio
+        )
     }
 
     fn label(self) -> &'static str {
@@ -73,6 +78,7 @@ impl Verdict {
             Verdict::OnlyHead => "new in head (no base to compare)",
             Verdict::OnlyBase => "missing in head (only in base)",
             Verdict::OverCeiling => "OVER ITS CEILING",
+            Verdict::OverRatio => "OVER 3× A VALID ECHO",
         }
     }
 }
@@ -142,6 +148,8 @@ pub(crate) fn icount_change(base: u64, head: u64) -> f64 {
 pub(crate) enum Tier {
     Wall,
     Instructions,
+    /// A hostile case's instructions per byte over a valid echo's (the head only).
+    Hostile,
 }
 
 /// One line of the gate's table.
@@ -210,6 +218,22 @@ impl Row {
         }
     }
 
+    /// A hostile case: its instructions per byte over its valid echo's, failed above `limit`.
+    pub(crate) fn hostile(id: &str, ratio: f64, limit: f64) -> Row {
+        Row {
+            tier: Tier::Hostile,
+            id: id.to_owned(),
+            base: None,
+            head: Some(ratio),
+            change: None,
+            verdict: if ratio > limit {
+                Verdict::OverRatio
+            } else {
+                Verdict::Unchanged
+            },
+        }
+    }
+
     /// This instruction row, failed if its head counts more than `ceiling` instructions per iteration.
     pub(crate) fn within_ceiling(mut self, ceiling: Option<f64>) -> Row {
         if let (Some(ceiling), Some(head)) = (ceiling, self.head) {
@@ -230,17 +254,19 @@ pub(crate) fn render_table(rows: &[Row]) -> String {
                 (_, None) => "-".to_owned(),
                 (Tier::Wall, Some(ns)) => format_ns(ns),
                 (Tier::Instructions, Some(n)) => format!("{n:.0} Ir"),
+                (Tier::Hostile, Some(ratio)) => format!("{ratio:.2}×"),
             };
             let (change, ci) = match (r.tier, r.change) {
                 (_, None) => ("-".to_owned(), "-".to_owned()),
                 (Tier::Wall, Some(c)) => {
                     (pct(c.point), format!("[{} {}]", pct(c.lower), pct(c.upper)))
                 }
-                (Tier::Instructions, Some(c)) => (pct(c.point), "exact".to_owned()),
+                (Tier::Instructions | Tier::Hostile, Some(c)) => (pct(c.point), "exact".to_owned()),
             };
             let tier = match r.tier {
                 Tier::Wall => "wall",
                 Tier::Instructions => "instr",
+                Tier::Hostile => "hostile",
             };
             [
                 format!("{tier} {}", r.id),
@@ -440,6 +466,13 @@ mod tests {
             "{table}"
         );
         assert_eq!(table.matches("REGRESSED").count(), 2, "{table}");
+        let hostile = render_table(&[Row::hostile("hostile_64KB/tag_flood", 5.2241, 3.0)]);
+        assert!(
+            hostile.contains("hostile hostile_64KB/tag_flood")
+                && hostile.contains("5.22×")
+                && hostile.contains("OVER 3× A VALID ECHO"),
+            "{hostile}"
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub(crate) const CRATES: [(&str, &str); 4] = [
 /// The harness's top-level modules by layer, bottom first. A module imports only modules of lower layers
 /// (never a peer of its own layer): the record types lie below the backends that fill them, the backends
 /// below the one step loop, the perf tools on top.
-pub(crate) const HARNESS: [(&str, &[&str]); 9] = [
+pub(crate) const HARNESS: [(&str, &[&str]); 10] = [
     (
         "base",
         &[
@@ -29,9 +29,13 @@ pub(crate) const HARNESS: [(&str, &[&str]); 9] = [
             "stats",
             "pinning",
             "screenshot",
+            "metric",
         ],
     ),
-    ("inputs", &["thresholds", "soak", "ready", "busy", "sut"]),
+    (
+        "inputs",
+        &["thresholds", "soak", "ready", "busy", "sut", "faults"],
+    ),
     ("plan", &["scenario"]),
     (
         "commands",
@@ -39,6 +43,7 @@ pub(crate) const HARNESS: [(&str, &[&str]); 9] = [
     ),
     ("records", &["provenance"]),
     ("readers", &["results", "baseline", "backend"]),
+    ("history", &["history"]),
     ("backends", &["local", "docker", "swarm"]),
     ("run", &["pipeline"]),
     ("tools", &["perf"]),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use xshell::{cmd, Shell};
+use xshell::{cmd, Cmd, Shell};
 
 use crate::Program;
 
@@ -20,6 +20,35 @@ pub fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
+/// Whether `name` is one of the variables `cargo run` sets for the program it runs, about that program's own
+/// package (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME` …: xtask's, under `cargo xtask`).
+fn own_package_var(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_TARGET_TMPDIR"
+        )
+}
+
+/// `c` without xtask's own package variables. A cargo started with them sees another environment than one
+/// started from a shell, and build scripts that watch one of them run again, with every crate above them:
+/// ring's watches `CARGO_MANIFEST_DIR`, so rustls and bench-client were rebuilt (fat LTO: minutes) by each
+/// `cargo xtask run` or `icount` after a plain `cargo build --release`, and the other way round.
+fn plain(mut c: Cmd<'_>) -> Cmd<'_> {
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(own_package_var) {
+            c = c.env_remove(name);
+        }
+    }
+    c
+}
+
 /// `cargo --version`.
 pub fn version(sh: &Shell) -> Option<String> {
     let cargo = cargo();
@@ -29,7 +58,7 @@ pub fn version(sh: &Shell) -> Option<String> {
 /// `cargo ARGS…` with this terminal's output; Err when it fails.
 pub fn run(sh: &Shell, args: &[&str]) -> anyhow::Result<()> {
     let cargo = cargo();
-    cmd!(sh, "{cargo} {args...}").run()?;
+    plain(cmd!(sh, "{cargo} {args...}")).run()?;
     Ok(())
 }
 
@@ -55,7 +84,7 @@ pub fn rustc_version(sh: &Shell) -> String {
 
 /// Cargo's target directory as cargo itself resolves it (CARGO_TARGET_DIR, config, or `target/`).
 pub fn target_dir(sh: &Shell) -> anyhow::Result<PathBuf> {
-    let meta = cmd!(sh, "cargo metadata --format-version 1 --no-deps")
+    let meta = plain(cmd!(sh, "cargo metadata --format-version 1 --no-deps"))
         .quiet()
         .read()?;
     let meta: serde_json::Value = serde_json::from_str(&meta).context("parsing cargo metadata")?;
@@ -72,7 +101,7 @@ pub fn build_release(sh: &Shell, packages: &[&str]) -> anyhow::Result<()> {
         .iter()
         .flat_map(|p| ["-p".to_owned(), (*p).to_owned()])
         .collect();
-    cmd!(sh, "{cargo} build --release {args...}")
+    plain(cmd!(sh, "{cargo} build --release {args...}"))
         .run()
         .context("building release binaries")
 }
@@ -80,7 +109,7 @@ pub fn build_release(sh: &Shell, packages: &[&str]) -> anyhow::Result<()> {
 /// `cargo ARGS…` quietly with `env` added; its stdout. Err when it fails.
 pub fn read(sh: &Shell, args: &[&str], env: &[(&str, &str)]) -> anyhow::Result<String> {
     let cargo = cargo();
-    let mut c = cmd!(sh, "{cargo} {args...}");
+    let mut c = plain(cmd!(sh, "{cargo} {args...}"));
     for (k, v) in env {
         c = c.env(k, v);
     }
@@ -158,10 +187,10 @@ pub fn build_target(
         .iter()
         .flat_map(|p| ["-p".to_owned(), (*p).to_owned()])
         .collect();
-    let mut c = cmd!(
+    let mut c = plain(cmd!(
         sh,
         "{program} build --release --target {triple} --target-dir {dir} {p...}"
-    );
+    ));
     for (k, v) in env {
         c = c.env(k, v);
     }
@@ -171,10 +200,44 @@ pub fn build_target(
 
 /// `cross build --release --target TRIPLE` in the shell's directory, with `env` added (PATH among them).
 pub fn cross_build(sh: &Shell, triple: &str, env: &[(String, String)]) -> anyhow::Result<()> {
-    let mut c = cmd!(sh, "cross build --release --target {triple}");
+    let mut c = plain(cmd!(sh, "cross build --release --target {triple}"));
     for (k, v) in env {
         c = c.env(k, v);
     }
     c.run()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::own_package_var;
+
+    /// What `cargo run` sets about the package it runs goes; what cargo and rustup need to find the
+    /// toolchain, and settings a user made, stay.
+    #[test]
+    fn only_the_own_package_variables_are_removed() {
+        for gone in [
+            "CARGO_MANIFEST_DIR",
+            "CARGO_MANIFEST_PATH",
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_MAJOR",
+            "CARGO_PKG_RUST_VERSION",
+            "CARGO_CRATE_NAME",
+            "CARGO_BIN_NAME",
+            "CARGO_PRIMARY_PACKAGE",
+        ] {
+            assert!(own_package_var(gone), "{gone}");
+        }
+        for kept in [
+            "CARGO",
+            "CARGO_HOME",
+            "CARGO_TARGET_DIR",
+            "CARGO_ENCODED_RUSTFLAGS",
+            "RUSTFLAGS",
+            "RUSTUP_TOOLCHAIN",
+            "PATH",
+        ] {
+            assert!(!own_package_var(kept), "{kept}");
+        }
+    }
 }

@@ -9,6 +9,7 @@ use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
 use xshell::{cmd, Shell};
 
+use crate::process::ProcessError;
 use crate::Program;
 
 /// The docker CLI.
@@ -62,16 +63,14 @@ impl EngineAddr {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     }
 
-    /// `docker [-H ADDR] run --rm ARGS…`, a throwaway container run to its end: its output, whatever its exit
-    /// status (Err only when docker could not be run).
-    pub fn run_once(&self, args: &[String]) -> anyhow::Result<Output> {
-        Command::new("docker")
-            .args(self.args())
-            .args(["run", "--rm"])
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .context("running docker run --rm")
+    /// `docker [-H ADDR] run --rm ARGS…`, a throwaway container run to its end: its output, or
+    /// [`ProcessError::Failed`] with it when the container (or docker) failed.
+    pub fn run_once(&self, args: &[String]) -> Result<Output, ProcessError> {
+        let mut argv = vec!["docker".to_owned()];
+        argv.extend(self.args());
+        argv.extend(["run".to_owned(), "--rm".to_owned()]);
+        argv.extend(args.iter().cloned());
+        crate::process::output(&argv)
     }
 
     /// `docker … info` answers.

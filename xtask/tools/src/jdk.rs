@@ -1,4 +1,4 @@
-//! The JDK's programs that build and run the `jaxws` peer server (peers/README.md): `java` (which also runs
+//! The JDK's programs that build and run the Java peer servers (peers/README.md): `java` (which also runs
 //! the JAX-WS RI's `wsimport` from Debian's `libjaxws-java`), `javac` and `jar`.
 
 use std::path::{Path, PathBuf};
@@ -11,21 +11,21 @@ pub const JAVA: Program = Program {
     name: "java",
     version_args: &["-version"],
     install: "apt-get install openjdk-17-jdk-headless",
-    used_for: "running the jaxws peer server and wsimport (--sut jaxws)",
+    used_for: "running the Java peer servers and wsimport (--sut jaxws, cxf)",
 };
 
 pub const JAVAC: Program = Program {
     name: "javac",
     version_args: &["-version"],
     install: "apt-get install openjdk-17-jdk-headless",
-    used_for: "building the jaxws peer server (--sut jaxws)",
+    used_for: "building the javac peer servers (--sut jaxws)",
 };
 
 pub const JAR: Program = Program {
     name: "jar",
     version_args: &["--version"],
     install: "apt-get install openjdk-17-jdk-headless",
-    used_for: "packing the jaxws peer server (--sut jaxws)",
+    used_for: "packing the javac peer servers (--sut jaxws)",
 };
 
 /// Debian's JAX-WS RI (Metro) jars: the tools (wsimport) and the runtime the peer's manifest names.
@@ -59,14 +59,30 @@ pub fn wsimport(sh: &Shell, wsdl: &Path, package: &str, out: &Path) -> anyhow::R
     Ok(())
 }
 
-/// `javac` of `sources` into `classes` against the JAX-WS runtime, every lint an error but the class path's
-/// (Debian's manifests name a few jars that are not installed).
-pub fn javac(sh: &Shell, sources: &[PathBuf], classes: &Path) -> anyhow::Result<()> {
+/// `javac` of `sources` into `classes` against the jars of `classpath`, every lint an error but the class
+/// path's (Debian's manifests name a few jars that are not installed).
+pub fn javac(
+    sh: &Shell,
+    sources: &[PathBuf],
+    classes: &Path,
+    classpath: &[PathBuf],
+) -> anyhow::Result<()> {
     JAVAC.require(sh)?;
-    let (_, rt) = jaxws_jars()?;
+    if let Some(missing) = classpath.iter().find(|j| !j.exists()) {
+        anyhow::bail!(
+            "{} is needed to compile the peer: install the package that has it (`cargo xtask doctor`)",
+            missing.display()
+        );
+    }
+    let cp: Vec<String> = classpath.iter().map(|p| p.display().to_string()).collect();
+    let cp = if cp.is_empty() {
+        Vec::new()
+    } else {
+        vec!["-cp".to_owned(), cp.join(":")]
+    };
     cmd!(
         sh,
-        "javac -encoding UTF-8 -Xlint:all,-path -Werror -d {classes} -cp {rt} {sources...}"
+        "javac -encoding UTF-8 -Xlint:all,-path -Werror -d {classes} {cp...} {sources...}"
     )
     .quiet()
     .run()?;

@@ -1,7 +1,7 @@
 //! wsbench's bottom layer: the only code that runs external programs or reads /proc. Each program is behind
 //! one door, a module that knows how to find it, what version it is, how to install it (its [`Program`]) and
-//! how to parse what it prints; /proc and /sys are read in [`host`] (this machine) and [`load`] (what is
-//! running on it); [`process`] runs the programs wsbench builds itself, and any argv.
+//! how to parse what it prints; /proc and /sys are read in [`host`] (this machine), [`host_state`] (its power and
+//! virtualisation state) and [`load`] (what is running on it); [`process`] runs the programs wsbench builds itself, and any argv.
 
 pub mod apt;
 pub mod cargo;
@@ -13,9 +13,11 @@ pub mod dockerd;
 pub mod git;
 pub mod gsoap;
 pub mod host;
+pub mod host_state;
 pub mod ip;
 pub mod jdk;
 pub mod load;
+pub mod maven;
 pub mod perf;
 pub mod process;
 mod program;
@@ -23,9 +25,11 @@ pub mod python;
 pub mod qemu;
 pub mod rustup;
 pub mod setpriv;
+pub mod strace;
 pub mod taskset;
 pub mod tc;
 pub mod valgrind;
+pub mod virt;
 pub mod wrk;
 
 pub use program::{first_line, Program};

@@ -53,8 +53,11 @@ pub fn children_cpu_s() -> f64 {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Others {
     /// CPUs' worth of time they used, all together: the busy time of the CPUs (/proc/stat, which counts
-    /// processes that came and went within the window too), less this process's and its children's.
+    /// processes that came and went within the window too, and the time a hypervisor stole), less this
+    /// process's and its children's.
     pub used: f64,
+    /// Of `used`, the CPUs' worth of time the hypervisor stole (ran other guests while ours wanted to run).
+    pub steal: f64,
     /// `(pid, name, share of one CPU)` of each that used any, busiest first.
     pub processes: Vec<(i32, String, f64)>,
 }
@@ -67,7 +70,7 @@ pub fn others(cpus: &[usize], window: Duration) -> Others {
     let ticks = procfs::ticks_per_second() as f64;
     let on_ours =
         |cpu: i32| cpus.is_empty() || usize::try_from(cpu).is_ok_and(|c| cpus.contains(&c));
-    let busy = || -> Option<u64> {
+    let busy = || -> Option<(u64, u64)> {
         let stats = procfs::KernelStats::current().ok()?;
         let busy = |t: &procfs::CpuTime| {
             t.user
@@ -77,15 +80,13 @@ pub fn others(cpus: &[usize], window: Duration) -> Others {
                 + t.softirq.unwrap_or(0)
                 + t.steal.unwrap_or(0)
         };
-        Some(
-            stats
-                .cpu_time
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| cpus.is_empty() || cpus.contains(i))
-                .map(|(_, t)| busy(t))
-                .sum(),
-        )
+        let ours = stats
+            .cpu_time
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| cpus.is_empty() || cpus.contains(i))
+            .map(|(_, t)| t);
+        Some(ours.fold((0, 0), |(b, s), t| (b + busy(t), s + t.steal.unwrap_or(0))))
     };
     // pid → (name, CPU ticks so far, CPU it last ran on, one of ours).
     let sample = || -> HashMap<i32, (String, u64, i32, bool)> {
@@ -119,14 +120,19 @@ pub fn others(cpus: &[usize], window: Duration) -> Others {
         }
     }
     processes.sort_by(|a, b| b.2.total_cmp(&a.2));
-    let used = match (busy0, busy1) {
-        (Some(b0), Some(b1)) => {
-            b1.saturating_sub(b0).saturating_sub(own_ticks) as f64 / ticks / secs
-        }
+    let (used, steal) = match (busy0, busy1) {
+        (Some((b0, s0)), Some((b1, s1))) => (
+            b1.saturating_sub(b0).saturating_sub(own_ticks) as f64 / ticks / secs,
+            s1.saturating_sub(s0) as f64 / ticks / secs,
+        ),
         // Without /proc/stat: the processes seen at both ends.
-        _ => processes.iter().map(|p| p.2).sum(),
+        _ => (processes.iter().map(|p| p.2).sum(), 0.0),
     };
-    Others { used, processes }
+    Others {
+        used,
+        steal,
+        processes,
+    }
 }
 
 /// Whether /proc/net/tcp can be read here (TIME_WAIT counts), or why not.

@@ -12,6 +12,7 @@ use std::ops::Range;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
+use tokio::time::Instant;
 
 pub use wire::{Encoded, WireError};
 
@@ -50,12 +51,13 @@ impl Link {
         self.reusable
     }
 
-    /// Sends `req` and reads its response into `buf` (cleared first): the status and where the body lies.
+    /// Sends `req` and reads its response into `buf` (cleared first): the status, where the body lies, and
+    /// when the first bytes were read if more reads were needed (`None`: the whole response came at once).
     pub(in crate::engine) async fn exchange(
         &mut self,
         req: &Encoded,
         buf: &mut Vec<u8>,
-    ) -> Result<(u16, Range<usize>), WireError> {
+    ) -> Result<(u16, Range<usize>, Option<Instant>), WireError> {
         // Until a complete response says otherwise (a call cut short by its timeout leaves it false).
         self.reusable = false;
         // One non-blocking send first: a request fits the socket buffer nearly always, and then the async
@@ -70,6 +72,7 @@ impl Link {
         }
         buf.clear();
         let mut reader = wire::Reader::new(req.head);
+        let mut first = None;
         loop {
             let room = reader.needed(buf.len()).clamp(MIN_READ, MAX_RESERVE);
             buf.reserve(room);
@@ -85,7 +88,10 @@ impl Link {
                 if n < room {
                     self.drained();
                 }
-                return Ok((resp.status, resp.body));
+                return Ok((resp.status, resp.body, first));
+            }
+            if first.is_none() && n > 0 {
+                first = Some(Instant::now());
             }
         }
     }

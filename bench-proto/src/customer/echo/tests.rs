@@ -179,6 +179,8 @@ fn bad_echoes_fail_as_the_two_pass_path_fails() {
         text.replacen("</tags>", "</tags><extra/>", 1),
         text.replace(NS, "http://wsbench.dev/other"),
         text.replacen("<tag>", "<tag><b/>", 1),
+        text.replacen("<tag>", "<tag/x><tag>", 1),
+        text.replacen("<tag>", "<tag/ ><tag>", 1),
         text.replacen("<city>", "<city>&bogus;", 1),
         text.replacen("<city>", "<city>&#1;", 1),
         text.replacen("<id>", "<id>-", 1),
@@ -229,5 +231,49 @@ fn other_operations_are_returned_parsed() {
             Ok(Served::Request(req))
         );
         assert!(out.is_empty());
+    }
+}
+
+/// Empty elements, `<tag/>`, read by the sequence's fast path for them (a flood of them is a hostile shape):
+/// each answered as its twin `<tag />`, which only the general path reads, by both paths, within every limit
+/// near the ones that bite (the tags are 6 deep; 3 and 5 of them).
+#[test]
+fn empty_elements_read_as_their_twins() {
+    let text = echo_text(2, 7);
+    let with_tags = |tags: &str| {
+        let (a, b) = (text.find("<tags>").unwrap(), text.find("</tags>").unwrap());
+        format!("{}<tags>{tags}{}", &text[..a], &text[b..])
+    };
+    let bodies = [
+        with_tags("<tag/><tag>x</tag><tag/>"),
+        with_tags("<tag/><tag/><tag/><tag/><tag/>"),
+        with_tags("<tag/><b/>"),
+        text.replacen("<firstName>", "<firstName/><firstName>", 1),
+        text.replacen("<notes>", "<notes/><notes>", 1),
+    ];
+    let d = Limits::default();
+    let mut limits = vec![d];
+    limits.extend((4..8).map(|n| Limits { max_depth: n, ..d }));
+    limits.extend((0..7).map(|n| Limits { max_items: n, ..d }));
+    limits.extend((0..4).map(|n| Limits { max_work: n, ..d }));
+    // The work budget is checked where the general path reads a tag, so a message over it may be refused at
+    // another element: the same fault, another path.
+    let work = |r: &Result<Result<Vec<u8>, Request>, String>| {
+        r.as_ref().err().map(|e| e.contains("xml-max-work ="))
+    };
+    for body in &bodies {
+        let twin = body.replace("/>", " />");
+        assert_ne!(&twin, body);
+        for l in &limits {
+            for read in [one_pass, two_pass] {
+                let (fast, general) = (read(body.as_bytes(), l), read(twin.as_bytes(), l));
+                if work(&fast) == Some(true) {
+                    assert_eq!(work(&general), Some(true), "{l:?}\n{body}");
+                } else {
+                    assert_eq!(fast, general, "{l:?}\n{body}");
+                }
+            }
+            same(body.as_bytes(), l);
+        }
     }
 }

@@ -20,6 +20,13 @@ use crate::support::{bounded, BOUND};
 const EXE: &str = env!("CARGO_BIN_EXE_bench-server");
 const MIB: u64 = 1024 * 1024;
 
+/// How long a counter [`Server::wait_metric`] waits for may stand still before the wait fails.
+pub const STALL: Duration = Duration::from_secs(60);
+
+/// The bound of a case whose waits are bounded by progress ([`Server::wait_metric`]): it catches only what
+/// they cannot, never a slow machine.
+pub const LAST_RESORT: Duration = Duration::from_secs(600);
+
 /// Cases run by the whole battery (each category also checks its own count).
 pub static CASES: AtomicUsize = AtomicUsize::new(0);
 
@@ -71,15 +78,10 @@ impl Server {
             let _ = child.kill();
             panic!("no READY line within {BOUND:?}");
         };
-        let field = |k: &str| {
-            line.split_whitespace()
-                .find_map(|f| f.strip_prefix(k))
-                .unwrap_or_else(|| panic!("no {k} in {line:?}"))
-                .to_owned()
-        };
+        let ready = bench_proto::ready::Ready::parse(&line).expect("a READY line");
         Server {
-            http: field("http=").parse().expect("http address"),
-            chat: field("chat=").parse().expect("chat address"),
+            http: ready.http.unwrap_or_else(|| panic!("no http in {line:?}")),
+            chat: ready.chat.unwrap_or_else(|| panic!("no chat in {line:?}")),
             pid: child.id(),
             child,
             ran: AtomicUsize::new(0),
@@ -128,17 +130,22 @@ impl Server {
         crate::support::metric(&self.metrics().await, name)
     }
 
-    /// Waits until `metric` reaches `at_least` (polling; bounded by the case).
+    /// Waits until `metric` reaches `at_least`, reading it every 20 ms. Bounded by progress, not by a
+    /// deadline: the wait fails only when the value has not moved for [`STALL`], so a slow or busy machine
+    /// makes it take longer, never fail.
     pub async fn wait_metric(&self, name: &str, at_least: u64) -> u64 {
-        {
-            loop {
-                let v = self.metric(name).await;
-                if v >= at_least {
-                    return v;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
+        let mut last = self.metric(name).await;
+        let mut moved = std::time::Instant::now();
+        while last < at_least {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let v = self.metric(name).await;
+            if v > last {
+                (last, moved) = (v, std::time::Instant::now());
+            } else if moved.elapsed() > STALL {
+                panic!("{name} stuck at {v} for {STALL:?}, waiting for {at_least}");
             }
         }
+        last
     }
 
     /// Runs one hostile case, then checks that the server still answers a valid SOAP call and relays a

@@ -1,10 +1,12 @@
-//! The peer servers' container images (`--sut jaxws,gsoap --containers`, `--swarm`), built here without a
-//! registry. gsoap: `FROM scratch` holding the peer's binary and the shared objects `ldd` resolves for it on
-//! this machine (glibc, libstdc++ … from Debian's packages), nothing else. jaxws: a Debian root filesystem from
-//! `debootstrap` with the JRE and `libjaxws-java` installed by `chroot … apt-get` and `docker import`ed (the
-//! runtime image, as the builder images are made, tagged by its recipe's hash), and the peer's jar added on
-//! top. Each peer image is tagged `wsbench-peer:<name>-<hash>`, the hash of its recipe, the peer's source hash
-//! and what it copies, so it is built once and reused while all of those stay the same.
+//! The peer servers' container images (`--sut NAME --containers`, `--swarm`), built here without a registry, as
+//! each build's `image` table in its peer.toml says: its files under `/peer` on an empty image with the shared
+//! objects `ldd` resolves for its binary on this machine (`base = "scratch"`: glibc, libstdc++ … from Debian's
+//! packages, nothing else), or on a Debian root filesystem made by `debootstrap` with the build's packages
+//! installed by `chroot … apt-get` and `docker import`ed (`base = "debian"`: the runtime image, as the builder
+//! images are made, tagged by its recipe's hash, shared by every build that names the same packages). Each
+//! peer image is tagged `wsbench-peer:<peer>-<build>-<hash>`, the hash of its recipe, the build's source hash
+//! and what it copies, so it is built once and reused while all of those stay the same. The images have no
+//! ENTRYPOINT: the container's command is the peer's whole command line (`argv::peer`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,43 +17,41 @@ use sha2::{Digest as _, Sha256};
 use wsbench_tools::{cc, debootstrap, docker};
 use xshell::Shell;
 
-use crate::sut::Peer;
+use crate::sut::peer::{Image, ImageBase, IMAGE_DIR};
+use crate::sut::PeerSut;
 
-/// The repository of the peer images; the tag is `<peer>-<hash>`.
+/// The repository of the peer images; the tag is `<peer>-<build>-<hash>`.
 pub const REPOSITORY: &str = "wsbench-peer";
-/// The repository of the jaxws runtime (JRE + JAX-WS RI) the jaxws image is built on.
+/// The repository of the Debian runtimes (a JRE and the packages a build names) the images are built on.
 pub const RUNTIME: &str = "wsbench-peer-runtime";
 const SUITE: &str = "bookworm";
 const MIRROR: &str = "http://deb.debian.org/debian";
-/// The Debian packages of the jaxws runtime image.
-pub const JAXWS_PACKAGES: [&str; 2] = ["openjdk-17-jre-headless", "libjaxws-java"];
 /// The port a peer container serves HTTP on (bench-server's container port).
 pub const HTTP_PORT: u16 = 8080;
 
 /// One peer image, built or found.
 #[derive(Debug, Clone)]
 pub struct PeerImage {
-    pub peer: Peer,
+    /// The build it holds (`PeerSut::build_key`).
+    pub key: String,
     pub tag: String,
     /// False when the image of this hash was already in the engine.
     pub built: bool,
     pub seconds: f64,
-    /// The image's ENTRYPOINT: the program and its own arguments, before the peer's flags.
-    pub program: Vec<String>,
 }
 
-/// Everything that decides the jaxws runtime image; bump `v` when the steps change.
-fn runtime_recipe() -> String {
+/// Everything that decides a runtime image; bump `v` when the steps change.
+fn runtime_recipe(packages: &[String]) -> String {
     format!(
         "v1 debootstrap --variant=minbase {SUITE} {MIRROR}; chroot apt-get install --no-install-recommends {}; \
          apt clean; docker import",
-        JAXWS_PACKAGES.join(" ")
+        packages.join(" ")
     )
 }
 
-/// The jaxws runtime image's tag for the current recipe.
-pub fn runtime_tag() -> String {
-    format!("{RUNTIME}:jaxws-{}", short(runtime_recipe().as_bytes()))
+/// The runtime image's tag for `packages`.
+pub fn runtime_tag(packages: &[String]) -> String {
+    format!("{RUNTIME}:{}", short(runtime_recipe(packages).as_bytes()))
 }
 
 fn short(bytes: &[u8]) -> String {
@@ -61,56 +61,46 @@ fn short(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The image of `peer` built from `build` (its `target/peers/<name>-<hash>` directory, with `source_hash`),
-/// built unless the engine has it already.
-pub fn ensure(sh: &Shell, peer: Peer, build: &Path, source_hash: &str) -> Result<PeerImage> {
+/// The prefix of every tag of `peer`'s build (old hashes included).
+pub fn tag_prefix(peer: &PeerSut) -> String {
+    format!("{REPOSITORY}:{}-{}-", peer.def.name, peer.build().0)
+}
+
+/// The image of `peer`'s build from `build` (its `target/peers/…` directory, with `source_hash`), built unless
+/// the engine has it already.
+pub fn ensure(sh: &Shell, peer: &PeerSut, build: &Path, source_hash: &str) -> Result<PeerImage> {
     let start = Instant::now();
+    let image = &peer.build().1.image;
     let context = build.join("image");
     let _ = fs::remove_dir_all(&context);
-    fs::create_dir_all(&context)?;
-    let (recipe, program) = match peer {
-        Peer::Gsoap => (
-            stage_gsoap(sh, build, &context)?,
-            vec!["/wsbench-gsoap".into()],
-        ),
-        Peer::Jaxws => {
-            let base = ensure_runtime(sh)?;
-            fs::copy(
-                build.join("wsbench-jaxws.jar"),
-                context.join("wsbench-jaxws.jar"),
-            )?;
-            let program = ["/usr/bin/java", "-jar", "/wsbench-jaxws.jar"]
-                .map(String::from)
-                .to_vec();
-            (
-                format!("FROM {base}\nCOPY wsbench-jaxws.jar /wsbench-jaxws.jar\n"),
-                program,
-            )
+    let root = context.join("root");
+    stage(build, image, &root)?;
+    let from = match image.base {
+        ImageBase::Scratch => {
+            let binary = build.join(image.ldd.as_deref().context("scratch without ldd")?);
+            stage_libraries(sh, &binary, &root)?;
+            "scratch".to_owned()
         }
+        ImageBase::Debian => ensure_runtime(sh, &image.packages)?,
     };
     let dockerfile = format!(
-        "# wsbench peer {}: generated by xtask/harness/src/artifacts/peer_images.rs\n{recipe}\
-         USER 65532:65532\nEXPOSE {HTTP_PORT}\nENTRYPOINT [{}]\n",
-        peer.name(),
-        program
-            .iter()
-            .map(|p| format!("{p:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        "# wsbench peer {}: generated by xtask/harness/src/artifacts/peer_images.rs\nFROM {from}\nCOPY root/ /\n\
+         USER 65532:65532\nEXPOSE {HTTP_PORT}\n",
+        peer.build_key()
     );
+    let prefix = tag_prefix(peer);
     let tag = format!(
-        "{REPOSITORY}:{}-{}",
-        peer.name(),
+        "{prefix}{}",
         short(format!("{source_hash}\n{dockerfile}\n{}", content_hash(&context)?).as_bytes())
     );
     let built = docker::image_id(sh, &tag).is_none();
     if built {
         let file = context.join("Dockerfile");
         fs::write(&file, &dockerfile)?;
-        println!("building the {} peer image {tag}", peer.name());
+        println!("building the {} peer image {tag}", peer.build_key());
         let previous: Vec<String> = docker::tags(sh, REPOSITORY)
             .into_iter()
-            .filter(|t| t.starts_with(&format!("{REPOSITORY}:{}-", peer.name())))
+            .filter(|t| t.starts_with(&prefix))
             .collect();
         docker::build(sh, &file.display().to_string(), &context, &tag, &[], &[])?;
         for old in previous.into_iter().filter(|t| *t != tag) {
@@ -119,38 +109,47 @@ pub fn ensure(sh: &Shell, peer: Peer, build: &Path, source_hash: &str) -> Result
     }
     let _ = fs::remove_dir_all(&context);
     Ok(PeerImage {
-        peer,
+        key: peer.build_key(),
         tag,
         built,
         seconds: start.elapsed().as_secs_f64(),
-        program,
     })
 }
 
-/// Copies the gsoap binary and each shared object it loads to the same path under `context/root`; returns
-/// the Dockerfile's body.
-fn stage_gsoap(sh: &Shell, build: &Path, context: &Path) -> Result<String> {
-    let binary = build.join("wsbench-gsoap");
-    let root = context.join("root");
-    fs::create_dir_all(&root)?;
-    fs::copy(&binary, root.join("wsbench-gsoap"))?;
-    // The peer serves `?wsdl` from the WSDLs beside its binary.
-    fs::create_dir_all(root.join("wsdl"))?;
-    for entry in fs::read_dir(build.join("wsdl"))? {
-        let path = entry?.path();
-        fs::copy(
-            &path,
-            root.join("wsdl")
-                .join(path.file_name().context("a WSDL without a name")?),
-        )?;
+/// Copies what the image holds of the build into `root` + `/peer`.
+fn stage(build: &Path, image: &Image, root: &Path) -> Result<()> {
+    let dir = root.join(IMAGE_DIR.trim_start_matches('/'));
+    fs::create_dir_all(&dir)?;
+    for item in &image.copy {
+        let from = build.join(item);
+        for f in files_under(&from)? {
+            let to = dir.join(f.strip_prefix(build).unwrap_or(&f));
+            fs::create_dir_all(to.parent().context("a path without a parent")?)?;
+            fs::copy(&f, &to).with_context(|| format!("copying {}", f.display()))?;
+        }
     }
-    for lib in cc::shared_objects(sh, &binary)? {
+    Ok(())
+}
+
+/// Copies each shared object `binary` loads to the same path under `root`.
+fn stage_libraries(sh: &Shell, binary: &Path, root: &Path) -> Result<()> {
+    for lib in cc::shared_objects(sh, binary)? {
         let to = root.join(lib.strip_prefix("/").unwrap_or(&lib));
         fs::create_dir_all(to.parent().context("a library path without a parent")?)?;
         // The real file under the name the binary asks for: the image has no symlinks to follow.
         fs::copy(&lib, &to).with_context(|| format!("copying {}", lib.display()))?;
     }
-    Ok("FROM scratch\nCOPY root/ /\n".to_owned())
+    Ok(())
+}
+
+/// `path` itself if it is a file, else every file under it.
+fn files_under(path: &Path) -> Result<Vec<PathBuf>> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    walk(path, &mut out).with_context(|| format!("{} (an image's copy item)", path.display()))?;
+    Ok(out)
 }
 
 /// The SHA-256 of every file's relative path and content under `dir`, in path order.
@@ -178,13 +177,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-/// The jaxws runtime image, built by debootstrap unless the engine has the current recipe's.
-fn ensure_runtime(sh: &Shell) -> Result<String> {
-    let tag = runtime_tag();
+/// The runtime image with `packages`, built by debootstrap unless the engine has the current recipe's.
+fn ensure_runtime(sh: &Shell, packages: &[String]) -> Result<String> {
+    let tag = runtime_tag(packages);
     if docker::image_id(sh, &tag).is_some() {
         return Ok(tag);
     }
-    super::builders::preflight_for("the jaxws peer's runtime image", sh)?;
+    super::builders::preflight_for("a peer's runtime image", sh)?;
     let work = crate::paths::project_root().join("target/peer-runtime");
     let root = work.join("root");
     anyhow::ensure!(
@@ -197,20 +196,20 @@ fn ensure_runtime(sh: &Shell) -> Result<String> {
     fs::create_dir_all(&debs)?;
     let start = Instant::now();
     println!(
-        "building the jaxws runtime image {tag} (debootstrap {SUITE}, {})",
-        JAXWS_PACKAGES.join(" ")
+        "building the peer runtime image {tag} (debootstrap {SUITE}, {})",
+        packages.join(" ")
     );
     let result = (|| -> Result<()> {
         debootstrap::bootstrap(sh, &debs, SUITE, &root, MIRROR)?;
         debootstrap::apt_get(sh, &root, &["update", "-qq"])?;
         let mut install = vec!["install", "-y", "-qq", "--no-install-recommends"];
-        install.extend(JAXWS_PACKAGES);
+        install.extend(packages.iter().map(String::as_str));
         debootstrap::apt_get_with_proc(sh, &root, &install)?;
         debootstrap::apt_get(sh, &root, &["clean"])?;
         let _ = fs::remove_dir_all(root.join("var/lib/apt/lists"));
         let tar = work.join("runtime.tar");
         debootstrap::pack(sh, &root, &tar)?;
-        let label = format!("LABEL wsbench.recipe=\"{}\"", runtime_recipe());
+        let label = format!("LABEL wsbench.recipe=\"{}\"", runtime_recipe(packages));
         let imported = docker::import(sh, &label, &tar, &tag);
         let _ = fs::remove_file(&tar);
         imported
@@ -219,13 +218,7 @@ fn ensure_runtime(sh: &Shell) -> Result<String> {
         let _ = fs::remove_dir_all(&root);
     }
     result?;
-    println!(
-        "jaxws runtime image: {:.0} s",
-        start.elapsed().as_secs_f64()
-    );
-    for old in docker::tags(sh, RUNTIME).into_iter().filter(|t| *t != tag) {
-        docker::remove_image(sh, &old);
-    }
+    println!("peer runtime image: {:.0} s", start.elapsed().as_secs_f64());
     Ok(tag)
 }
 
@@ -235,10 +228,11 @@ mod tests {
 
     #[test]
     fn runtime_tag_follows_the_recipe() {
-        let t = runtime_tag();
-        assert!(t.starts_with("wsbench-peer-runtime:jaxws-"), "{t}");
-        assert_eq!(t.len(), "wsbench-peer-runtime:jaxws-".len() + 12);
-        assert!(runtime_recipe().contains("libjaxws-java"));
+        let jre = vec!["openjdk-17-jre-headless".to_owned()];
+        let t = runtime_tag(&jre);
+        assert!(t.starts_with("wsbench-peer-runtime:"), "{t}");
+        assert_eq!(t.len(), "wsbench-peer-runtime:".len() + 12);
+        assert_ne!(t, runtime_tag(&[jre[0].clone(), "libjaxws-java".into()]));
     }
 
     #[test]

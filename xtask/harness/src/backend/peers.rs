@@ -5,45 +5,57 @@
 use anyhow::{Context as _, Result};
 use xshell::Shell;
 
-use crate::argv;
+use crate::argv::{self, PeerPlace};
 use crate::artifacts;
 use crate::artifacts::peer_images::{self, PeerImage};
 use crate::artifacts::peers::PeerBuilds;
 use crate::scenario::{Instance, Plan};
-use crate::sut::Peer;
+use crate::sut::{PeerSut, Sut};
 
-/// Each built peer's image, built here unless the engine has it (`artifacts::peer_images`).
-pub fn peer_images(sh: &Shell, peers: &PeerBuilds) -> Result<Vec<PeerImage>> {
+/// The image of each peer build among `suts`, built here unless the engine has it (`artifacts::peer_images`).
+pub fn peer_images(sh: &Shell, suts: &[Sut], builds: &PeerBuilds) -> Result<Vec<PeerImage>> {
     let root = crate::paths::project_root();
-    peers
-        .iter()
-        .map(|(peer, dir)| {
-            let hash = artifacts::peers::source_hash(&root, peer)?;
-            let image = peer_images::ensure(sh, peer, dir, &hash)?;
-            println!(
-                "peer image {}: {} in {:.1} s",
-                image.tag,
-                if image.built { "built" } else { "present" },
-                image.seconds
-            );
-            Ok(image)
-        })
-        .collect()
+    let mut out: Vec<PeerImage> = Vec::new();
+    for sut in suts {
+        let Sut::Peer(peer) = sut else { continue };
+        if out.iter().any(|i| i.key == peer.build_key()) {
+            continue;
+        }
+        let dir = builds.get(peer)?;
+        let hash = artifacts::peers::source_hash(&root, &peer.def, peer.build().0)?;
+        let image = peer_images::ensure(sh, peer, dir, &hash)?;
+        println!(
+            "peer image {}: {} in {:.1} s",
+            image.tag,
+            if image.built { "built" } else { "present" },
+            image.seconds
+        );
+        out.push(image);
+    }
+    Ok(out)
 }
 
-/// The image tag and container arguments of `peer` for `instance` (the image's ENTRYPOINT is the program):
-/// listening on the port bench-server's container uses, with the flags it gets as a process.
+/// The image tag and container command of `peer` for `instance` (the image has no ENTRYPOINT: the command is
+/// the peer's whole command line), listening on the port bench-server's container uses, with the flags it
+/// gets as a process.
 pub fn peer_command(
     images: &[PeerImage],
-    peer: Peer,
+    peer: &PeerSut,
     plan: &Plan,
     instance: &Instance,
 ) -> Result<(String, Vec<String>)> {
     let image = images
         .iter()
-        .find(|i| i.peer == peer)
-        .with_context(|| format!("no image was built for the {} peer", peer.name()))?;
+        .find(|i| i.key == peer.build_key())
+        .with_context(|| format!("no image was built for the {peer} peer"))?;
     let listen = format!("0.0.0.0:{}", peer_images::HTTP_PORT);
-    let flags = argv::peer_flags(peer, &plan.server, instance, instance.workers, &listen);
-    Ok((image.tag.clone(), flags))
+    let argv = argv::peer(
+        peer,
+        PeerPlace::Container,
+        &plan.server,
+        instance,
+        instance.workers,
+        &listen,
+    )?;
+    Ok((image.tag.clone(), argv))
 }

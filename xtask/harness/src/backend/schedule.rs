@@ -8,18 +8,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::Result;
 use bench_proto::results::RunRecord;
 
+use crate::faults::{FaultSpec, Target};
 use crate::rundoc::FaultRecord;
-use crate::scenario::FaultSpec;
 
 /// How often the client, the clock and the checkpoint are looked at.
 const POLL: Duration = Duration::from_millis(10);
 
-/// What a backend does to its servers, and how it sees its clients.
+/// What a backend's faults are done to, and how it sees its clients.
 pub trait Doer {
-    /// Does the fault (SIGKILL, SIGSTOP, disconnect, shaping).
-    fn begin(&mut self, fault: &FaultSpec) -> Result<()>;
-    /// Undoes it (restart, SIGCONT, connect, the link as it was).
-    fn end(&mut self, fault: &FaultSpec) -> Result<()>;
+    /// Its servers as its faults reach them (the fault's kind says what is done: `crate::faults`).
+    fn target(&mut self) -> Target<'_>;
     /// Whether every client has exited.
     fn clients_exited(&mut self) -> Result<bool>;
     /// Brings the first client's latest checkpoint to `json` where the client writes it elsewhere (a swarm
@@ -38,23 +36,25 @@ pub fn run(faults: &[FaultSpec], json: &Path, doer: &mut dyn Doer) -> Result<Vec
     };
     for f in faults {
         let mut record = FaultRecord {
-            kind: f.kind.name().to_owned(),
+            kind: f.kind,
             at_s: f.at.0.as_secs_f64(),
             for_s: f.duration.0.as_secs_f64(),
-            ..FaultRecord::default()
+            began_unix_us: 0,
+            ended_unix_us: None,
+            problem: None,
         };
         if !wait_until(doer, t0 + f.at.0.as_micros() as u64)? {
             break;
         }
         record.began_unix_us = now_us();
-        if let Err(e) = doer.begin(f) {
+        if let Err(e) = f.kind.begin(f, doer.target()) {
             record.problem = Some(format!("{e:#}"));
             done.push(record);
             break;
         }
         // The fault is undone even if the client ended meanwhile: the next step needs its server.
         wait_until(doer, record.began_unix_us + f.duration.0.as_micros() as u64)?;
-        match doer.end(f) {
+        match f.kind.end(f, doer.target()) {
             Ok(()) => record.ended_unix_us = Some(now_us()),
             Err(e) => record.problem = Some(format!("{e:#}")),
         }

@@ -3,7 +3,7 @@
 //! and network it created, also when the run failed or was interrupted.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context as _};
 use xshell::Shell;
@@ -24,12 +24,15 @@ use crate::provenance::Provenance;
 use crate::ready::{self, NotReady};
 use crate::rundoc::{FaultRecord, RunDoc};
 use crate::scenario::{ServerSpec, Step};
-use crate::sut::Target;
+use crate::sut::{Sampler, Target};
+use bench_proto::results::AGENT_TOKEN_ENV as TOKEN_ENV;
 use wsbench_tools::{docker, process};
 
 const HTTP_PORT: u16 = 8080;
 const CHAT_PORT: u16 = 8081;
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Seconds a client container gets to write what it measured after SIGTERM at its step's deadline.
+const CLIENT_STOP_GRACE_S: u32 = 10;
 /// Where client containers write their results (a host directory is mounted there).
 const OUT: &str = "/out";
 
@@ -210,14 +213,18 @@ impl Session {
 
     /// Where share `i`'s client container reaches its server: `(http URL, chat address, docker run options,
     /// the PID bench-client samples)`.
-    fn reach(&self, i: usize) -> (Option<String>, Option<String>, Vec<String>, Option<u32>) {
+    fn reach(&self, i: usize) -> (Option<String>, Option<String>, Vec<String>, Sampler) {
         if let Some(t) = &self.external {
             // Docker refuses namespaced sysctls in the host's network namespace: the host's own are in force.
             let mut args = vec!["--network".to_owned(), "host".to_owned()];
             if t.pid.is_some() {
                 args.extend(["--pid".into(), "host".into()]);
             }
-            return (t.http.clone(), t.chat.clone(), args, t.pid);
+            if t.agent.is_some() {
+                // The token from this process's environment, by name: never on a command line.
+                args.extend(["--env".into(), TOKEN_ENV.into()]);
+            }
+            return (t.http.clone(), t.chat.clone(), args, t.sampler());
         }
         let server = &self.servers[i % self.servers.len()];
         let mut args = vec!["--network".to_owned(), self.network.clone()];
@@ -233,7 +240,7 @@ impl Session {
             server.http_url.clone(),
             server.chat_addr.clone(),
             args,
-            Some(1),
+            Sampler::Pid(1),
         )
     }
 
@@ -254,12 +261,15 @@ impl Session {
         let mut children = Vec::new();
         let mut commands = Vec::new();
         let mut files = Vec::new();
+        let mut names = Vec::new();
+        let deadline = Instant::now() + step.client.deadline();
         for (i, share) in shares.iter().enumerate() {
             interrupt::check()?;
             let (http_url, chat_addr, reach, monitor) = self.reach(i);
             let target = clients::target(share, &http_url, &chat_addr, &step.id)?;
             let file = format!("{}.{}.json", step.id, i + 1);
             let name = format!("wsbench-{}-{}-client-{}", self.id, step.id, i + 1);
+            names.push(name.clone());
             let mut args = vec![
                 "--name".to_owned(),
                 name,
@@ -276,7 +286,7 @@ impl Session {
                 share,
                 &target,
                 &Path::new(OUT).join(&file),
-                monitor,
+                &monitor,
                 &step.label,
             ));
             let child = docker::run_attached(&args)?;
@@ -289,11 +299,7 @@ impl Session {
             files.push(self.out_dir.join(file));
         }
         let faults = self.do_faults(step, &files[0], &mut children)?;
-        let mut exit_codes = Vec::new();
-        for mut child in children {
-            let status = child.wait().context("waiting for a client container")?;
-            exit_codes.push(status.code());
-        }
+        let (exit_codes, overran) = self.wait_clients(children, &names, deadline)?;
         // Interrupted clients still write what they measured (marked partial): keep it, the caller stops after.
         self.remove_containers_matching(&format!("{}-client-", step.id));
         let missing: Vec<_> = files.iter().filter(|f| !f.exists()).collect();
@@ -324,6 +330,7 @@ impl Session {
             containers: files.len(),
             exit_codes,
             commands,
+            overran,
         };
         self.history.push(History::Step {
             step: step.id.clone(),
@@ -350,6 +357,30 @@ impl Session {
             clients,
         };
         schedule::run(&step.faults, json, &mut net)
+    }
+
+    /// Waits for a step's client containers (`docker run` in the foreground, named `names`) by `deadline`;
+    /// past it, stops every one of them (SIGTERM: each writes what it measured; SIGKILL after the grace).
+    /// Their exit codes, and whether the deadline passed.
+    fn wait_clients(
+        &self,
+        children: Vec<std::process::Child>,
+        names: &[String],
+        deadline: Instant,
+    ) -> anyhow::Result<(Vec<Option<i32>>, bool)> {
+        let mut exit_codes = Vec::new();
+        let mut overran = false;
+        for mut child in children {
+            if !overran && process::wait_until(&mut child, deadline)?.is_none() {
+                overran = true;
+                for name in names {
+                    let _ = docker::stop(&self.sh, name, CLIENT_STOP_GRACE_S);
+                }
+            }
+            let status = child.wait().context("waiting for a client container")?;
+            exit_codes.push(status.code());
+        }
+        Ok((exit_codes, overran))
     }
 
     /// Stops the servers gracefully (SIGTERM), appends their stderr (and shaping statistics) to `log`, removes
@@ -546,7 +577,7 @@ impl Side {
 fn wait_ready(sh: &Shell, name: &str) -> anyhow::Result<String> {
     let (logs, stdout) = docker::Follow::container(name)?;
     let outcome = match ready::wait(&ready::lines(stdout), READY_TIMEOUT) {
-        Ok(ready) => Ok(ready.line()),
+        Ok(ready) => Ok(ready.to_string()),
         Err(NotReady::Ended) => {
             let code =
                 docker::exit_code(sh, name).map_or_else(|e| e.to_string(), |c| c.to_string());

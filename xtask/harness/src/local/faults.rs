@@ -1,75 +1,78 @@
-//! A step's faults done to the local bench-server while its client runs: kill-server (SIGKILL, then the same
-//! command line restarted on the same address `for` later) and pause-server (SIGSTOP, SIGCONT `for` later).
-//! When they are done is [`crate::backend::schedule`]'s.
+//! The local bench-server as a step's faults reach it while its client runs ([`crate::faults::Reach::Process`]:
+//! its pid, SIGKILL, the same command line started again on the address it had bound). What each kind does
+//! is its row of [`crate::faults`]; when, [`crate::backend::schedule`]'s.
 
 use std::path::Path;
+use std::time::Instant;
 
-use anyhow::{bail, Context as _, Result};
-use wsbench_tools::process::{hold, Hold, Running};
+use anyhow::{Context as _, Result};
+use wsbench_tools::process::{Process, Waited};
 
-use super::process::ServerProcess;
+use super::process::ServerProcess as Server;
 use super::READY_TIMEOUT;
 use crate::backend::schedule::{self, Doer};
+use crate::faults::{FaultSpec, ServerProcess, Target};
 use crate::rundoc::FaultRecord;
-use crate::scenario::{FaultKind, FaultSpec};
 
 /// The server as a fault sees it: the process, and how to start it again where it was.
-pub(super) struct Target<'a> {
-    pub(super) server: &'a mut Option<ServerProcess>,
+pub(super) struct Restartable<'a> {
+    pub(super) server: &'a mut Option<Server>,
     /// Its command line with the addresses it bound (port 0 replaced by the port it got).
     pub(super) restart: Vec<String>,
     pub(super) log: &'a std::fs::File,
 }
 
 struct Local<'a, 'b> {
-    target: &'a mut Target<'b>,
-    client: Running,
+    target: &'a mut Restartable<'b>,
+    client: Process,
 }
 
-/// Does `faults` while `client` runs, then waits for it; the faults as they happened.
+/// Does `faults` while `client` runs, then waits for it until `deadline` (stopping it there); how it
+/// ended, and the faults as they happened.
 pub(super) fn run(
     faults: &[FaultSpec],
     json: &Path,
-    client: Running,
-    target: &mut Target<'_>,
-) -> Result<(std::process::ExitStatus, Vec<FaultRecord>)> {
+    client: Process,
+    target: &mut Restartable<'_>,
+    deadline: Instant,
+) -> Result<(Waited, Vec<FaultRecord>)> {
     let mut local = Local { target, client };
     let done = schedule::run(faults, json, &mut local)?;
-    Ok((local.client.wait()?, done))
+    let waited = local
+        .client
+        .wait_until(deadline, super::CLIENT_STOP_GRACE)?;
+    Ok((waited, done))
 }
 
 impl Doer for Local<'_, '_> {
-    fn begin(&mut self, fault: &FaultSpec) -> Result<()> {
-        let t = &mut *self.target;
-        let server = t.server.as_ref().context("no bench-server is running")?;
-        match fault.kind {
-            FaultKind::PauseServer => hold(server.ready.pid, Hold::Pause),
-            FaultKind::KillServer => {
-                let server = t.server.take().context("no bench-server is running")?;
-                server.kill_now().map(drop)
-            }
-            k => bail!("{} is done to a server container (--containers)", k.name()),
-        }
-    }
-
-    fn end(&mut self, fault: &FaultSpec) -> Result<()> {
-        let t = &mut *self.target;
-        match fault.kind {
-            FaultKind::PauseServer => {
-                let server = t.server.as_ref().context("no bench-server is running")?;
-                hold(server.ready.pid, Hold::Resume)
-            }
-            FaultKind::KillServer => {
-                let server = ServerProcess::start(&t.restart, t.log.try_clone()?, READY_TIMEOUT)
-                    .with_context(|| format!("restarting `{}`", t.restart.join(" ")))?;
-                *t.server = Some(server);
-                Ok(())
-            }
-            k => bail!("{} is done to a server container (--containers)", k.name()),
-        }
+    fn target(&mut self) -> Target<'_> {
+        Target::Process(self)
     }
 
     fn clients_exited(&mut self) -> Result<bool> {
         Ok(self.client.exited()?.is_some())
+    }
+}
+
+impl ServerProcess for Local<'_, '_> {
+    fn pid(&self) -> Result<u32> {
+        let server = self.target.server.as_ref();
+        Ok(server.context("no bench-server is running")?.pid)
+    }
+
+    fn kill(&mut self) -> Result<()> {
+        let server = self.target.server.take();
+        server
+            .context("no bench-server is running")?
+            .kill_now()
+            .map(drop)
+    }
+
+    fn restart(&mut self) -> Result<()> {
+        let t = &mut *self.target;
+        let server = Server::start(&t.restart, t.log.try_clone()?, READY_TIMEOUT)
+            .with_context(|| format!("restarting `{}`", t.restart.join(" ")))?;
+        *t.server = Some(server);
+        Ok(())
     }
 }

@@ -4,19 +4,21 @@ use std::{fs::File, process::ExitStatus, time::Duration};
 
 use crate::ready::{self, NotReady, Ready};
 use anyhow::{bail, Context as _, Result};
-use wsbench_tools::process::Spawned;
+use wsbench_tools::process::Process;
 
 /// A running bench-server; killed if dropped without [`ServerProcess::stop`].
 #[derive(Debug)]
 pub struct ServerProcess {
-    child: Spawned,
+    child: Process,
     pub ready: Ready,
+    /// Its pid, as its READY line gives it.
+    pub pid: u32,
 }
 
 impl ServerProcess {
     /// Spawns `argv` with stdout piped and stderr to `log`, and waits up to `timeout` for `READY`.
     pub fn start(argv: &[String], log: File, timeout: Duration) -> Result<ServerProcess> {
-        let (child, stdout) = Spawned::start(argv, Some(log))?;
+        let (child, stdout) = Process::piped(argv, Some(log))?;
         let lines = ready::lines(stdout);
         let ready = match ready::wait(&lines, timeout) {
             Ok(ready) => ready,
@@ -29,17 +31,18 @@ impl ServerProcess {
                 bail!("bench-server {why} (see server.log)");
             }
         };
-        Ok(ServerProcess { child, ready })
+        let pid = ready.pid.context("a READY line without pid")?;
+        Ok(ServerProcess { child, ready, pid })
     }
 
     /// The process's exit status if it has already exited.
     pub fn exited(&mut self) -> Option<ExitStatus> {
-        self.child.exited()
+        self.child.exited().ok().flatten()
     }
 
     /// SIGKILL, as a fault: the server dies with its connections.
     pub fn kill_now(self) -> Result<ExitStatus> {
-        self.child.kill_now()
+        Ok(self.child.kill_now()?)
     }
 
     /// SIGTERM, then waits up to `grace` for a clean exit; SIGKILL (and an error) after that.

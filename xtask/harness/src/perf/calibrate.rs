@@ -9,6 +9,7 @@
 //! (`calibrate/goals.rs`).
 
 mod goals;
+mod sweep;
 
 use std::time::Duration;
 
@@ -24,9 +25,9 @@ use wsbench_tools::{load, process};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Keep-alive connections, for both tools.
-    #[arg(long, default_value_t = 50, value_name = "N")]
-    connections: u32,
+    /// Keep-alive connections, for both tools (with `--sut`: the clients, default 100 as cxf-echo-complex).
+    #[arg(long, value_name = "N")]
+    connections: Option<u32>,
     /// How long each tool runs per round.
     #[arg(long, default_value = "10s", value_name = "DUR", value_parser = bench_proto::units::parse_duration)]
     duration: Duration,
@@ -57,6 +58,22 @@ pub struct Args {
     /// With `--goals`: the most JVM warm-up; measuring starts then even if jaxws's rate is not flat within 3 %.
     #[arg(long, default_value = "180s", value_name = "DUR", value_parser = bench_proto::units::parse_duration)]
     jvm_warmup_max: Duration,
+    /// Sweep this peer's configurations and its peer.toml's `[calibrate]` knobs instead (echoComplexTypeDoc,
+    /// 100 clients unless `--connections` says otherwise), one server core; the table goes into
+    /// peers/NAME/README.md.
+    #[arg(long, value_name = "NAME")]
+    sut: Option<String>,
+    /// With `--sut`: the warm-up load before each measurement (default: the peer's `warmup`, else 5 s).
+    #[arg(long = "warmup", value_name = "DUR", value_parser = bench_proto::units::parse_duration)]
+    sweep_warmup: Option<Duration>,
+}
+
+impl Args {
+    /// `--connections`: 50, or 100 (cxf-echo-complex's clients) with `--sut`.
+    fn connections(&self) -> u32 {
+        self.connections
+            .unwrap_or(if self.sut.is_some() { 100 } else { 50 })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -71,6 +88,9 @@ pub fn run(sh: &Shell, args: Args) -> Result<()> {
     if args.goals {
         return goals::run(sh, &args);
     }
+    if let Some(name) = &args.sut {
+        return sweep::run(sh, &args, name);
+    }
     WRK.require(sh)?;
     TASKSET.require(sh)?;
     let setup = Setup::new(sh, &args)?;
@@ -79,7 +99,7 @@ pub fn run(sh: &Shell, args: Args) -> Result<()> {
          on CPU {} ({} worker(s))",
         setup.op,
         setup.url,
-        args.connections,
+        args.connections(),
         setup.secs,
         setup.client_cpus_text,
         setup.client_threads,
@@ -98,8 +118,9 @@ pub fn run(sh: &Shell, args: Args) -> Result<()> {
         };
         rounds.add(round, &w, &b);
     }
-    let Setup { server, .. } = setup;
+    let Setup { server, op, .. } = setup;
     server.stop(Duration::from_secs(20))?;
+    rounds.record(sh, op, &args);
     rounds.conclude(args.goal)
 }
 
@@ -187,12 +208,12 @@ impl Setup {
 
     /// One run of wrk.
     fn wrk(&self, sh: &Shell, args: &Args) -> Result<Measured> {
-        let busy = ServerBusy::start(self.server.ready.pid);
+        let busy = ServerBusy::start(self.server.pid);
         let cpu0 = load::children_cpu_s();
         let script = self.script.as_ref().map(|s| process::arg(s.path()));
         let argv = wrk::argv(
             self.client_threads,
-            args.connections,
+            args.connections(),
             &self.secs,
             script.as_deref(),
             &self.url,
@@ -218,14 +239,14 @@ impl Setup {
 
     /// One run of bench-client.
     fn bench(&self, sh: &Shell, args: &Args) -> Result<Measured> {
-        let busy = ServerBusy::start(self.server.ready.pid);
+        let busy = ServerBusy::start(self.server.pid);
         let cpu0 = load::children_cpu_s();
         let mut argv = taskset::prefix(&self.client_cpus);
         argv.push(process::arg(&self.bins.client));
         for (flag, value) in [
             ("--url", self.url.clone()),
             ("--operation", self.op.to_owned()),
-            ("--clients", args.connections.to_string()),
+            ("--clients", args.connections().to_string()),
             ("--threads", self.client_threads.to_string()),
             ("--duration", self.secs.clone()),
             ("--json", process::arg(&self.json)),
@@ -253,6 +274,8 @@ impl Setup {
 /// What the rounds measured.
 #[derive(Default)]
 struct Rounds {
+    wrk: Vec<f64>,
+    bench: Vec<f64>,
     ratios: Vec<f64>,
     cpu_ratios: Vec<f64>,
     busiest: Vec<f64>,
@@ -272,11 +295,29 @@ impl Rounds {
             busy_text(b.server_busy),
         );
         self.ratios.push(ratio);
+        self.wrk.push(w.rate);
+        self.bench.push(b.rate);
         self.cpu_ratios
             .push(b.cpu_us_per_request / w.cpu_us_per_request);
         if let (Some(x), Some(y)) = (w.server_busy, b.server_busy) {
             self.busiest.push(x.min(y));
         }
+    }
+
+    /// Both tools' rates into the results store (scenario `calibrate`, a step per operation, the tool as
+    /// its "server").
+    fn record(&self, sh: &Shell, op: &str, args: &Args) {
+        use crate::history::{tool, Kind};
+        let m = |sut: &str, xs: &[f64]| {
+            tool::measurement(op, sut, crate::metric::Metric::TotalPerS, xs)
+        };
+        let measurements = [m("bench-client", &self.bench), m("wrk", &self.wrk)]
+            .into_iter()
+            .flatten()
+            .collect();
+        let config = format!("{} connections", args.connections());
+        let entry = tool::entry(sh, Kind::Calibrate, "calibrate", config, measurements);
+        tool::record(&sh.current_dir().join("results"), &[entry]);
     }
 
     /// Prints the medians; Err when the ratio is below `goal`.

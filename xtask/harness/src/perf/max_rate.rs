@@ -128,6 +128,7 @@ pub fn run(sh: &Shell, args: Args) -> anyhow::Result<()> {
     fs::write(dir.join("max-rate.md"), &text).context("writing max-rate.md")?;
     let json = json::render(&args, &url, &outcome)?;
     fs::write(dir.join("max-rate.json"), &json).context("writing max-rate.json")?;
+    record(sh, &args, &outcome, &dir);
     if args.json {
         println!("{json}");
     } else {
@@ -175,7 +176,7 @@ fn start_server(
         .ready
         .http
         .context("bench-server's READY line has no http address")?;
-    let pid = s.ready.pid;
+    let pid = s.pid;
     Ok((Some(s), format!("http://{http}"), Some(pid)))
 }
 
@@ -328,4 +329,41 @@ fn render(args: &Args, url: &str, out: &Outcome) -> String {
         s.push('\n');
     }
     s
+}
+
+/// The answer into the results store (scenario `max-rate`, a step per operation and SLO): the highest
+/// confirmed rate and the p99 there, or a failed run when none was.
+fn record(sh: &Shell, args: &Args, outcome: &Outcome, dir: &Path) {
+    use crate::history::{tool, Kind};
+    use crate::metric::Metric;
+    let step = format!(
+        "{} p99<{}",
+        args.operation,
+        humantime::format_duration(args.slo)
+    );
+    let best = outcome
+        .best
+        .and_then(|rate| outcome.probes.iter().find(|p| p.pass && p.rate == rate));
+    let mut measurements = Vec::new();
+    if let Some(p) = best {
+        measurements.extend(tool::measurement(
+            &step,
+            "bench-server",
+            Metric::TotalPerS,
+            &[p.measured.achieved],
+        ));
+        let p99_ms = p.measured.p99_us as f64 / 1000.0;
+        measurements.extend(tool::measurement(
+            &step,
+            "bench-server",
+            Metric::P99LatencyMs,
+            &[p99_ms],
+        ));
+    }
+    let mut entry = tool::entry(sh, Kind::MaxRate, "max-rate", String::new(), measurements);
+    entry.dir = Some(dir.to_path_buf());
+    if outcome.best.is_none() {
+        entry.status = crate::rundoc::Status::Failed;
+    }
+    tool::record(&sh.current_dir().join(&args.out), &[entry]);
 }

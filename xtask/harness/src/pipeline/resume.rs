@@ -14,6 +14,7 @@ use crate::provenance::{self, Provenance, Resume};
 use crate::results;
 use crate::rundoc::{RunDoc, Status};
 use crate::scenario::{Plan, Scenario};
+use crate::thresholds;
 
 /// A results directory about to be continued.
 #[derive(Debug)]
@@ -71,6 +72,11 @@ impl Resumed {
         );
         let mut plan = scenario.plan(self.run.quick, &self.run.sets)?;
         plan.sets = self.run.sets.clone();
+        // The thresholds it was judged by (its `--threshold`s too), and stopped on if it was.
+        plan.thresholds = thresholds::collect(&toml::Table::new(), &self.run.thresholds)?;
+        if self.run.abort_on_fail {
+            plan.arm_abort()?;
+        }
         let ids: Vec<&str> = plan.steps().map(|s| s.id.as_str()).collect();
         let recorded: Vec<&str> = self.run.steps.iter().map(|s| s.id.as_str()).collect();
         ensure!(

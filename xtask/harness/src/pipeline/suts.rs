@@ -49,7 +49,7 @@ pub(super) fn begin(
         return;
     }
     prov.sut = records(suts, |s| match s {
-        Sut::Peer(p) => peers.get(*p).ok().map(|d| d.display().to_string()),
+        Sut::Peer(p) => peers.get(p).ok().map(|d| d.display().to_string()),
         _ => None,
     });
     let spec = &plan.server;
@@ -65,11 +65,12 @@ pub(super) fn begin(
     .collect();
     for sut in suts {
         if let Sut::Peer(p) = sut {
-            run.notes.extend(p.warm_up_note().map(str::to_owned));
+            run.notes.push(format!("{p}: {}", p.describe()));
+            run.notes.extend(p.warm_up_note());
             if !unapplied.is_empty() {
                 run.notes.push(format!(
                     "{} has no equivalent of bench-server's server.{}: it ran without them.",
-                    p.name(),
+                    p.name,
                     unapplied.join(", server.")
                 ));
             }
@@ -87,7 +88,23 @@ pub fn records(suts: &[Sut], build: impl Fn(&Sut) -> Option<String>) -> Vec<SutR
                 Sut::External(t) => t.pid,
                 _ => None,
             },
+            sampled_by_agent: match s {
+                Sut::External(t) => t.agent.clone(),
+                _ => None,
+            },
             build: build(s),
+            configuration: match s {
+                Sut::Peer(p) => Some(p.describe()),
+                _ => None,
+            },
+            config_name: match s {
+                Sut::Peer(p) => Some(p.config.clone()),
+                _ => None,
+            },
+            warmup_needed_s: match s {
+                Sut::Peer(p) => p.def.warmup.map(|w| w.as_secs_f64()),
+                _ => None,
+            },
             ..SutRecord::default()
         })
         .collect()
@@ -118,11 +135,17 @@ pub(super) fn identify(
         ask(plan, url, rec);
     }
     if let Sut::External(t) = &instance.sut {
-        let sampled = match t.pid {
-            Some(pid) => format!("its CPU and RSS were sampled from process {pid} (--target-pid)"),
-            None => {
-                "its CPU and RSS were not sampled (no --target-pid: the server CPU and RSS columns \
-                     are empty)"
+        let sampled = match (&t.agent, t.pid) {
+            (Some(agent), _) => format!(
+                "its CPU, RSS, fds and threads, and its host's CPU (steal too) and network, were sampled on its \
+                 own host by the agent at {agent} (--agent)"
+            ),
+            (None, Some(pid)) => {
+                format!("its CPU and RSS were sampled from process {pid} (--target-pid)")
+            }
+            (None, None) => {
+                "its CPU and RSS were not sampled (neither --agent nor --target-pid: the server CPU and \
+                     RSS columns are empty)"
                     .to_owned()
             }
         };

@@ -28,6 +28,8 @@ enum Script {
     Writes(Option<i32>, Box<ResultsDoc>),
     /// Exit with this code and write nothing.
     Exits(Option<i32>),
+    /// Still running at the step's deadline: stopped (by a signal) after writing this document.
+    Overran(Box<ResultsDoc>),
 }
 
 /// A backend that starts nothing: it writes the documents it is told to, and records what it was asked.
@@ -113,17 +115,22 @@ impl Backend for Fake {
             .get(&step.id)
             .cloned()
             .unwrap_or_else(|| Script::Writes(Some(0), Box::new(clean_doc(step, seed))));
-        let exit = match script {
+        let (exit, overran) = match script {
             Script::Writes(exit, doc) => {
                 fs::write(json, serde_json::to_string(&doc)?)?;
-                exit
+                (exit, None)
             }
-            Script::Exits(exit) => exit,
+            Script::Exits(exit) => (exit, None),
+            Script::Overran(doc) => {
+                fs::write(json, serde_json::to_string(&doc)?)?;
+                (None, Some(step.client.deadline()))
+            }
         };
         Ok(ClientRun {
             exit,
             commands: vec![vec!["fake-client".into(), step.id.clone()]],
             faults: Vec::new(),
+            overran,
         })
     }
 
@@ -247,16 +254,24 @@ fn one_loop_judges_every_step_and_keeps_going() {
             "collect",
         ]
     );
-    let problems = outcome.run.problems.join("\n");
+    let problems = &outcome.run.problems;
     assert!(
-        problems.contains("did not start: it was told not to"),
-        "{problems}"
+        matches!(&problems[0], Problem::ServersNotStarted { error } if error.contains("it was told not to")),
+        "{problems:?}"
     );
     assert!(
-        problems.contains(
-            "step 06-b-workers-4-clients-4: bench-client exited (status 2) without results"
+        problems.iter().any(
+            |p| matches!(p, Problem::NoResults { step, exit: Some(2), .. }
+            if step == "06-b-workers-4-clients-4")
         ),
-        "{problems}"
+        "{problems:?}"
+    );
+    let words: Vec<String> = problems.iter().map(Problem::to_string).collect();
+    assert!(
+        words.iter().any(|w| w.starts_with(
+            "step 06-b-workers-4-clients-4: bench-client exited (status 2) without results: "
+        )),
+        "{words:?}"
     );
     // The record: run.json and provenance.json as written, read back by the one reader.
     let loaded = results::Run::load(&dir).unwrap();
@@ -299,11 +314,17 @@ fn a_server_that_dies_fails_the_rest_of_its_instance() {
         statuses,
         [Status::Ok, Status::Failed, Status::Ok, Status::Failed]
     );
-    assert!(outcome
-        .run
-        .problems
-        .iter()
-        .any(|p| p == "bench-server exited (signal 9) before step 02-b-workers-1-clients-4"));
+    assert_eq!(
+        outcome.run.problems[0],
+        Problem::ServersGone {
+            why: "bench-server exited (signal 9)".into(),
+            step: "02-b-workers-1-clients-4".into()
+        }
+    );
+    assert_eq!(
+        outcome.run.problems[0].to_string(),
+        "bench-server exited (signal 9) before step 02-b-workers-1-clients-4"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -337,7 +358,7 @@ fn a_failed_threshold_or_a_busy_machine_fails_the_run_by_name() {
     let failed = judged(&["errors==0", "p99<1us"], &[], "checks-threshold");
     assert_eq!(failed.status, Status::Failed);
     assert_eq!(failed.failed_checks.len(), 2, "one per step");
-    assert_eq!(failed.failed_checks[0].check, FailedCheck::THRESHOLD);
+    assert_eq!(failed.failed_checks[0].check, Check::Threshold);
     let words = failed.status_words();
     assert!(
         words.starts_with("FAILED: threshold p99<1us at 01-a-workers-1-clients-4 ("),
@@ -452,7 +473,9 @@ fn faults_are_validated_and_refused_where_they_cannot_be_done() {
     let dir = temp_dir("net-faults");
     let outcome = measure(&net, &mut Fake::default(), &dir, run, provenance()).unwrap();
     assert!(
-        outcome.run.problems[0].contains("cannot do the scenario's fault disconnect-server"),
+        outcome.run.problems[0]
+            .to_string()
+            .contains("cannot do the scenario's fault disconnect-server"),
         "{:?}",
         outcome.run.problems
     );
@@ -464,7 +487,7 @@ fn faults_are_validated_and_refused_where_they_cannot_be_done() {
     let run = RunDoc::planned(&drain, "2026-12-01T00:00:00Z".into());
     let dir = temp_dir("drain-faults");
     let outcome = measure(&drain, &mut Fake::default(), &dir, run, provenance()).unwrap();
-    let said = &outcome.run.problems[0];
+    let said = &outcome.run.problems[0].to_string();
     assert!(
         said.contains("cannot do the scenario's fault drain-server-node")
             && said.contains("drain-server-node to a swarm node (--swarm)"),
@@ -477,6 +500,46 @@ fn faults_are_validated_and_refused_where_they_cannot_be_done() {
     let outcome = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
     assert!(fake.calls.is_empty(), "{:?}", fake.calls);
     assert_eq!(outcome.run.status, Status::Failed);
-    assert!(outcome.run.problems[0].contains("cannot do the scenario's fault kill-server"));
+    assert!(matches!(
+        &outcome.run.problems[0],
+        Problem::FaultNotDone { fault, .. } if fault.name() == "kill-server"
+    ));
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A step whose clients were still running at its deadline is failed with the reason, whatever its document
+/// says, and the run goes on to the next step.
+#[test]
+fn a_step_past_its_deadline_fails_and_the_run_goes_on() {
+    let plan = Scenario::from_text(MATRIX).plan(false, &[]).unwrap();
+    let first = plan.steps().next().unwrap().clone();
+    let mut partial = clean_doc(&first, 1);
+    partial.partial = true;
+    let mut fake = Fake::default();
+    fake.scripts
+        .insert(first.id.clone(), Script::Overran(Box::new(partial)));
+    let dir = temp_dir("deadline");
+    let run = RunDoc::planned(&plan, "2026-12-01T00:00:00Z".into());
+    let outcome = measure(&plan, &mut fake, &dir, run, provenance()).unwrap();
+    let statuses: Vec<Status> = outcome.run.steps.iter().map(|s| s.status).collect();
+    assert_eq!(statuses[0], Status::Failed);
+    assert!(
+        statuses[1..].iter().all(|&s| s == Status::Ok),
+        "{statuses:?}"
+    );
+    let problem = outcome
+        .run
+        .problems
+        .iter()
+        .find(|p| matches!(p, Problem::StepDeadline { .. }))
+        .expect("the deadline is the step's problem");
+    // 1 s of load, no warm-up: 1 s + 120 s + 1/20 s.
+    assert_eq!(
+        problem.to_string(),
+        "step 01-a-workers-1-clients-4: its clients were still running at the step's deadline (2 m 1 s: its \
+         duration, warm-up and a grace period): stopped, the step failed, the run went on"
+    );
+    let json = serde_json::to_value(problem).unwrap();
+    assert_eq!(json["kind"], "step_deadline");
+    fs::remove_dir_all(dir).unwrap();
 }

@@ -79,6 +79,9 @@ pub struct ClientRunRecord {
     /// Each container's exit code (null: killed by a signal).
     pub exit_codes: Vec<Option<i32>>,
     pub commands: Vec<Vec<String>>,
+    /// Still running at the step's deadline: stopped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overran: bool,
 }
 
 /// Where the link shaping limits were put.

@@ -1,30 +1,11 @@
 //! The raw TOML types of a scenario file, as written (`deny_unknown_fields`): the server and step specs, the
 //! sweep, matrix and scale-out tables, the published figures, and the duration and size syntax.
 
-use std::{fmt, time::Duration};
-
-use bench_proto::units;
+use bench_proto::units::{self, DurationArg};
 use serde::{Deserialize, Serialize};
 
-/// A duration as written on the command lines (`30s`, `500ms`, `8h`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dur(pub Duration);
-
-impl<'de> Deserialize<'de> for Dur {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        units::parse_duration(&s)
-            .map(Dur)
-            .map_err(serde::de::Error::custom)
-    }
-}
-
-impl fmt::Display for Dur {
-    /// Formatted the way bench-client parses it.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        units::DurationArg(self.0).fmt(f)
-    }
-}
+use crate::faults::FaultSpec;
+use crate::metric::Metric;
 
 /// A message size: `1K`, `100K`, `1M` or bytes. The text is passed to bench-client as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,82 +37,10 @@ impl<'de> Deserialize<'de> for Size {
 
 /// What bench-client is asked to do: the one catalogue of operation names, bench-proto's.
 pub use bench_proto::operation::Operation;
+use bench_proto::shape::Arrivals;
 
-/// The figures a published number can be compared on (contract: `metric` names in run.json).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    TotalPerS,
-    PerClientPerS,
-    MeanLatencyMs,
-    P99LatencyMs,
-    ReceivedMbPerS,
-    SentMbPerS,
-    XmlMbPerS,
-    /// The larger of sent and received: a figure given for a link that caps each direction.
-    BusierMbPerS,
-    ChatScoreMsgPerS,
-    ScalingEfficiency,
-    CpuUserPct,
-    CpuSysPct,
-    CpuIdlePct,
-}
-
-impl Metric {
-    pub const ALL: [Metric; 13] = [
-        Metric::TotalPerS,
-        Metric::PerClientPerS,
-        Metric::MeanLatencyMs,
-        Metric::P99LatencyMs,
-        Metric::ReceivedMbPerS,
-        Metric::SentMbPerS,
-        Metric::XmlMbPerS,
-        Metric::BusierMbPerS,
-        Metric::ChatScoreMsgPerS,
-        Metric::ScalingEfficiency,
-        Metric::CpuUserPct,
-        Metric::CpuSysPct,
-        Metric::CpuIdlePct,
-    ];
-
-    /// Its name in scenario files and run.json (`total_per_s`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Metric::TotalPerS => "total_per_s",
-            Metric::PerClientPerS => "per_client_per_s",
-            Metric::MeanLatencyMs => "mean_latency_ms",
-            Metric::P99LatencyMs => "p99_latency_ms",
-            Metric::ReceivedMbPerS => "received_mb_per_s",
-            Metric::SentMbPerS => "sent_mb_per_s",
-            Metric::XmlMbPerS => "xml_mb_per_s",
-            Metric::BusierMbPerS => "busier_mb_per_s",
-            Metric::ChatScoreMsgPerS => "chat_score_msg_per_s",
-            Metric::ScalingEfficiency => "scaling_efficiency",
-            Metric::CpuUserPct => "cpu_user_pct",
-            Metric::CpuSysPct => "cpu_sys_pct",
-            Metric::CpuIdlePct => "cpu_idle_pct",
-        }
-    }
-
-    /// In words, for people.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::TotalPerS => "total throughput",
-            Metric::PerClientPerS => "throughput per client",
-            Metric::MeanLatencyMs => "mean latency",
-            Metric::P99LatencyMs => "p99 latency",
-            Metric::ReceivedMbPerS => "MB/s received by the client",
-            Metric::SentMbPerS => "MB/s sent by the client",
-            Metric::XmlMbPerS => "MB/s of XML (sent + received)",
-            Metric::BusierMbPerS => "MB/s of XML in the busier direction",
-            Metric::ChatScoreMsgPerS => "chat messages/s (VolanoMark score)",
-            Metric::ScalingEfficiency => "scaling efficiency",
-            Metric::CpuUserPct => "system CPU user %",
-            Metric::CpuSysPct => "system CPU sys %",
-            Metric::CpuIdlePct => "system CPU idle %",
-        }
-    }
-}
+mod shape;
+pub use shape::{OperationSpec, StageSpec};
 
 /// `[server]`: how bench-server is started.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -147,9 +56,9 @@ pub struct ServerSpec {
     pub max_body: Option<Size>,
     pub store_cap: Option<u64>,
     #[serde(skip_serializing)]
-    pub header_timeout: Option<Dur>,
+    pub header_timeout: Option<DurationArg>,
     #[serde(skip_serializing)]
-    pub idle_timeout: Option<Dur>,
+    pub idle_timeout: Option<DurationArg>,
     pub max_connections: Option<u64>,
     /// bench-server's `--rest-above`: above this many open connections, connections rest between requests.
     pub rest_above: Option<u64>,
@@ -184,17 +93,24 @@ impl ServerSpec {
 #[serde(deny_unknown_fields)]
 pub struct StepSpec {
     pub name: Option<String>,
-    pub operation: Option<Operation>,
+    pub operation: Option<OperationSpec>,
+    /// The seed of a mix's draws and of Poisson arrivals (bench-client's `--seed`; 1 unless set).
+    pub random_seed: Option<u64>,
+    /// Open loop: `even` (the default) or `poisson`.
+    pub arrivals: Option<Arrivals>,
+    /// Ramping stages instead of a fixed level (they set the step's length; a duration, requests or warm-up
+    /// of `[defaults]` does not apply to a step with stages).
+    pub stages: Option<Vec<StageSpec>>,
     pub clients: Option<u32>,
     pub threads: Option<u32>,
     /// Open loop: requests/s in total; closed loop when unset.
     pub rate: Option<f64>,
-    pub duration: Option<Dur>,
+    pub duration: Option<DurationArg>,
     pub requests: Option<u64>,
-    pub warmup: Option<Dur>,
-    pub think_time: Option<Dur>,
-    pub timeout: Option<Dur>,
-    pub connect_timeout: Option<Dur>,
+    pub warmup: Option<DurationArg>,
+    pub think_time: Option<DurationArg>,
+    pub timeout: Option<DurationArg>,
+    pub connect_timeout: Option<DurationArg>,
     pub keepalive: Option<bool>,
     pub packet_size: Option<u32>,
     pub message_size: Option<Size>,
@@ -202,11 +118,11 @@ pub struct StepSpec {
     pub validate_every: Option<u64>,
     /// How often bench-client closes an interval of its timeline and checkpoints its document (`--interval`):
     /// what a killed step can lose at most. 10 s unless set; `--quick` runs use 1 s.
-    pub interval: Option<Dur>,
+    pub interval: Option<DurationArg>,
     pub rooms: Option<u32>,
     pub users: Option<u32>,
     pub count: Option<u32>,
-    pub pause: Option<Dur>,
+    pub pause: Option<DurationArg>,
     pub runs: Option<u32>,
 }
 
@@ -218,20 +134,30 @@ impl StepSpec {
                 top.$f.clone().or_else(|| self.$f.clone())
             };
         }
-        let (duration, requests) = if top.duration.is_some() || top.requests.is_some() {
-            (top.duration, top.requests)
-        } else {
-            (self.duration, self.requests)
+        // Stages set the length: the defaults' does not apply to them (a duration of their own compresses them).
+        let (duration, requests) =
+            if top.stages.is_some() || top.duration.is_some() || top.requests.is_some() {
+                (top.duration, top.requests)
+            } else {
+                (self.duration, self.requests)
+            };
+        // Stages start from 0: a warm-up of the defaults does not apply to them (one of their own would).
+        let warmup = match top.stages.is_some() {
+            true => top.warmup,
+            false => pick!(warmup),
         };
         StepSpec {
             name: pick!(name),
             operation: pick!(operation),
+            random_seed: pick!(random_seed),
+            arrivals: pick!(arrivals),
+            stages: pick!(stages),
             clients: pick!(clients),
             threads: pick!(threads),
             rate: pick!(rate),
             duration,
             requests,
-            warmup: pick!(warmup),
+            warmup,
             think_time: pick!(think_time),
             timeout: pick!(timeout),
             connect_timeout: pick!(connect_timeout),
@@ -248,66 +174,6 @@ impl StepSpec {
             runs: pick!(runs),
         }
     }
-}
-
-/// What a fault does to the system under test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FaultKind {
-    /// SIGKILL of the server at `at`, restarted on the same address `for` later.
-    KillServer,
-    /// SIGSTOP of the server at `at`, SIGCONT `for` later.
-    PauseServer,
-    /// With `--containers`: the server container's link shaped both ways (`rate`, `delay`, `loss`) from `at`
-    /// for `for`, then as it was.
-    Link,
-    /// With `--containers`: the server container disconnected from the run's network (`docker network
-    /// disconnect`) at `at`, connected again `for` later.
-    DisconnectServer,
-    /// With `--swarm`: the node of each server task drained (`docker node update --availability drain`) at
-    /// `at`, made active again `for` later; the task is rescheduled there and gets a new address.
-    DrainServerNode,
-}
-
-impl FaultKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::KillServer => "kill-server",
-            FaultKind::PauseServer => "pause-server",
-            FaultKind::Link => "link",
-            FaultKind::DisconnectServer => "disconnect-server",
-            FaultKind::DrainServerNode => "drain-server-node",
-        }
-    }
-
-    /// Whether it is done to a server container's network (`--containers`), not to a process on this machine.
-    pub fn on_network(self) -> bool {
-        matches!(self, FaultKind::Link | FaultKind::DisconnectServer)
-    }
-
-    /// Whether it is done to a swarm node (`--swarm`).
-    pub fn on_swarm(self) -> bool {
-        self == FaultKind::DrainServerNode
-    }
-}
-
-/// `[[fault]]` (and `--fault KIND,at=T,for=D`): done to the server during every step, at `at` from the start
-/// of the step's measured interval, for `for`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FaultSpec {
-    pub kind: FaultKind,
-    pub at: Dur,
-    /// How long the server stays killed (then it is restarted) or paused.
-    #[serde(rename = "for")]
-    pub duration: Dur,
-    /// `link` only: the link's rate (tc syntax, `100mbit`), one-way delay (`5ms`) and loss (`1%`).
-    #[serde(default)]
-    pub rate: Option<String>,
-    #[serde(default)]
-    pub delay: Option<Dur>,
-    #[serde(default)]
-    pub loss: Option<String>,
 }
 
 /// `[sweep]`: every step is run once per client count.
@@ -398,6 +264,14 @@ pub struct ScenarioFile {
     /// Pass/fail conditions, k6-style: `p99 = "<5ms"`, `errors = "<1%"`, `throughput = ">1000/s"`.
     #[serde(default)]
     pub thresholds: toml::Table,
+    /// Stop a step as soon as a threshold has clearly failed on a trailing window (bench-client's
+    /// `--abort-on-fail`; `run --abort-on-fail` sets it too).
+    #[serde(default)]
+    pub abort_on_fail: bool,
+    /// With `abort_on_fail`: nothing judged in a step's first `abort_grace` (10 s), each judgement on the
+    /// last `abort_window` (10 s).
+    pub abort_grace: Option<DurationArg>,
+    pub abort_window: Option<DurationArg>,
     /// Judge every step as a soak (`run --soak` with these limits; a key left out keeps its default).
     #[serde(default)]
     pub soak: Option<crate::soak::SoakLimits>,

@@ -4,10 +4,11 @@
 
 use anyhow::{ensure, Context as _, Result};
 
-use super::file::{FaultSpec, Operation, ServerSpec, StepSpec};
+use super::file::{Operation, ServerSpec, StepSpec};
 use super::set::Draft;
-use super::validate::{self, ClientStep};
+use super::validate::{self, AbortArgs, ClientStep};
 use super::Scenario;
+use crate::faults::FaultSpec;
 use crate::sut::Sut;
 use crate::thresholds::{self, Threshold};
 
@@ -47,6 +48,9 @@ pub(super) fn expand(
         if draft.repeat > 1 {
             steps = rounds(&steps, draft.repeat);
         }
+        steps
+            .iter_mut()
+            .for_each(|st| checks_for(st, &Sut::BenchServer));
         instances.push(Instance {
             workers: w,
             servers: s.unwrap_or(1),
@@ -84,7 +88,15 @@ fn instance_steps(
 ) -> Result<Vec<Step>> {
     let mut steps = Vec::new();
     for spec in &draft.steps {
-        let client_counts: Vec<Option<u32>> = match (&draft.sweep, spec.operation) {
+        let first = spec.operation.as_ref().map(|o| o.first());
+        let ramps_clients = spec.stages.iter().flatten().any(|st| st.clients.is_some());
+        anyhow::ensure!(
+            !(ramps_clients && draft.sweep.is_some()),
+            "step {} ramps its clients in stages: a client sweep ([sweep], clients=…) would run the same ramp \
+             once per count",
+            spec.name.as_deref().unwrap_or("unnamed")
+        );
+        let client_counts: Vec<Option<u32>> = match (&draft.sweep, first) {
             (_, Some(Operation::Chat)) => vec![None],
             (Some(c), _) => c.iter().map(|&n| Some(n)).collect(),
             (None, _) => vec![spec.clients],
@@ -132,8 +144,12 @@ fn step(
         label.push(format!("clients={c}"));
     }
     if parts.is_empty() {
-        parts.push(client.operation.name().to_owned());
-        label.push(client.operation.name().to_owned());
+        let what = match &client.mix {
+            Some(_) => "mix".to_owned(),
+            None => client.operation.name().to_owned(),
+        };
+        parts.push(what.clone());
+        label.push(what);
     }
     Ok(Step {
         id: format!("{n:02}-{}", slug(&parts.join("-"))),
@@ -175,11 +191,22 @@ fn for_sut(step: &Step, sut: &Sut) -> Step {
     if let Some(r) = step.round {
         id.push_str(&format!("-r{r}"));
     }
-    Step {
+    let mut out = Step {
         id,
         label: format!("{} sut={}", step.label, sut.name()),
         sut: Some(sut.name().to_owned()),
         ..step.clone()
+    };
+    checks_for(&mut out, sut);
+    out
+}
+
+/// What a step checks of `sut`'s answers beyond what the protocol promises: a chat room's one order of
+/// messages, which bench-server keeps under its room lock (a server of another's, such as VOLANO's, need
+/// not: each sender's order is what is promised).
+fn checks_for(step: &mut Step, sut: &Sut) {
+    if let Some(chat) = &mut step.client.chat {
+        chat.room_order = matches!(sut, Sut::BenchServer);
     }
 }
 
@@ -262,6 +289,7 @@ impl Plan {
                 i.sut = only.clone();
                 for st in &mut i.steps {
                     st.sut.clone_from(&name);
+                    checks_for(st, only);
                 }
             }
             return Ok(self);
@@ -288,6 +316,36 @@ impl Plan {
         }
         self.instances = out;
         Ok(self)
+    }
+
+    /// Has bench-client stop each HTTP step as soon as one of the plan's thresholds has clearly failed on a
+    /// trailing window (the scenario's `abort_on_fail`, `run --abort-on-fail`).
+    pub fn arm_abort(&mut self) -> Result<()> {
+        ensure!(
+            !self.thresholds.is_empty(),
+            "abort_on_fail needs a threshold to judge ([thresholds] or --threshold)"
+        );
+        let f = &self.scenario.file;
+        let args = AbortArgs {
+            thresholds: self
+                .thresholds
+                .iter()
+                .map(|t| bench_proto::thresholds::Threshold::parse(&t.text))
+                .collect::<Result<_, _>>()?,
+            grace: f.abort_grace,
+            window: f.abort_window,
+        };
+        for i in &mut self.instances {
+            for st in i.steps.iter_mut().filter(|s| s.client.chat.is_none()) {
+                st.client.abort = Some(args.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether its steps stop on a clearly failed threshold ([`Plan::arm_abort`]).
+    pub fn aborts(&self) -> bool {
+        self.steps().any(|s| s.client.abort.is_some())
     }
 
     /// Several server instances: only container runs provide them.

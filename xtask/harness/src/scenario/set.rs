@@ -5,7 +5,8 @@ use anyhow::{bail, Context as _, Result};
 use serde::de::DeserializeOwned;
 use serde::Deserialize as _;
 
-use super::file::{FaultSpec, ServerSpec, StepSpec};
+use super::file::{ServerSpec, StepSpec};
+use crate::faults::FaultSpec;
 
 /// `key=value` → the key and a TOML value (a bare word that is not TOML is a string: `duration=60s`).
 pub fn parse_set(set: &str) -> Result<(String, toml::Value)> {
@@ -34,6 +35,19 @@ pub(super) struct Draft {
 }
 
 impl Draft {
+    /// A key of the `[quick]` table: as `--set`, but a warm-up or a request count is not applied to a step
+    /// with stages (they start from 0 and set its length; `duration` compresses them instead).
+    pub(super) fn apply_quick(&mut self, key: &str, value: &toml::Value) -> Result<()> {
+        if !matches!(key, "warmup" | "requests") {
+            return self.apply(key, value);
+        }
+        let top: StepSpec = one_key(key, value)?;
+        for s in self.steps.iter_mut().filter(|s| s.stages.is_none()) {
+            *s = s.overlay(&top);
+        }
+        Ok(())
+    }
+
     pub(super) fn apply(&mut self, key: &str, value: &toml::Value) -> Result<()> {
         match key {
             "clients" | "sweep.clients" => self.sweep = Some(int_list(value)?),

@@ -5,12 +5,16 @@ use std::time::Duration;
 
 use anyhow::{bail, ensure, Context as _, Result};
 
-use super::file::{Dur, FaultKind, FaultSpec, Operation, Published, ServerSpec, Size, StepSpec};
+use bench_proto::shape::{Arrivals, Mix, Ramped, Stages};
+use bench_proto::units::DurationArg;
+
+use super::file::{Operation, OperationSpec, Published, ServerSpec, Size, StageSpec, StepSpec};
+use crate::faults::FaultSpec;
 
 /// How long one step runs: a fixed duration or a number of requests.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Length {
-    Duration(Dur),
+    Duration(DurationArg),
     Requests(u64),
 }
 
@@ -20,22 +24,45 @@ pub struct ChatStep {
     pub rooms: u32,
     pub users: u32,
     pub count: u32,
-    pub pause: Option<Dur>,
+    pub pause: Option<DurationArg>,
     pub runs: Option<u32>,
+    /// Check that every member sees the room's messages in one order (`--check-room-order`): set by the
+    /// plan for bench-server, which keeps it; the protocol promises only each sender's order.
+    pub room_order: bool,
+}
+
+/// `--abort-on-fail`: the thresholds bench-client judges on a trailing window, and when.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbortArgs {
+    /// In bench-client's grammar (the one grammar: the harness's thresholds read theirs through it).
+    pub thresholds: Vec<bench_proto::thresholds::Threshold>,
+    pub grace: Option<DurationArg>,
+    pub window: Option<DurationArg>,
 }
 
 /// One validated bench-client invocation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClientStep {
+    /// The operation, or a mix's first.
     pub operation: Operation,
+    /// A weighted mix of operations, each call drawing its own (bench-client's `--mix`).
+    pub mix: Option<Mix>,
+    /// bench-client's `--seed` (a mix's draws, Poisson arrivals), when set.
+    pub random_seed: Option<u64>,
+    /// Open loop: how sends are spaced (`None`: bench-client's default, even).
+    pub arrivals: Option<Arrivals>,
+    /// Ramping stages (the step's length is theirs).
+    pub stages: Option<Stages>,
+    /// Thresholds bench-client judges while the step runs, stopping it on a clear failure (`abort_on_fail`).
+    pub abort: Option<AbortArgs>,
     pub clients: Option<u32>,
     pub threads: Option<u32>,
     pub rate: Option<f64>,
     pub length: Option<Length>,
-    pub warmup: Option<Dur>,
-    pub think_time: Option<Dur>,
-    pub timeout: Option<Dur>,
-    pub connect_timeout: Option<Dur>,
+    pub warmup: Option<DurationArg>,
+    pub think_time: Option<DurationArg>,
+    pub timeout: Option<DurationArg>,
+    pub connect_timeout: Option<DurationArg>,
     pub keepalive: bool,
     pub packet_size: Option<u32>,
     pub message_size: Option<Size>,
@@ -43,7 +70,7 @@ pub struct ClientStep {
     pub validate_every: Option<u64>,
     /// `--interval`: the timeline's resolution and how often the document is checkpointed (None: chat steps,
     /// which have no timeline).
-    pub interval: Option<Dur>,
+    pub interval: Option<DurationArg>,
     pub chat: Option<ChatStep>,
 }
 
@@ -54,86 +81,55 @@ pub const QUICK_INTERVAL: Duration = Duration::from_secs(1);
 
 impl ClientStep {
     pub(super) fn validate(s: &StepSpec, server: &ServerSpec) -> Result<ClientStep> {
-        let Some(operation) = s.operation else {
+        let Some(spec) = &s.operation else {
             bail!("no operation")
         };
-        let chat_fields = [
-            s.rooms.is_some(),
-            s.users.is_some(),
-            s.count.is_some(),
-            s.pause.is_some(),
-            s.runs.is_some(),
-        ];
-        let chat = if operation.is_chat() {
-            ensure!(server.chat(), "chat steps need [server] chat = true");
-            let loadgen = [
-                s.rate.is_some(),
-                s.duration.is_some(),
-                s.requests.is_some(),
-                s.keepalive.is_some(),
-            ];
-            ensure!(
-                !loadgen.iter().any(|&b| b) && s.packet_size.is_none() && s.message_size.is_none(),
-                "chat steps take rooms, users, count, pause and runs, not rate/duration/requests/keepalive/sizes"
-            );
-            ensure!(
-                s.interval.is_none(),
-                "chat steps have no timeline: interval belongs to HTTP steps"
-            );
-            let (Some(rooms), Some(users), Some(count)) = (s.rooms, s.users, s.count) else {
-                bail!("chat steps need rooms, users and count")
-            };
-            ensure!(
-                rooms > 0 && users > 0 && count > 0,
-                "rooms, users and count must be ≥ 1"
-            );
-            ensure!(s.runs.map_or(true, |r| r > 0), "runs must be ≥ 1");
-            Some(ChatStep {
-                rooms,
-                users,
-                count,
-                pause: s.pause,
-                runs: s.runs,
-            })
-        } else {
-            ensure!(
-                !chat_fields.iter().any(|&b| b),
-                "rooms/users/count/pause/runs belong to chat steps"
-            );
-            None
+        let operation = spec.first();
+        let chat = match operation.is_chat() {
+            true => Some(chat_step(s, server)?),
+            false => {
+                ensure!(
+                    [s.rooms, s.users, s.count, s.runs]
+                        .iter()
+                        .all(Option::is_none)
+                        && s.pause.is_none(),
+                    "rooms/users/count/pause/runs belong to chat steps"
+                );
+                None
+            }
         };
-        let length = length(s)?;
+        let shape = Shape::of(s, spec)?;
+        let length = match &shape.stages {
+            Some(st) => Some(Length::Duration(DurationArg(st.duration()))),
+            None => length(s)?,
+        };
+        // A clients ramp has as many connections as its peak.
+        let clients = match &shape.stages {
+            Some(st) if st.ramped() == Ramped::Clients => Some(st.peak() as u32),
+            _ => s.clients,
+        };
         if !operation.is_chat() {
-            let clients = s.clients.context("no clients (set clients or a [sweep])")?;
+            let clients = clients.context("no clients (set clients or a [sweep])")?;
             ensure!(clients > 0, "clients must be ≥ 1");
             ensure!(length.is_some(), "no duration or requests");
         }
-        ensure!(s.threads.map_or(true, |t| t > 0), "threads must be ≥ 1");
-        ensure!(
-            s.interval
-                .map_or(true, |i| i.0 >= Duration::from_millis(10)),
-            "interval must be at least 10ms"
-        );
-        ensure!(
-            s.rate.map_or(true, |r| r.is_finite() && r > 0.0),
-            "rate must be > 0 requests/s"
-        );
-        if s.packet_size.is_some() {
-            ensure!(
-                operation == Operation::EchoComplexTypeDoc,
-                "packet_size belongs to echoComplexTypeDoc"
-            );
-        }
-        if s.message_size.is_some() {
-            ensure!(
-                operation.takes_message_size(),
-                "{} takes no message_size",
-                operation.name()
-            );
-        }
+        limits(s, &spec.all())?;
         Ok(ClientStep {
             operation,
-            clients: if operation.is_chat() { None } else { s.clients },
+            mix: shape.mix,
+            random_seed: s.random_seed,
+            arrivals: s.arrivals,
+            // Stages are drawn second by second.
+            interval: (!operation.is_chat()).then(|| {
+                let default = match shape.stages.is_some() {
+                    true => QUICK_INTERVAL,
+                    false => DEFAULT_INTERVAL,
+                };
+                s.interval.unwrap_or(DurationArg(default))
+            }),
+            stages: shape.stages,
+            abort: None,
+            clients: if operation.is_chat() { None } else { clients },
             threads: s.threads,
             rate: s.rate,
             length,
@@ -146,7 +142,6 @@ impl ClientStep {
             message_size: s.message_size.clone(),
             validate_first: s.validate_first,
             validate_every: s.validate_every,
-            interval: (!operation.is_chat()).then(|| s.interval.unwrap_or(Dur(DEFAULT_INTERVAL))),
             chat,
         })
     }
@@ -162,32 +157,131 @@ impl ClientStep {
     }
 }
 
-/// A link fault names how the link degrades (`rate`, `delay`, `loss`, each checked); no other fault has them.
-fn link_fault(f: &FaultSpec) -> Result<()> {
-    let given = f.rate.is_some() || f.delay.is_some() || f.loss.is_some();
-    if f.kind != FaultKind::Link {
+/// A step's shape beyond one operation at one level: a mix, stages, the arrival process.
+struct Shape {
+    mix: Option<Mix>,
+    stages: Option<Stages>,
+}
+
+impl Shape {
+    fn of(s: &StepSpec, spec: &OperationSpec) -> Result<Shape> {
+        let mix = match spec {
+            OperationSpec::Mix(m) => Some(m.clone()),
+            OperationSpec::One(_) => None,
+        };
+        let stages = match &s.stages {
+            Some(list) => Some(stages(s, list)?),
+            None => None,
+        };
+        if spec.first().is_chat() {
+            ensure!(
+                s.stages.is_none() && s.arrivals.is_none() && s.random_seed.is_none(),
+                "chat steps take no stages, arrivals or random_seed"
+            );
+        }
+        let open_loop =
+            s.rate.is_some() || stages.as_ref().is_some_and(|s| s.ramped() == Ramped::Rate);
         ensure!(
-            !given,
-            "{}: rate, delay and loss are a link fault's",
-            f.kind.name()
+            s.arrivals != Some(Arrivals::Poisson) || open_loop,
+            "arrivals = \"poisson\" spaces an open loop's sends: give a rate (or rate stages)"
         );
-        return Ok(());
+        Ok(Shape { mix, stages })
     }
+}
+
+/// A chat step's VOLANO parameters, and none of an HTTP step's.
+fn chat_step(s: &StepSpec, server: &ServerSpec) -> Result<ChatStep> {
+    ensure!(server.chat(), "chat steps need [server] chat = true");
+    let loadgen = [
+        s.rate.is_some(),
+        s.duration.is_some(),
+        s.requests.is_some(),
+        s.keepalive.is_some(),
+    ];
     ensure!(
-        given,
-        "link: give rate=R, delay=D or loss=L% (how the link degrades)"
+        !loadgen.iter().any(|&b| b) && s.packet_size.is_none() && s.message_size.is_none(),
+        "chat steps take rooms, users, count, pause and runs, not rate/duration/requests/keepalive/sizes"
     );
-    if let Some(r) = &f.rate {
-        wsbench_tools::tc::parse_rate(r).with_context(|| format!("link: rate `{r}`"))?;
-    }
-    if let Some(l) = &f.loss {
-        let pct = l.strip_suffix('%').and_then(|n| n.parse::<f64>().ok());
+    ensure!(
+        s.interval.is_none(),
+        "chat steps have no timeline: interval belongs to HTTP steps"
+    );
+    let (Some(rooms), Some(users), Some(count)) = (s.rooms, s.users, s.count) else {
+        bail!("chat steps need rooms, users and count")
+    };
+    ensure!(
+        rooms > 0 && users > 0 && count > 0,
+        "rooms, users and count must be ≥ 1"
+    );
+    ensure!(s.runs.map_or(true, |r| r > 0), "runs must be ≥ 1");
+    Ok(ChatStep {
+        rooms,
+        users,
+        count,
+        pause: s.pause,
+        runs: s.runs,
+        room_order: false,
+    })
+}
+
+/// Threads, interval and rate in range; sizes only for the operations (`ops`: the one, or a mix's) that
+/// take them.
+fn limits(s: &StepSpec, ops: &[Operation]) -> Result<()> {
+    ensure!(s.threads.map_or(true, |t| t > 0), "threads must be ≥ 1");
+    ensure!(
+        s.interval
+            .map_or(true, |i| i.0 >= Duration::from_millis(10)),
+        "interval must be at least 10ms"
+    );
+    ensure!(
+        s.rate.map_or(true, |r| r.is_finite() && r > 0.0),
+        "rate must be > 0 requests/s"
+    );
+    if s.packet_size.is_some() {
         ensure!(
-            pct.is_some_and(|p| (0.0..=100.0).contains(&p)),
-            "link: loss `{l}` is not a percentage (1%, 0.5%)"
+            ops.contains(&Operation::EchoComplexTypeDoc),
+            "packet_size belongs to echoComplexTypeDoc"
+        );
+    }
+    if s.message_size.is_some() {
+        let names: Vec<&str> = ops.iter().map(|o| o.name()).collect();
+        ensure!(
+            ops.iter().any(|o| o.takes_message_size()),
+            "{} takes no message_size",
+            names.join(", ")
         );
     }
     Ok(())
+}
+
+/// A step's stages: valid, and alone in setting the step's length, its start and (for a rate ramp) its rate.
+/// A `duration` given with them compresses or stretches them to last it (`--quick`, `--set duration=…`).
+fn stages(s: &StepSpec, list: &[StageSpec]) -> Result<Stages> {
+    let mut st = StageSpec::stages(list).map_err(|e| anyhow::anyhow!("stages: {e}"))?;
+    if let Some(d) = s.duration {
+        st = st
+            .scaled_to(d.0)
+            .map_err(|e| anyhow::anyhow!("stages scaled to duration = {d}: {e}"))?;
+    }
+    ensure!(
+        s.warmup.map_or(true, |w| w.0.is_zero()),
+        "stages start from 0: a step with stages takes no warmup (make it a first stage)"
+    );
+    ensure!(
+        s.requests.is_none(),
+        "stages set the step's length: drop `requests`"
+    );
+    match st.ramped() {
+        Ramped::Rate => ensure!(
+            s.rate.is_none(),
+            "rate stages set the step's rate: drop `rate` (the clients are its connections)"
+        ),
+        Ramped::Clients => ensure!(
+            s.rate.is_none(),
+            "clients stages ramp a closed loop: drop `rate` (or ramp the rate instead)"
+        ),
+    }
+    Ok(st)
 }
 
 /// The faults of a step, in order of `at`: each within the step's measured interval, none overlapping another
@@ -209,12 +303,12 @@ pub(super) fn faults(faults: &[FaultSpec], step: &ClientStep) -> Result<Vec<Faul
     for f in &sorted {
         let name = f.kind.name();
         ensure!(!f.duration.0.is_zero(), "{name}: `for` must be > 0");
-        link_fault(f)?;
+        f.kind.check(&f.settings)?;
         ensure!(
             f.at.0 >= free_from,
             "{name} at {} overlaps the fault before it (until {})",
             f.at,
-            Dur(free_from)
+            DurationArg(free_from)
         );
         free_from = f.at.0 + f.duration.0;
         ensure!(

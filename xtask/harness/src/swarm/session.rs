@@ -23,8 +23,8 @@ use crate::interrupt;
 use crate::provenance::swarm::{NetworkRecord, NodeRecord, SwarmRecord, TaskRecord};
 use crate::ready::{self, NotReady};
 use crate::rundoc::FaultRecord;
-use crate::scenario::{Length, ServerSpec, Step};
-use crate::sut::Target;
+use crate::scenario::{ClientStep, ServerSpec, Step};
+use crate::sut::{Sampler, Target};
 use wsbench_tools::docker::{self, EngineAddr};
 use wsbench_tools::process;
 
@@ -77,6 +77,8 @@ pub struct StepRun {
     pub commands: Vec<Vec<String>>,
     /// The step's faults, as they happened.
     pub faults: Vec<FaultRecord>,
+    /// The client tasks were still running at the step's deadline: stopped.
+    pub overran: bool,
 }
 
 /// Everything created for one `cargo xtask run … --swarm`; Drop removes it.
@@ -362,7 +364,7 @@ impl Session {
         let deadline = Instant::now() + READY_TIMEOUT;
         let outcome = loop {
             match ready::wait(&rx, Duration::from_millis(500)) {
-                Ok(r) => break Ok(r.line()),
+                Ok(r) => break Ok(r.to_string()),
                 Err(NotReady::Timeout(_)) => {}
                 Err(NotReady::Ended) => {
                     break Err(anyhow::anyhow!("the logs of {service} ended before READY"))
@@ -478,6 +480,12 @@ impl Session {
 
     /// Runs one step as client services (at least one per server instance), copies each results document
     /// back from its node and leaves the step's document at `json_out` (merged exactly when several).
+    /// A client task's bench-client arguments. The server runs on another node: there is no process of it
+    /// to sample from a client task.
+    fn client_command(&self, share: &ClientStep, target: &str, label: &str) -> Vec<String> {
+        argv::client(share, target, Path::new(RESULT), &Sampler::None, label)
+    }
+
     pub fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<StepRun> {
         ensure!(
             !self.servers.is_empty() || self.external.is_some(),
@@ -498,11 +506,7 @@ impl Session {
                 }
             };
             let target = clients::target(share, http, chat, &step.id)?;
-            let mut command = argv::client(share, &target, Path::new(RESULT), Some(0), &step.label);
-            // The server runs on another node: there is no process of it to sample from a client task.
-            if let Some(at) = command.iter().position(|a| a == "--monitor-pid") {
-                command.drain(at..at + 2);
-            }
+            let command = self.client_command(share, &target, &step.label);
             let name = format!("wsb-{}-{}-c{}", self.id, short(&step.id), i + 1);
             // Root inside its own container: the scratch image has no directory a non-root user may write to.
             let extra: Vec<String> = ["--user", "0:0"].map(str::to_owned).to_vec();
@@ -513,7 +517,7 @@ impl Session {
             commands.push(argv);
         }
         let faults = self.do_faults(step, &services)?;
-        let tasks = self.wait_clients(step, &services)?;
+        let (tasks, overran) = self.wait_clients(step, &services)?;
         // Each client's console report, as a client container's would be shown (its stdout, from the node).
         for service in &services {
             if let Ok((out, _)) = docker::service_logs(service) {
@@ -576,6 +580,7 @@ impl Session {
             exit_codes,
             commands,
             faults,
+            overran,
         })
     }
 
@@ -592,15 +597,12 @@ impl Session {
         done
     }
 
-    /// Waits until every client task ended; on Ctrl-C sends them SIGINT (they write partial results) first.
-    fn wait_clients(&self, step: &Step, services: &[String]) -> anyhow::Result<Vec<Task>> {
-        let length = match step.client.length {
-            Some(Length::Duration(d)) => d.0,
-            _ => Duration::from_secs(3600),
-        };
-        let warmup = step.client.warmup.map_or(Duration::ZERO, |d| d.0);
-        let deadline = Instant::now() + length + warmup + Duration::from_secs(120);
+    /// Waits until every client task ended; on Ctrl-C, or at the step's deadline, sends them SIGINT (they
+    /// write partial results) first. Whether the deadline passed.
+    fn wait_clients(&self, step: &Step, services: &[String]) -> anyhow::Result<(Vec<Task>, bool)> {
+        let deadline = Instant::now() + step.client.deadline();
         let mut signalled = false;
+        let mut overran = false;
         let mut failed_queries = 0;
         loop {
             let tasks: Vec<Option<Task>> = match services.iter().map(|s| self.task(s)).collect() {
@@ -614,10 +616,11 @@ impl Session {
                 Err(e) => return Err(e),
             };
             if tasks.iter().all(|t| t.as_ref().is_some_and(Task::ended)) {
-                return Ok(tasks.into_iter().flatten().collect());
+                return Ok((tasks.into_iter().flatten().collect(), overran));
             }
             if (interrupt::interrupted() || Instant::now() > deadline) && !signalled {
                 signalled = true;
+                overran = !interrupt::interrupted();
                 for t in tasks.iter().flatten().filter(|t| !t.container.is_empty()) {
                     if let Ok(engine) = self.engine_of(&t.node) {
                         let _ = engine.read(&self.sh, &["kill", "--signal", "INT", &t.container]);

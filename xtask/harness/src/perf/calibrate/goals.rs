@@ -16,13 +16,15 @@ use xshell::Shell;
 
 use self::rows::{busy_of, per_round, rotation, table, warm, Goal, Row, Run, Warm};
 use super::Args;
+use crate::argv::{self, PeerPlace};
 use crate::artifacts::{self, peers};
 use crate::local::process::ServerProcess;
 use crate::pinning::parse_cpu_list;
-use crate::sut::Peer;
+use crate::scenario::ServerSpec;
+use crate::sut::{Catalog, PeerSut};
 use wsbench_tools::taskset::{self, TASKSET};
 use wsbench_tools::wrk::{self, WRK};
-use wsbench_tools::{jdk, load, setpriv};
+use wsbench_tools::{load, setpriv};
 
 /// The servers, in the order of [`Servers::all`].
 const BENCH: usize = 0;
@@ -84,36 +86,29 @@ pub(super) fn run(sh: &Shell, args: &Args) -> Result<()> {
     let (server_cpu, client_cpu) = cpus(args)?;
     let bins = artifacts::build_release(sh)?;
     let root = crate::paths::project_root();
-    let built = peers::build_all(sh, &root, &Peer::ALL)?;
+    let catalog = Catalog::project()?;
+    let [jaxws, gsoap] = ["jaxws", "gsoap"].map(|n| catalog.resolve(n).expect("a project peer"));
+    let built = peers::build_all(sh, &root, &[jaxws.clone(), gsoap.clone()])?;
     let dir = tempfile::Builder::new()
         .prefix("wsbench-goals-")
         .tempdir()?;
     let loads = Loads::write(dir.path())?;
-    let gsoap_workers = args.connections.max(64).to_string();
+    let peer = |p: &PeerSut| -> Result<Vec<String>> {
+        let dir = built.get(p)?;
+        let spec = ServerSpec::default();
+        let place = PeerPlace::Process(dir);
+        argv::peer_for(p, place, &spec, args.connections(), None, "127.0.0.1:0")
+    };
     let argvs = [
         vec![
             bins.server.display().to_string(),
             "--workers".into(),
             "1".into(),
+            "--http".into(),
+            "127.0.0.1:0".into(),
         ],
-        vec![
-            jdk::JAVA.name.to_owned(),
-            "-jar".into(),
-            built
-                .get(Peer::Jaxws)?
-                .join("wsbench-jaxws.jar")
-                .display()
-                .to_string(),
-        ],
-        vec![
-            built
-                .get(Peer::Gsoap)?
-                .join("wsbench-gsoap")
-                .display()
-                .to_string(),
-            "--workers".into(),
-            gsoap_workers,
-        ],
+        peer(&jaxws)?,
+        peer(&gsoap)?,
     ];
     let mut servers = Vec::new();
     for (i, argv) in argvs.into_iter().enumerate() {
@@ -126,17 +121,17 @@ pub(super) fn run(sh: &Shell, args: &Args) -> Result<()> {
     let driver = Driver {
         sh,
         client_cpu,
-        connections: args.connections,
+        connections: args.connections(),
         loads: &loads,
         servers: &servers,
     };
     println!(
         "calibrate --goals: bench-server, jaxws, gsoap each on CPU {server_cpu} (pid {}, {}, {}); wrk on CPU \
          {client_cpu}, {} connections, {} s per run, {} round(s); load average {}",
-        servers[BENCH].ready.pid,
-        servers[JAXWS].ready.pid,
-        servers[GSOAP].ready.pid,
-        args.connections,
+        servers[BENCH].pid,
+        servers[JAXWS].pid,
+        servers[GSOAP].pid,
+        args.connections(),
         args.duration.as_secs(),
         rounds(args),
         load::average().map_or_else(|| "?".into(), |l| l.to_string()),
@@ -162,7 +157,7 @@ fn rounds(args: &Args) -> u32 {
 
 /// The server's one core and the client's: the first of `--server-cpus` (default: the first allowed CPU) and
 /// the first of `--client-cpus` (default: the last allowed).
-fn cpus(args: &Args) -> Result<(usize, usize)> {
+pub(super) fn cpus(args: &Args) -> Result<(usize, usize)> {
     let allowed = wsbench_tools::host::cpus_allowed();
     let first = |text: &Option<String>, default: Option<&usize>| -> Result<usize> {
         match text {
@@ -186,7 +181,6 @@ fn start(argv: Vec<String>, cpu: usize, log: &Path) -> Result<ServerProcess> {
     let mut cmd = setpriv::tied_to_parent();
     cmd.extend(taskset::prefix(&[cpu]));
     cmd.extend(argv);
-    cmd.extend(["--http".to_owned(), "127.0.0.1:0".to_owned()]);
     let file = std::fs::File::create(log)?;
     ServerProcess::start(&cmd, file, Duration::from_secs(60))
         .with_context(|| format!("`{}` did not start", cmd.join(" ")))
@@ -267,13 +261,12 @@ impl Driver<'_> {
         let url = format!("http://{addr}{path}");
         let secs = format!("{}s", duration.as_secs().max(1));
         let argv = wrk::argv(1, self.connections, &secs, script, &url);
-        let cpu0 = load::process_cpu_s(server.ready.pid).context("the server's CPU time")?;
+        let cpu0 = load::process_cpu_s(server.pid).context("the server's CPU time")?;
         let t0 = Instant::now();
         let (out, summary) = wrk::run(self.sh, &taskset::prefix(&[self.client_cpu]), &argv)
             .with_context(|| format!("running wrk on {}", target.label))?;
         let wall_s = t0.elapsed().as_secs_f64();
-        let server_cpu_s =
-            load::process_cpu_s(server.ready.pid).context("the server's CPU time")? - cpu0;
+        let server_cpu_s = load::process_cpu_s(server.pid).context("the server's CPU time")? - cpu0;
         if let Some(errors) = summary.errors.as_deref() {
             if errors.contains("Non-2xx") {
                 bail!(

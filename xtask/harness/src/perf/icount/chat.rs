@@ -136,7 +136,7 @@ pub(super) fn server(sh: &Shell, bins: &Binaries, scale: u64, dir: &Path) -> Res
     }
     let syscalls = per_message(scale, |count| {
         let (server, addr) = start_server(&server_argv(bins), dir, "chat-server-native.log")?;
-        let pid = server.ready.pid.to_string();
+        let pid = server.pid.to_string();
         let counted = perf_syscalls(sh, &["-p", &pid], &client_argv(bins, &addr, count), dir);
         stop(server, "bench-server --chat")?;
         counted

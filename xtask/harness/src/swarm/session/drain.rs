@@ -1,8 +1,9 @@
-//! A step's fault on a swarm: `drain-server-node` — the node of each server task drained (`docker node update
-//! --availability drain`: swarmkit shuts the task down and, the node being its only place, leaves its
-//! replacement pending), then made active again; done when the replacement runs (at a new address on the
-//! overlay, which the clients find by looking the name up again). When it is done is
-//! [`crate::backend::schedule`]'s; the client's t = 0 comes from its checkpoints, copied from its node.
+//! The swarm nodes of the server tasks as a step's faults reach them ([`crate::faults::Reach::Nodes`]): each
+//! drained (`docker node update --availability drain`: swarmkit shuts the task down and, the node being its
+//! only place, leaves its replacement pending), then made active again, done when the replacement runs (at a
+//! new address on the overlay, which the clients find by looking the name up again). What each kind does is
+//! its row of [`crate::faults`]; when, [`crate::backend::schedule`]'s; the client's t = 0 comes from its
+//! checkpoints, copied from its node.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,9 +12,9 @@ use anyhow::{bail, Result};
 
 use super::{Session, Task, RESULT};
 use crate::backend::schedule::Doer;
+use crate::faults::{ServerNodes, Target};
 use crate::interrupt;
 use crate::provenance::swarm::TaskRecord;
-use crate::scenario::{FaultKind, FaultSpec};
 
 /// How often the client tasks are asked whether they ended, and their checkpoint copied (docker calls).
 const POLL: Duration = Duration::from_millis(250);
@@ -116,11 +117,8 @@ impl<'a> Drain<'a> {
     }
 }
 
-impl Doer for Drain<'_> {
-    fn begin(&mut self, fault: &FaultSpec) -> Result<()> {
-        if fault.kind != FaultKind::DrainServerNode {
-            bail!("{} is not done on a swarm", fault.kind.name());
-        }
+impl ServerNodes for Drain<'_> {
+    fn drain(&mut self) -> Result<()> {
         for node in self.server_nodes() {
             self.availability(&node, "drain")?;
             eprintln!("drained node {}", self.session.hostname(&node));
@@ -129,7 +127,7 @@ impl Doer for Drain<'_> {
         Ok(())
     }
 
-    fn end(&mut self, _fault: &FaultSpec) -> Result<()> {
+    fn activate(&mut self) -> Result<()> {
         let old: Vec<Task> = self
             .session
             .servers
@@ -144,6 +142,12 @@ impl Doer for Drain<'_> {
             self.wait_back(i, old)?;
         }
         Ok(())
+    }
+}
+
+impl Doer for Drain<'_> {
+    fn target(&mut self) -> Target<'_> {
+        Target::Nodes(self)
     }
 
     fn clients_exited(&mut self) -> Result<bool> {

@@ -13,15 +13,16 @@ import javax.xml.soap.SOAPFault;
 import javax.xml.ws.Holder;
 import javax.xml.ws.soap.SOAPFaultException;
 
-import dev.wsbench.peer.jaxws.customer.Customer;
-import dev.wsbench.peer.jaxws.customer.CustomerPortType;
+import dev.wsbench.peer.CustomerStore;
+import dev.wsbench.peer.customer.Customer;
+import dev.wsbench.peer.customer.CustomerPortType;
 
 /** Implements the wsimport-generated service endpoint interface against the project's WSDL. */
 @WebService(
         serviceName = "CustomerService",
         portName = "CustomerPort",
         targetNamespace = "http://wsbench.dev/customer",
-        endpointInterface = "dev.wsbench.peer.jaxws.customer.CustomerPortType",
+        endpointInterface = "dev.wsbench.peer.customer.CustomerPortType",
         wsdlLocation = "wsdl/customer.wsdl")
 public class CustomerServiceImpl implements CustomerPortType {
     static final String PATH = "/services/CustomerService";

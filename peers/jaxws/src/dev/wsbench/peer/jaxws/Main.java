@@ -22,6 +22,8 @@ import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.xml.ws.developer.SchemaValidationFeature;
 
+import dev.wsbench.peer.CustomerStore;
+
 /** Binds, publishes both services, announces READY, and serves until a signal. */
 public final class Main {
     /**

@@ -5,15 +5,15 @@ package dev.wsbench.peer.jaxws;
 import javax.jws.WebService;
 import javax.xml.ws.Holder;
 
-import dev.wsbench.peer.jaxws.cxf.DocPortType;
-import dev.wsbench.peer.jaxws.cxf.NestedComplexTypeSeq;
+import dev.wsbench.peer.perf.DocPortType;
+import dev.wsbench.peer.perf.NestedComplexTypeSeq;
 
 /** Implements the wsimport-generated service endpoint interface against the project's WSDL. */
 @WebService(
         serviceName = "PerfService",
         portName = "SoapHttpDocLitPort",
         targetNamespace = "http://cxf.apache.org/cxf/performance",
-        endpointInterface = "dev.wsbench.peer.jaxws.cxf.DocPortType",
+        endpointInterface = "dev.wsbench.peer.perf.DocPortType",
         wsdlLocation = "wsdl/cxf.wsdl")
 public class PerfServiceImpl implements DocPortType {
     /** Where bench-server and the CXF sample serve it. */

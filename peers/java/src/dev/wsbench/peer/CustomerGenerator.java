@@ -1,6 +1,6 @@
 //! bench-proto's deterministic customer generator (bench-proto/src/customer/generate.rs), ported so the store
 //! starts with the very records bench-server's does and `get` answers the same data.
-package dev.wsbench.peer.jaxws;
+package dev.wsbench.peer;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -12,9 +12,9 @@ import javax.xml.datatype.DatatypeConstants;
 import javax.xml.datatype.DatatypeFactory;
 import javax.xml.datatype.XMLGregorianCalendar;
 
-import dev.wsbench.peer.jaxws.customer.Address;
-import dev.wsbench.peer.jaxws.customer.Customer;
-import dev.wsbench.peer.jaxws.customer.Tags;
+import dev.wsbench.peer.customer.Address;
+import dev.wsbench.peer.customer.Customer;
+import dev.wsbench.peer.customer.Tags;
 
 /** Same (seed, id), same record: keep in step with generate.rs (the zeep check compares get answers). */
 public final class CustomerGenerator {

@@ -1,6 +1,6 @@
 //! The Customer service's store, as bench-server keeps it: a fixed-capacity ring (the oldest customers are
 //! overwritten once it is full, so memory never grows past the cap), pre-filled deterministically.
-package dev.wsbench.peer.jaxws;
+package dev.wsbench.peer;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
-import dev.wsbench.peer.jaxws.customer.Customer;
+import dev.wsbench.peer.customer.Customer;
 
 /** No store-wide lock: an add reserves its slots with one atomic add; each slot is an atomic reference. */
 public final class CustomerStore {

@@ -11,9 +11,14 @@ use http::header::HeaderName;
 use http::uri::{PathAndQuery, Uri};
 use http::{HeaderValue, Method};
 
+use crate::agent::wire::{Token, TOKEN_ENV};
 use crate::flags::{usage_error, Format, HttpEngine, HttpVersion, RunArgs};
+
+mod shape;
+
 use crate::host;
 use crate::operation::{Operation, Service};
+pub use shape::{AbortRule, Shape};
 
 /// When the measured interval ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,6 +49,8 @@ pub struct Target {
     pub host: HeaderValue,
     /// Origin-form request target, e.g. `/services/CustomerService`.
     pub path: PathAndQuery,
+    /// The URL has a path of its own (every operation posts there, not to its service's path).
+    pub own_path: bool,
 }
 
 impl Target {
@@ -113,7 +120,39 @@ pub struct RunConfig {
     /// The local addresses connections are spread over (empty: the system chooses).
     pub source_ips: Vec<IpAddr>,
     pub monitor_pid: Option<u32>,
+    /// `--agent`: the server sampled on its own host.
+    pub agent: Option<AgentTarget>,
     pub label: Option<String>,
+    /// A mix, its seed, the arrival process, stages, thresholds (issue 43).
+    pub shape: Shape,
+}
+
+/// `--agent HOST:PORT`, its token and the process it is to sample.
+#[derive(Debug, Clone)]
+pub struct AgentTarget {
+    pub addr: String,
+    pub token: Token,
+    pub pid: Option<u32>,
+}
+
+/// `--agent`, its token from `--agent-token-file` or WSBENCH_AGENT_TOKEN.
+fn agent_of(a: &RunArgs) -> anyhow::Result<Option<AgentTarget>> {
+    let Some(addr) = &a.agent else {
+        return Ok(None);
+    };
+    let token = Token::from_env_or_file(a.agent_token_file.as_deref())
+        .map_err(|e| usage_error(format!("--agent: {e:#}")))?
+        .ok_or_else(|| {
+            usage_error(format!(
+                "--agent needs the agent's token: {TOKEN_ENV}=… (as `bench-client agent` printed it) or \
+                 --agent-token-file FILE"
+            ))
+        })?;
+    Ok(Some(AgentTarget {
+        addr: addr.clone(),
+        token,
+        pid: a.agent_pid,
+    }))
 }
 
 /// The shortest `--interval`: shorter ones would make the timeline and the checkpoints the work.
@@ -124,7 +163,10 @@ pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
 /// The one URL of the run: the argument or `--url`, or the default server's for a bare `--operation`.
 fn url_of(a: &RunArgs) -> anyhow::Result<&str> {
-    match (a.url_arg.as_deref(), a.url.as_deref(), a.operation) {
+    let op = a
+        .operation
+        .or_else(|| a.mix.as_ref().and_then(|m| m.operations().next()));
+    match (a.url_arg.as_deref(), a.url.as_deref(), op) {
         (Some(_), Some(_), _) => Err(usage_error(
             "give the URL once: as an argument or with --url",
         )),
@@ -181,10 +223,10 @@ fn stop_of(a: &RunArgs) -> anyhow::Result<Stop> {
 }
 
 /// The local addresses to connect from: `--source-ips`, or as many loopback addresses as the ports need.
-fn source_ips_of(a: &RunArgs, target: &Target) -> anyhow::Result<Vec<IpAddr>> {
+fn source_ips_of(a: &RunArgs, target: &Target, clients: u64) -> anyhow::Result<Vec<IpAddr>> {
     let source_ips = match &a.source_ips {
         Some(text) => host::parse_source_ips(text).map_err(usage_error)?,
-        None => host::auto_sources(target.addr, a.clients, host::local_port_range()),
+        None => host::auto_sources(target.addr, clients, host::local_port_range()),
     };
     if source_ips
         .iter()
@@ -202,7 +244,10 @@ impl RunConfig {
     /// Checks the flags and resolves the URL's host (once, before any load).
     pub fn from_args(a: RunArgs) -> anyhow::Result<RunConfig> {
         let url = url_of(&a)?;
-        let operation = a.operation.unwrap_or(Operation::HttpGet);
+        let operation = a
+            .operation
+            .or_else(|| a.mix.as_ref().and_then(|m| m.operations().next()))
+            .unwrap_or(Operation::HttpGet);
         let family = match (a.compat.ipv4, a.compat.ipv6) {
             (true, _) => Some(Family::V4),
             (_, true) => Some(Family::V6),
@@ -212,13 +257,23 @@ impl RunConfig {
         tls_options(&a, &mut target)?;
         let custom = custom(&a, operation)?;
         let http2 = http2_of(&a)?;
-        let stop = stop_of(&a)?;
+        let shape = shape::of(&a, target.own_path)?;
+        let stop = match &shape.stages {
+            Some(s) => Stop::Duration(s.duration()),
+            None => stop_of(&a)?,
+        };
+        // A clients ramp has a connection for each client at its peak.
+        let clients = match &shape.stages {
+            Some(s) if shape.ramps_clients() => s.peak() as u64,
+            _ => a.clients,
+        };
         if a.timeout.is_zero() || a.connect_timeout.is_zero() {
             return Err(usage_error(
                 "--timeout and --connect-timeout must be more than 0",
             ));
         }
-        if a.message_size.is_some() && operation == Operation::EchoComplexTypeDoc {
+        if a.message_size.is_some() && a.mix.is_none() && operation == Operation::EchoComplexTypeDoc
+        {
             return Err(usage_error(
                 "echoComplexTypeDoc's size is set with --packet-size, not --message-size",
             ));
@@ -226,15 +281,16 @@ impl RunConfig {
         if a.interval < MIN_INTERVAL {
             return Err(usage_error("--interval must be at least 10ms"));
         }
-        let source_ips = source_ips_of(&a, &target)?;
+        let source_ips = source_ips_of(&a, &target, clients)?;
+        let agent = agent_of(&a)?;
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-        let threads = a.threads.unwrap_or(cores).min(a.clients);
+        let threads = a.threads.unwrap_or(cores).min(clients);
         Ok(RunConfig {
             target,
             operation,
             custom,
             http2,
-            clients: a.clients,
+            clients,
             threads,
             rate: a.rate,
             stop,
@@ -256,8 +312,28 @@ impl RunConfig {
             interval: a.interval,
             source_ips,
             monitor_pid: a.monitor_pid,
+            agent,
             label: a.label,
+            shape,
         })
+    }
+
+    /// An open loop: a fixed rate, or stages ramping one.
+    pub fn open_loop(&self) -> bool {
+        self.rate.is_some() || self.shape.ramps_rate()
+    }
+
+    /// Every operation the run calls (one, or the mix's).
+    pub fn operations(&self) -> Vec<Operation> {
+        self.shape.operations(self.operation)
+    }
+
+    /// The path `op`'s requests go to: the URL's own, or its service's.
+    pub fn path_of(&self, op: Operation) -> PathAndQuery {
+        if self.target.own_path {
+            return self.target.path.clone();
+        }
+        service_path(op)
     }
 
     /// The deadline of the measured interval, if time-based.
@@ -385,11 +461,9 @@ fn parse_target(url: &str, op: Operation, family: Option<Family>) -> anyhow::Res
     let host = HeaderValue::from_str(authority.as_str())
         .map_err(|e| usage_error(format!("URL host: {e}")))?;
     let given = uri.path_and_query().filter(|p| p.as_str() != "/");
-    let path = match (given, op.service()) {
-        (Some(p), _) => p.clone(),
-        (None, Service::Cxf) => PathAndQuery::from_static(bench_proto::cxf::PATH),
-        (None, Service::Customer) => PathAndQuery::from_static(bench_proto::customer::PATH),
-        (None, Service::Plain | Service::Chat) => PathAndQuery::from_static("/"),
+    let path = match given {
+        Some(p) => p.clone(),
+        None => service_path(op),
     };
     Ok(Target {
         url: url.to_owned(),
@@ -406,7 +480,18 @@ fn parse_target(url: &str, op: Operation, family: Option<Family>) -> anyhow::Res
         family,
         host,
         path,
+        own_path: given.is_some(),
     })
+}
+
+/// Where an operation posts when the URL has no path of its own.
+fn service_path(op: Operation) -> PathAndQuery {
+    match op.service() {
+        Service::Cxf => PathAndQuery::from_static(bench_proto::cxf::PATH),
+        Service::Customer => PathAndQuery::from_static(bench_proto::customer::PATH),
+        Service::Ossj => PathAndQuery::from_static(bench_proto::ossj::PATH),
+        Service::Plain | Service::Chat => PathAndQuery::from_static("/"),
+    }
 }
 
 /// The port an authority (`host`, `host:port`, `[v6]:port`) names: `Ok(None)` without one, `Err(text)`

@@ -1,0 +1,64 @@
+//! The Customer service on Apache CXF: add / addAsync into the bounded store, get from it, echo.
+package dev.wsbench.peer.cxf;
+
+import java.math.BigInteger;
+import java.util.List;
+
+import jakarta.jws.WebService;
+import jakarta.xml.ws.Holder;
+
+import org.apache.cxf.binding.soap.SoapFault;
+import org.apache.cxf.interceptor.Fault;
+
+import dev.wsbench.peer.CustomerStore;
+import dev.wsbench.peer.customer.Customer;
+import dev.wsbench.peer.customer.CustomerPortType;
+
+/** Implements the wsdl2java-generated service endpoint interface against the project's WSDL. */
+@WebService(
+        serviceName = "CustomerService",
+        portName = "CustomerPort",
+        targetNamespace = "http://wsbench.dev/customer",
+        endpointInterface = "dev.wsbench.peer.customer.CustomerPortType",
+        wsdlLocation = "classpath:wsdl/customer.wsdl")
+public class CustomerServiceImpl implements CustomerPortType {
+    static final String PATH = "/services/CustomerService";
+    /** Most customers one get returns (bench-server's bound: about 10 MB of XML). */
+    static final long MAX_GET = 20_000;
+
+    private final CustomerStore store;
+
+    public CustomerServiceImpl(CustomerStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public void add(List<Customer> customer, Holder<Long> count, Holder<BigInteger> firstId,
+            Holder<BigInteger> lastId, Holder<BigInteger> stored) {
+        long held = store.add(customer);
+        count.value = (long) customer.size();
+        firstId.value = customer.isEmpty() ? BigInteger.ZERO : customer.get(0).getId();
+        lastId.value = customer.isEmpty() ? BigInteger.ZERO : customer.get(customer.size() - 1).getId();
+        stored.value = BigInteger.valueOf(held);
+    }
+
+    @Override
+    public void addAsync(List<Customer> customer) {
+        store.add(customer);
+    }
+
+    @Override
+    public List<Customer> get(long count, BigInteger offset) {
+        if (count > MAX_GET) {
+            // soap:Client in SOAP 1.1: the sender must change the message.
+            throw new SoapFault("get: count " + count + " is more than this server returns at once (" + MAX_GET
+                    + ")", Fault.FAULT_CODE_CLIENT);
+        }
+        return store.get((int) count, offset);
+    }
+
+    @Override
+    public void echo(Holder<List<Customer>> customer) {
+        // INOUT: the unmarshalled customers are marshalled back as the response.
+    }
+}
