@@ -83,6 +83,7 @@ pub fn plots(
         distribution(run)?,
         distribution_caption(run),
     ));
+    plots.extend(super::stage_charts::plots(run));
     plots.extend(super::soak_charts::plots(run));
     plots.push(("cpu.svg", cpu(run), cpu_caption(run)));
     plots.push((

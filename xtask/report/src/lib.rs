@@ -20,6 +20,7 @@ pub mod side;
 mod side_charts;
 pub mod soak;
 mod soak_charts;
+mod stage_charts;
 pub mod summary;
 mod sweep;
 #[cfg(test)]

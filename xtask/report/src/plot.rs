@@ -124,6 +124,8 @@ pub struct Plot {
     pub references: Vec<Reference>,
     /// Vertical markers `(x, label)`: the knee, step boundaries.
     pub vmarks: Vec<(f64, String)>,
+    /// Shaded spans of x `(from, to, label)`, drawn first, alternately darker (a staged step's stages).
+    pub bands: Vec<(f64, f64, String)>,
     pub vmark_color: RGBColor,
     pub notes: Vec<Note>,
     /// Fixed y range instead of one fitted to the data.
@@ -176,6 +178,7 @@ impl Plot {
             lines: vec![],
             references: vec![],
             vmarks: vec![],
+            bands: vec![],
             vmark_color: INK,
             notes: vec![],
             y_range: None,
@@ -227,7 +230,8 @@ impl Plot {
         let xs = self
             .all_points()
             .map(|p| p.0)
-            .chain(self.vmarks.iter().map(|v| v.0));
+            .chain(self.vmarks.iter().map(|v| v.0))
+            .chain(self.bands.iter().flat_map(|b| [b.0, b.1]));
         let xs: Vec<f64> = xs
             .filter(|x| self.x_scale == Scale::Linear || *x > 0.0)
             .collect();
@@ -406,6 +410,7 @@ impl Plot {
             let r = chart.y_range();
             (r.start, r.end)
         };
+        self.draw_bands(area, chart, (y_lo, y_hi))?;
         for a in &self.areas {
             let fill = a.color.mix(0.85);
             chart
@@ -432,6 +437,45 @@ impl Plot {
                     label.clone(),
                     (pos.0 + 4, pos.1 + 4),
                     (FONT, 12).into_font().color(&self.vmark_color),
+                ))
+                .map_err(plot_err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The shaded spans, each labelled at its top left when the label fits in it (else its first word).
+    fn draw_bands<X, Y>(
+        &self,
+        area: &DrawingArea<SVGBackend<'_>, Shift>,
+        chart: &mut Chart<'_, '_, X, Y>,
+        (y_lo, y_hi): (f64, f64),
+    ) -> anyhow::Result<()>
+    where
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        for (k, (from, to, label)) in self.bands.iter().enumerate() {
+            let shade = match k % 2 {
+                0 => RGBColor(0xee, 0xf2, 0xf7),
+                _ => RGBColor(0xdd, 0xe5, 0xef),
+            };
+            chart
+                .draw_series([Rectangle::new([(*from, y_lo), (*to, y_hi)], shade.filled())])
+                .map_err(plot_err)?;
+            let (left, top) = chart.backend_coord(&(*from, y_hi));
+            let right = chart.backend_coord(&(*to, y_hi)).0;
+            // About 7 px a character at this size: a label wider than its band would run into the next.
+            let room = usize::try_from((right - left - 6).max(0)).unwrap_or(0) / 7;
+            let text = match label.chars().count() <= room {
+                true => label.as_str(),
+                false => label.split_whitespace().next().unwrap_or(""),
+            };
+            if !text.is_empty() && text.chars().count() <= room.max(2) {
+                area.draw(&Text::new(
+                    text.to_owned(),
+                    (left + 4, top + 4),
+                    (FONT, 12).into_font().color(&GREY),
                 ))
                 .map_err(plot_err)?;
             }

@@ -54,11 +54,7 @@ pub(crate) mod tests {
     /// RSS grows by `leak_kb_per_min`.
     pub(crate) fn soak_run(dir: &Path, leak_kb_per_min: u64) -> Run {
         let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
-        for entry in walk(&single) {
-            let to = dir.join(entry.strip_prefix(&single).unwrap());
-            fs::create_dir_all(to.parent().unwrap()).unwrap();
-            fs::copy(&entry, to).unwrap();
-        }
+        copy_tree(&single, dir);
         let intervals = (0..60u64)
             .map(|k| {
                 let mut h = new_histogram();
@@ -90,6 +86,15 @@ pub(crate) mod tests {
         run["soak"] = serde_json::json!({ "rss_slope_mib_per_h": 8.0 });
         fs::write(dir.join("run.json"), run.to_string()).unwrap();
         Run::load(dir).unwrap()
+    }
+
+    /// Copies the files under `from` to the same places under `to`.
+    pub(crate) fn copy_tree(from: &Path, to: &Path) {
+        for entry in walk(from) {
+            let dest = to.join(entry.strip_prefix(from).unwrap());
+            fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            fs::copy(&entry, dest).unwrap();
+        }
     }
 
     fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
