@@ -6,7 +6,7 @@ use xshell::Shell;
 
 use bench_proto::shape::Ramped;
 use bench_proto::units::DurationArg;
-use wsbench_harness::numbers::{int, num, span};
+use wsbench_harness::numbers::{level, span};
 use wsbench_harness::scenario::{self, ClientStep, Plan, Scenario};
 
 #[derive(Debug, clap::Args)]
@@ -171,14 +171,6 @@ fn shape_lines(c: &ClientStep) -> Vec<String> {
 
 fn pct(share: f64) -> String {
     format!("{} %", level(share * 100.0))
-}
-
-/// A level or a share for people: whole numbers without decimals.
-fn level(x: f64) -> String {
-    match x.fract() == 0.0 && x.abs() < 1e15 {
-        true => int(x as u64),
-        false => num(x),
-    }
 }
 
 /// How much load a plan holds, in words: the seconds of the steps that run for a time, and how many end on a

@@ -49,6 +49,16 @@ pub fn int(n: u64) -> String {
         .to_owned()
 }
 
+/// A level or a share people wrote (a stage's 100 clients, a weight of 40 %): whole numbers without
+/// decimals, others as [`num`].
+pub fn level(x: f64) -> String {
+    match x.fract() == 0.0 && x.abs() < 1e15 {
+        true if x < 0.0 => format!("-{}", int(x.abs() as u64)),
+        true => int(x as u64),
+        false => num(x),
+    }
+}
+
 /// A length of time for people: `6 h 59 m 50 s`, `2 m 5 s`, `9.5 s`, `0.8 s`.
 pub fn span(secs: f64) -> String {
     if !secs.is_finite() || secs < 0.0 {
@@ -71,6 +81,15 @@ pub fn span(secs: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn levels_as_written() {
+        use super::level;
+        assert_eq!(level(20_000.0), "20,000");
+        assert_eq!(level(40.0), "40");
+        assert_eq!(level(12.5), "12.50");
+        assert_eq!(level(-3.0), "-3");
+    }
+
     #[test]
     fn spans_read_as_people_write_them() {
         use super::span;

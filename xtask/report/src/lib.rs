@@ -16,6 +16,8 @@ mod host_state;
 mod html;
 pub mod knee;
 mod plot;
+mod ramp;
+mod shapes;
 pub mod side;
 mod side_charts;
 pub mod soak;

@@ -4,10 +4,11 @@
 
 use bench_proto::results::{Interval, ResultsDoc, StageResults, Timeline};
 use bench_proto::shape::Ramped;
-use wsbench_harness::numbers::{int, num};
+use wsbench_harness::numbers::level;
 use wsbench_harness::results::{Run, Step};
 
 use super::plot::{Line, Plot, GREY, PALETTE};
+use super::ramp::{self, Ramp};
 
 /// A step with stages and the series to draw them against.
 struct Staged<'a> {
@@ -71,6 +72,11 @@ pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
             series(&|i| Some(i.errors.total() as f64 / i.dur_s)),
             color,
         ));
+        if let Some(Ramp::BrokeDown { at_s, .. }) = ramp::judge(&s.doc.shape.stages, s.timeline) {
+            for p in [&mut throughput, &mut p99, &mut errors] {
+                p.vmarks.push((at_s, name("breaks down")));
+            }
+        }
         if let Some(a) = &s.doc.shape.aborted {
             for p in [&mut throughput, &mut p99, &mut errors] {
                 p.vmarks.push((a.at_s, name("aborted")));
@@ -88,7 +94,8 @@ pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
             throughput,
             format!(
                 "Successful calls each second, drawn at the middle of the second they completed in; dashed, \
-                 the rate offered (a rate ramp). {shaded}"
+                 the rate offered (a rate ramp); the mark: where the calls completed first fell more than 3 % \
+                 short of it three seconds running. {shaded}"
             ),
         ),
         (
@@ -139,13 +146,6 @@ fn bands(stages: &[StageResults]) -> Vec<(f64, f64, String)> {
         .collect()
 }
 
-fn level(x: f64) -> String {
-    match x.fract() == 0.0 && x.abs() < 1e15 {
-        true => int(x as u64),
-        false => num(x),
-    }
-}
-
 /// Which stages are shaded, in words: the first staged step's, and whether the others' lie elsewhere.
 fn shaded_words(staged: &[Staged<'_>]) -> String {
     let places = |s: &Staged<'_>| -> Vec<(f64, f64)> {
@@ -170,7 +170,7 @@ fn shaded_words(staged: &[Staged<'_>]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::fs;
 
     use bench_proto::results::{
@@ -180,7 +180,7 @@ mod tests {
     use wsbench_harness::results::Run;
 
     /// A run whose one step ramped its rate 0 → 100/s over 10 s and held it 10 s, its last 5 s failing.
-    fn staged_run(dir: &std::path::Path) -> Run {
+    pub(crate) fn staged_run(dir: &std::path::Path) -> Run {
         let single = wsbench_harness::paths::project_root().join("xtask/tests/fixtures/summary");
         crate::soak::tests::copy_tree(&single, dir);
         let intervals = (0..20u64)

@@ -173,8 +173,9 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
         o.line(line);
     }
     steps_table(o, run, docs);
-    for line in crate::faults::section(loaded)
+    for line in crate::shapes::section(loaded)
         .into_iter()
+        .chain(crate::faults::section(loaded))
         .chain(crate::connections::section(loaded))
         .chain(crate::host_state::section(loaded))
     {
