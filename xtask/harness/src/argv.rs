@@ -41,6 +41,35 @@ pub fn server(spec: &ServerSpec, workers: Option<u32>, listen: &Listen) -> Vec<S
     a
 }
 
+/// bench-server as an OSS/J application instance named `name`: the portal on `http`, its orders through the
+/// broker at `broker` (`--role app`).
+pub fn portal_app(
+    spec: &ServerSpec,
+    workers: Option<u32>,
+    http: &str,
+    broker: &str,
+    name: &str,
+) -> Vec<String> {
+    let listen = Listen {
+        http: Some(http.to_owned()),
+        chat: None,
+    };
+    let mut a = server(spec, workers, &listen);
+    a.extend(["--role", "app", "--broker", broker, "--instance", name].map(String::from));
+    a
+}
+
+/// bench-server as an OSS/J back end consuming the orders at `broker` (`--role backend`, no HTTP).
+pub fn portal_backend(workers: Option<u32>, broker: &str) -> Vec<String> {
+    let mut a = ["--role", "backend", "--http", "off", "--broker", broker]
+        .map(String::from)
+        .to_vec();
+    if let Some(w) = workers {
+        a.extend(["--workers".to_owned(), w.to_string()]);
+    }
+    a
+}
+
 /// bench-server flags other than the listeners and workers.
 fn server_options(spec: &ServerSpec) -> Vec<String> {
     let mut a = Vec::new();

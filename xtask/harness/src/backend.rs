@@ -9,7 +9,7 @@ use anyhow::{bail, Context as _, Result};
 
 use super::faults::{FaultKind, Reach};
 use super::provenance::Provenance;
-use super::rundoc::{FaultRecord, RunDoc};
+use super::rundoc::{FaultRecord, RunDoc, TierUse};
 use super::scenario::{Instance, Plan, Step};
 use super::sut::Target;
 use wsbench_tools::docker::EngineAddr;
@@ -85,6 +85,8 @@ pub struct ClientRun {
     /// The step's deadline ([`ClientStep::deadline`](super::scenario::ClientStep::deadline)), when its
     /// clients were still running then and were stopped.
     pub overran: Option<Duration>,
+    /// What each tier of an OSS/J portal used, when the backend ran one and can read its processes.
+    pub tiers: Vec<TierUse>,
 }
 
 impl ClientRun {

@@ -155,6 +155,7 @@ impl Backend for Docker {
             commands: run.commands,
             faults,
             overran: run.overran.then(|| step.client.deadline()),
+            tiers: Vec::new(),
         })
     }
 

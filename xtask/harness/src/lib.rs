@@ -6,7 +6,8 @@
 //! - base: `paths`, `atomic` (whole-or-nothing writes), `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`,
 //!   `metric` (what can be read off a results document: the one list, the one reader);
 //! - inputs: `thresholds`, `soak` (the soak verdict's limits and judge), `ready` (bench-server's READY line), `busy`,
-//!   `sut` (which server a run measures), `faults` (the table of fault kinds, a file each);
+//!   `sut` (which server a run measures), `faults` (the table of fault kinds, a file each), `portal` (the OSS/J
+//!   portal's tiers: front end, back ends, the front end's configuration);
 //! - plan: `scenario` (TOML → validated plan, in four jobs: file, set, validate, plan);
 //! - commands: `limits` (the machine's connection limits against a plan), `argv` (the server's and the client's command lines, built once), `rundoc` (`run.json`, the one
 //!   status rule), `artifacts` (arches, dist binaries, images, emulation), `containers` (what both container
@@ -38,6 +39,7 @@ pub mod paths;
 pub mod perf;
 pub mod pinning;
 pub mod pipeline;
+pub mod portal;
 pub mod provenance;
 pub mod ready;
 pub mod results;

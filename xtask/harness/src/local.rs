@@ -3,11 +3,12 @@
 //! when there are two or more; the server's answers verified before each instance's load.
 
 mod faults;
+mod portal;
 pub mod process;
 
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
@@ -67,6 +68,14 @@ pub struct Local {
     monitor: Sampler,
     /// The running instance is an external target.
     external: bool,
+    /// The run's directory: the portal's generated files and the broker's data go under it.
+    dir: PathBuf,
+    /// The OSS/J portal's broker, from the first instance that needs it to the end of the run.
+    broker: Option<portal::Listener>,
+    /// How long the broker took to listen, each time it was started.
+    broker_started: Vec<Duration>,
+    /// The portal's other tiers of the running instance (front end, app instances 2 …, back ends).
+    tiers: portal::Tiers,
 }
 
 impl Local {
@@ -86,6 +95,10 @@ impl Local {
             restart: Vec::new(),
             monitor: Sampler::None,
             external: false,
+            dir: dir.to_path_buf(),
+            broker: None,
+            broker_started: Vec::new(),
+            tiers: portal::Tiers::default(),
         })
     }
 }
@@ -96,6 +109,9 @@ impl Backend for Local {
     }
 
     fn start(&mut self, plan: &Plan, instance: &Instance) -> Result<Servers> {
+        if let (Some(portal), Sut::BenchServer) = (plan.portal, &instance.sut) {
+            return self.start_portal(plan, instance, portal);
+        }
         if instance.servers > 1 {
             bail!(
                 "{} server instances need a container run (--containers)",
@@ -112,6 +128,11 @@ impl Backend for Local {
     }
 
     fn servers_gone(&mut self) -> Option<String> {
+        // The portal's fixed tiers first: the broker, the front end and the back ends.
+        let broker = self.broker.as_mut().and_then(portal::Listener::gone);
+        if let Some(why) = broker.or_else(|| self.tiers.gone()) {
+            return Some(why);
+        }
         match self.server.as_mut() {
             // An external target is not watched: its failures show as the step's errors.
             None if self.external => None,
@@ -144,6 +165,7 @@ impl Backend for Local {
         ));
         let limit = step.client.deadline();
         let deadline = Instant::now() + limit;
+        let meter = portal::Meter::start(self.portal_pids());
         let client = programs::Process::inherit(&cmd).context("running bench-client")?;
         let (waited, faults) = if step.faults.is_empty() {
             (client.wait_until(deadline, CLIENT_STOP_GRACE)?, Vec::new())
@@ -160,6 +182,7 @@ impl Backend for Local {
             commands: vec![cmd],
             faults,
             overran: matches!(waited, Waited::Stopped(_)).then_some(limit),
+            tiers: meter.read(),
         })
     }
 
@@ -179,9 +202,12 @@ impl Backend for Local {
 
     fn stop(&mut self, _log: &Path) -> Result<()> {
         self.monitor = Sampler::None;
+        // The front end first (no new requests), app instance 1 with the others.
+        let tiers = self.tiers.stop();
         let Some(server) = self.server.take() else {
-            return Ok(());
+            return tiers;
         };
+        tiers?;
         let status = server.stop(STOP_GRACE).context("stopping the server")?;
         if !status.success() {
             bail!("the server exited with {status} on SIGTERM (see server.log)");
@@ -189,8 +215,19 @@ impl Backend for Local {
         Ok(())
     }
 
-    fn collect(&mut self, _run: &mut RunDoc, prov: &mut Provenance) {
+    fn collect(&mut self, run: &mut RunDoc, prov: &mut Provenance) {
         prov.pinning = self.pinning.clone();
+        if let Some(broker) = self.broker.take() {
+            if let Err(e) = broker.stop() {
+                run.notes.push(format!("{e:#}"));
+            }
+        }
+        for t in &self.broker_started {
+            run.notes.push(format!(
+                "the portal's broker (Debian's ActiveMQ) took {:.1} s to listen (started once per run)",
+                t.as_secs_f64()
+            ));
+        }
     }
 }
 

@@ -403,6 +403,7 @@ fn run_step(
         }
     }
     entry.faults = clients.faults;
+    entry.tiers = clients.tiers;
     let doc = results::read_doc(&json);
     entry.status = Status::of_step(clients.exit, &doc);
     if let Some(limit) = clients.overran {

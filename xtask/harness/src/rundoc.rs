@@ -5,6 +5,7 @@ use bench_proto::results::ResultsDoc;
 use serde::{Deserialize, Serialize};
 
 use super::faults::FaultKind;
+use super::portal::Tier;
 use super::scenario::{Length, Plan, Published, Step};
 
 mod problem;
@@ -210,6 +211,23 @@ pub struct StepEntry {
     /// The faults done to the server during the step, as they happened.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<FaultRecord>,
+    /// What each tier of the OSS/J portal used during the step (processes on this machine), front end first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<TierUse>,
+}
+
+/// What one tier's processes used during a step, read from /proc by the harness at its start and end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TierUse {
+    pub tier: Tier,
+    /// Its processes (a tier of several instances counted whole).
+    pub processes: u32,
+    /// CPU seconds (user + system) over the step, warm-up included.
+    pub cpu_s: f64,
+    /// The step's wall-clock seconds those were used in: `cpu_s / wall_s` is its CPUs' worth.
+    pub wall_s: f64,
+    /// Their peak resident sets summed (VmHWM at the step's end), KiB.
+    pub peak_rss_kb: u64,
 }
 
 /// A fault as it happened: what, when it was planned, and when it began and ended on the UTC clock (µs since
@@ -267,6 +285,7 @@ impl StepEntry {
             time_wait_before: None,
             time_wait_after: None,
             faults: Vec::new(),
+            tiers: Vec::new(),
         }
     }
 }

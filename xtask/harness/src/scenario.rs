@@ -118,6 +118,7 @@ impl Scenario {
             repeat: f.repeat.unwrap_or(1),
             swept: f.sweep.is_some(),
             faults: f.faults.clone(),
+            portal: f.portal.clone(),
         };
         // The [quick] table is validated on every load, not only under --quick.
         let mut quick_draft = draft.clone();
@@ -347,5 +348,34 @@ mod tests {
             DurationArg(Duration::from_secs(28800)).to_string(),
             "28800s"
         );
+    }
+
+    /// `[portal]`: its front end and back ends, `--set front=…` over them, and its scale-out run as
+    /// processes (no containers); the keys refused on a scenario without one.
+    #[test]
+    fn a_portal_scenario_sets_its_tiers_and_runs_as_processes() {
+        use crate::portal::Front;
+        let text = format!("{BASE}\n[scale_out]\nservers = [1, 3]\n[portal]\nbackends = 2\n");
+        let s = scenario(&text);
+        let plan = s.plan(false, &[]).unwrap();
+        let portal = plan.portal.unwrap();
+        assert_eq!((portal.front, portal.backends), (Front::Haproxy, 2));
+        assert!(
+            !plan.needs_containers(),
+            "a portal's instances are processes"
+        );
+        let plan = s
+            .plan(false, &["front=apache".into(), "portal.backends=3".into()])
+            .unwrap();
+        let portal = plan.portal.unwrap();
+        assert_eq!((portal.front, portal.backends), (Front::Apache, 3));
+        assert!(s.plan(false, &["front=nginx".into()]).is_err());
+        assert!(s.plan(false, &["backends=0".into()]).is_err());
+        let err = scenario(BASE)
+            .plan(false, &["front=apache".into()])
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("[portal]"), "{err:#}");
+        let unknown = format!("{BASE}\n[portal]\nbroker = \"rabbitmq\"\n");
+        assert!(toml::from_str::<ScenarioFile>(&unknown).is_err());
     }
 }

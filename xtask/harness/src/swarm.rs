@@ -163,6 +163,7 @@ impl Backend for Swarm {
             commands: run.commands,
             faults: run.faults,
             overran: run.overran.then(|| step.client.deadline()),
+            tiers: Vec::new(),
         })
     }
 

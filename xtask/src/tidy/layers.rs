@@ -34,7 +34,15 @@ pub(crate) const HARNESS: [(&str, &[&str]); 10] = [
     ),
     (
         "inputs",
-        &["thresholds", "soak", "ready", "busy", "sut", "faults"],
+        &[
+            "thresholds",
+            "soak",
+            "ready",
+            "busy",
+            "sut",
+            "faults",
+            "portal",
+        ],
     ),
     ("plan", &["scenario"]),
     (

@@ -3,6 +3,8 @@
 //! how to parse what it prints; /proc and /sys are read in [`host`] (this machine), [`host_state`] (its power and
 //! virtualisation state) and [`load`] (what is running on it); [`process`] runs the programs wsbench builds itself, and any argv.
 
+pub mod activemq;
+pub mod apache;
 pub mod apt;
 pub mod cargo;
 pub mod cc;
@@ -12,6 +14,7 @@ pub mod docker;
 pub mod dockerd;
 pub mod git;
 pub mod gsoap;
+pub mod haproxy;
 pub mod host;
 pub mod host_state;
 pub mod ip;

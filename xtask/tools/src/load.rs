@@ -42,6 +42,27 @@ pub fn process_cpu_s(pid: u32) -> Option<f64> {
     Some((stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64)
 }
 
+/// A process's and its direct children's CPU time so far (user + system, all threads), in seconds, and
+/// their peak resident sets summed (VmHWM), in KiB: a program that forks its workers (Apache httpd) counted
+/// whole. None when the process is gone.
+pub fn process_tree_use(pid: u32) -> Option<(f64, u64)> {
+    let me = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?;
+    let mut pids = vec![pid];
+    for task in me.tasks().ok()?.flatten() {
+        pids.extend(task.children().unwrap_or_default());
+    }
+    let (mut cpu, mut rss) = (0.0, 0);
+    for p in pids {
+        cpu += process_cpu_s(p).unwrap_or(0.0);
+        rss += procfs::process::Process::new(i32::try_from(p).ok()?)
+            .and_then(|p| p.status())
+            .ok()
+            .and_then(|s| s.vmhwm)
+            .unwrap_or(0);
+    }
+    Some((cpu, rss))
+}
+
 /// CPU seconds (user + system) used by this process's finished children so far.
 pub fn children_cpu_s() -> f64 {
     use nix::sys::resource::{getrusage, UsageWho};

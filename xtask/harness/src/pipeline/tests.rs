@@ -131,6 +131,7 @@ impl Backend for Fake {
             commands: vec![vec!["fake-client".into(), step.id.clone()]],
             faults: Vec::new(),
             overran,
+            tiers: Vec::new(),
         })
     }
 

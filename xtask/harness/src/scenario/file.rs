@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::faults::FaultSpec;
 use crate::metric::Metric;
+use crate::portal::PortalSpec;
 
 /// A message size: `1K`, `100K`, `1M` or bytes. The text is passed to bench-client as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -256,6 +257,9 @@ pub struct ScenarioFile {
     pub sweep: Option<Sweep>,
     pub matrix: Option<Matrix>,
     pub scale_out: Option<ScaleOut>,
+    /// The OSS/J portal's tiers around the app instances (the servers): its steps go through a front end
+    /// to them, and through the broker to the back ends.
+    pub portal: Option<PortalSpec>,
     /// What `--quick` sets, with the keys and values of `--set`.
     #[serde(default)]
     pub quick: toml::Table,

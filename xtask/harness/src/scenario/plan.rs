@@ -9,6 +9,7 @@ use super::set::Draft;
 use super::validate::{self, AbortArgs, ClientStep};
 use super::Scenario;
 use crate::faults::FaultSpec;
+use crate::portal::{Portal, PortalSpec};
 use crate::sut::Sut;
 use crate::thresholds::{self, Threshold};
 
@@ -66,7 +67,13 @@ pub(super) fn expand(
         ensure!(draft.server.http(), "HTTP steps need [server] http = true");
     }
     let thresholds = thresholds::collect(&scenario.file.thresholds, &[])?;
+    let portal = draft
+        .portal
+        .as_ref()
+        .map(PortalSpec::validate)
+        .transpose()?;
     Ok(Plan {
+        portal,
         scenario: scenario.clone(),
         quick,
         sets: sets.to_vec(),
@@ -256,6 +263,8 @@ pub struct Plan {
     pub thresholds: Vec<Threshold>,
     /// The scenario's `[soak]` limits; `run --soak` sets the defaults when it has none.
     pub soak: Option<crate::soak::SoakLimits>,
+    /// The OSS/J portal's tiers around the servers (app instances), when the scenario has `[portal]`.
+    pub portal: Option<Portal>,
 }
 
 impl Plan {
@@ -271,6 +280,10 @@ impl Plan {
         ensure!(!suts.is_empty(), "no server to measure");
         for sut in suts {
             if !matches!(sut, Sut::BenchServer) {
+                ensure!(
+                    self.portal.is_none(),
+                    "{sut} cannot be measured by an OSS/J portal scenario (its tiers are bench-server roles)"
+                );
                 ensure!(
                     !self.needs_containers(),
                     "{sut} cannot be measured by a scale-out scenario (several bench-server instances)"
@@ -350,7 +363,8 @@ impl Plan {
 
     /// Several server instances: only container runs provide them.
     pub fn needs_containers(&self) -> bool {
-        self.instances.iter().any(|i| i.servers > 1)
+        // A portal's app instances are processes behind its front end, on this machine too.
+        self.portal.is_none() && self.instances.iter().any(|i| i.servers > 1)
     }
 
     /// Seconds of load the plan asks for, counting only steps whose length is known in advance.

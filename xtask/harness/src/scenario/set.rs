@@ -7,6 +7,7 @@ use serde::Deserialize as _;
 
 use super::file::{ServerSpec, StepSpec};
 use crate::faults::FaultSpec;
+use crate::portal::PortalSpec;
 
 /// `key=value` → the key and a TOML value (a bare word that is not TOML is a string: `duration=60s`).
 pub fn parse_set(set: &str) -> Result<(String, toml::Value)> {
@@ -32,6 +33,8 @@ pub(super) struct Draft {
     /// The scenario sweeps client counts itself (so `clients=` sets the sweep, not one count).
     pub(super) swept: bool,
     pub(super) faults: Vec<FaultSpec>,
+    /// `[portal]`, None when the scenario has none.
+    pub(super) portal: Option<PortalSpec>,
 }
 
 impl Draft {
@@ -53,6 +56,15 @@ impl Draft {
             "clients" | "sweep.clients" => self.sweep = Some(int_list(value)?),
             "workers" | "matrix.workers" => self.matrix = Some(int_list(value)?),
             "servers" | "scale_out.servers" => self.servers = Some(int_list(value)?),
+            "front" | "backends" | "portal.front" | "portal.backends" => {
+                let key = key.trim_start_matches("portal.");
+                let base = self
+                    .portal
+                    .as_ref()
+                    .with_context(|| format!("`{key}` belongs to a scenario with [portal]"))?;
+                let top: PortalSpec = one_key(key, value)?;
+                self.portal = Some(base.overlay(&top));
+            }
             "repeat" => {
                 let n = value.as_integer().filter(|n| (1..=1000).contains(n));
                 self.repeat = n.context("repeat takes a count of rounds, 1 … 1000")? as u32;
