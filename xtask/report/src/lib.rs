@@ -27,6 +27,7 @@ pub mod summary;
 mod sweep;
 #[cfg(test)]
 mod tests;
+mod tiers;
 pub mod usl;
 
 use std::fs;

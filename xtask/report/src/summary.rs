@@ -177,6 +177,7 @@ pub fn render(loaded: &results::Run, knee: &[String]) -> String {
         .into_iter()
         .chain(crate::faults::section(loaded))
         .chain(crate::connections::section(loaded))
+        .chain(crate::tiers::section(loaded))
         .chain(crate::host_state::section(loaded))
     {
         o.line(line);
