@@ -12,8 +12,9 @@ use wsbench_harness::sut::peer::ImageBase;
 use wsbench_harness::sut::Catalog;
 use wsbench_harness::{limits, scenario};
 use wsbench_tools::{
-    apt, cargo, cc, chromium, debootstrap, docker, git, gsoap, host, ip, jdk, load, maven, perf,
-    python, qemu, rustup, setpriv, strace, taskset, tc, valgrind, wrk, Program,
+    activemq, apache, apt, cargo, cc, chromium, debootstrap, docker, git, gsoap, haproxy, host, ip,
+    jdk, load, maven, perf, python, qemu, rustup, setpriv, strace, taskset, tc, valgrind, wrk,
+    Program,
 };
 
 #[derive(Debug, clap::Args)]
@@ -85,6 +86,10 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         (
             "Peer servers in containers (`--sut cxf,jaxws,gsoap` with `--containers` or `--swarm`)",
             peer_containers(sh),
+        ),
+        (
+            "The OSS/J portal (`cargo xtask run oss-scale-out`: broker and front ends from Debian)",
+            portal(sh),
         ),
         ("Calibration and the regression gate", extras(sh)),
         (
@@ -410,6 +415,24 @@ fn peer_containers(sh: &Shell) -> Vec<Check> {
             None => Check::new(&item, Level::Warn, format!("no {prefix}* image"), first_run),
         });
     }
+    checks
+}
+
+/// Debian's ActiveMQ (its launcher jar, run on `java`), HAProxy, and Apache httpd for `front=apache`.
+fn portal(sh: &Shell) -> Vec<Check> {
+    let amq = activemq::ACTIVEMQ;
+    let item = format!("activemq ({})", amq.used_for);
+    let mut checks = vec![match (activemq::installed(), amq.version(sh)) {
+        (true, Some(java)) => Check::new(
+            &item,
+            Level::Ok,
+            format!("{} on {java}", activemq::HOME),
+            "",
+        ),
+        _ => Check::new(&item, Level::Missing, "not installed", amq.install),
+    }];
+    checks.push(program(sh, &haproxy::HAPROXY, false));
+    checks.push(program(sh, &apache::APACHE, true));
     checks
 }
 
