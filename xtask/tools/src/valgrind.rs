@@ -53,6 +53,17 @@ pub fn argv(argv: &[String], out_file: &Path) -> Vec<String> {
     v
 }
 
+/// The argv of `valgrind` running `argv` under callgrind, counting only inside `function` (and what it calls):
+/// callgrind's `--toggle-collect`, which also turns collection off at start. A function that never runs
+/// leaves a profile that [`total`] refuses (no instructions counted), so a renamed or inlined one is not
+/// mistaken for a free one.
+pub fn argv_within(argv: &[String], out_file: &Path, function: &str) -> Vec<String> {
+    let mut v = vec!["valgrind".to_owned()];
+    v.extend(args(argv, out_file));
+    v.insert(2, format!("--toggle-collect={function}"));
+    v
+}
+
 /// valgrind's arguments (after `valgrind`) that run `argv` under callgrind, writing its profile to `out_file`.
 pub fn args(argv: &[String], out_file: &Path) -> Vec<String> {
     let mut v = vec![
@@ -106,5 +117,17 @@ mod tests {
         assert_eq!(marginal((100, 1_000_000), (300, 3_000_000)), Some(10_000.0));
         assert_eq!(marginal((100, 5), (100, 9)), None);
         assert_eq!(marginal((100, 9), (200, 5)), None);
+        let within = argv_within(&["prog".to_owned()], Path::new("out"), "a::b");
+        assert_eq!(
+            within,
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--toggle-collect=a::b",
+                "--quiet",
+                "--callgrind-out-file=out",
+                "prog"
+            ]
+        );
     }
 }
