@@ -119,6 +119,7 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         e => e.clone(),
     };
     refuse_suts(&opts.suts, &engine)?;
+    refuse_portal(&plan, &engine)?;
     if opts.client_arch.is_some() && !matches!(engine, Engine::Local) {
         anyhow::bail!(
             "--client-arch runs an emulated client process: it cannot be combined with containers"
@@ -192,6 +193,18 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
         println!("warning: busy machine: {b}");
     }
     measure(&plan, backend.as_mut(), &dir, run, prov)
+}
+
+/// The OSS/J portal's tiers run as processes on this machine only.
+fn refuse_portal(plan: &Plan, engine: &Engine) -> Result<()> {
+    if plan.portal.is_some() && !matches!(engine, Engine::Local) {
+        anyhow::bail!(
+            "{}: the OSS/J portal runs as processes on this machine only (its tiers' images and the swarm \
+             service are not built yet, issue 40); run it without --containers/--swarm",
+            plan.scenario.name
+        );
+    }
+    Ok(())
 }
 
 /// The backend of `engine`, ready to start servers.
