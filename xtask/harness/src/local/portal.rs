@@ -113,7 +113,11 @@ pub(super) fn start_broker(
     log: &File,
 ) -> Result<Listener> {
     if !activemq::installed() {
-        bail!("{}", activemq::ACTIVEMQ.missing());
+        bail!(
+            "Debian's ActiveMQ is not installed ({}/bin/activemq.jar): {}",
+            activemq::HOME,
+            activemq::ACTIVEMQ.install
+        );
     }
     let base = dir.join("activemq");
     for sub in ["data", "tmp"] {
