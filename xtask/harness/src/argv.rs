@@ -361,10 +361,13 @@ mod tests {
         let agent = Sampler::Agent {
             addr: "10.9.0.2:7171".into(),
             pid: Some(5),
+            token_file: Some("/run/secrets/t".into()),
         };
         let args = client(&step.client, "http://x:1", Path::new("j"), &agent, "l").join(" ");
         assert!(
-            args.contains("--json j --agent 10.9.0.2:7171 --agent-pid 5 --label l"),
+            args.contains(
+                "--json j --agent 10.9.0.2:7171 --agent-pid 5 --agent-token-file /run/secrets/t --label l"
+            ),
             "{args}"
         );
         assert!(

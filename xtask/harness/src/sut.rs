@@ -28,9 +28,14 @@ pub enum Sampler {
     None,
     /// `--monitor-pid`: a process on the client's machine (or in its PID namespace).
     Pid(u32),
-    /// `--agent HOST:PORT` (the token in the client's environment, never on its command line), and the
-    /// process it is to sample if not the agent's own choice (`--agent-pid`).
-    Agent { addr: String, pid: Option<u32> },
+    /// `--agent HOST:PORT` (the token in the client's environment, or in a file it is given: never on its
+    /// command line), the process it is to sample if not the agent's own choice (`--agent-pid`), and the
+    /// file holding the token (`--agent-token-file`: a swarm secret mounted into the client task).
+    Agent {
+        addr: String,
+        pid: Option<u32>,
+        token_file: Option<String>,
+    },
 }
 
 impl Sampler {
@@ -38,10 +43,17 @@ impl Sampler {
         match self {
             Sampler::None => {}
             Sampler::Pid(pid) => flag("monitor-pid", pid.to_string()),
-            Sampler::Agent { addr, pid } => {
+            Sampler::Agent {
+                addr,
+                pid,
+                token_file,
+            } => {
                 flag("agent", addr.clone());
                 if let Some(pid) = pid {
                     flag("agent-pid", pid.to_string());
+                }
+                if let Some(file) = token_file {
+                    flag("agent-token-file", file.clone());
                 }
             }
         }
@@ -68,6 +80,7 @@ impl Target {
             (Some(addr), _) => Sampler::Agent {
                 addr: addr.clone(),
                 pid: None,
+                token_file: None,
             },
             (None, Some(pid)) => Sampler::Pid(pid),
             (None, None) => Sampler::None,

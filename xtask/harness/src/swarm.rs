@@ -233,6 +233,20 @@ impl Backend for Swarm {
             record.network.name,
             self.opts.clients_tasks,
         ));
+        let agents: Vec<&str> = record
+            .tasks
+            .iter()
+            .filter(|t| t.kind == "agent")
+            .map(|t| t.hostname.as_str())
+            .collect();
+        if !agents.is_empty() {
+            run.notes.push(format!(
+                "Each server task's CPU, RSS, fds and threads, and its node's CPU (steal too) and network, were \
+                 sampled on its own node by `bench-client agent` (a service on {}, reading the node's /proc; its \
+                 token a swarm secret given to the agent and client tasks only).",
+                agents.join(", ")
+            ));
+        }
         if self.external {
             run.notes.push(
                 "The external target was driven by client tasks on their nodes' own network (`docker service \

@@ -63,6 +63,32 @@ impl EngineAddr {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     }
 
+    /// `docker [-H ADDR] secret create --label LABEL NAME -`: a swarm secret of `value`, given on stdin so that
+    /// it never appears on a command line.
+    pub fn create_secret(
+        &self,
+        sh: &Shell,
+        name: &str,
+        label: &str,
+        value: &str,
+    ) -> anyhow::Result<()> {
+        let h = self.args();
+        let out = cmd!(sh, "docker {h...} secret create --label {label} {name} -")
+            .quiet()
+            .ignore_status()
+            .stdin(value)
+            .output()
+            .context("running docker")?;
+        if !out.status.success() {
+            bail!(
+                "docker secret create {name} ({}) failed: {}",
+                self.describe(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+
     /// `docker [-H ADDR] run --rm ARGS…`, a throwaway container run to its end: its output, or
     /// [`ProcessError::Failed`] with it when the container (or docker) failed.
     pub fn run_once(&self, args: &[String]) -> Result<Output, ProcessError> {

@@ -39,7 +39,7 @@ pub struct NodeRecord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TaskRecord {
     pub service: String,
-    /// `server` or `client`.
+    /// `server`, `client` or `agent` (the sampling agent on a server node).
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,

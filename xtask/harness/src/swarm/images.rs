@@ -38,7 +38,8 @@ pub fn id_on(sh: &Shell, engine: &EngineAddr, tag: &str) -> Option<String> {
         .ok()
 }
 
-/// Makes sure every labelled node holds its role's image for its arch, under the service tag.
+/// Makes sure every labelled node holds its role's images for its arch (a server node bench-client's too, for the
+/// sampling agent), under the service tags.
 pub fn distribute(sh: &Shell, nodes: &[Node]) -> anyhow::Result<Vec<Placed>> {
     let local = EngineAddr::default();
     let mut placed = Vec::new();
@@ -60,39 +61,57 @@ pub fn distribute(sh: &Shell, nodes: &[Node]) -> anyhow::Result<Vec<Placed>> {
                 role.name()
             )
         })?;
-        let image = image_of(role);
-        let (from, tag) = (local_tag(image, arch), service_tag(image));
-        let Some(want) = id_on(sh, &local, &from) else {
-            bail!(
-                "node {} is {} and {from} is not built here: `cargo xtask build --target {} --images`",
-                node.hostname,
-                arch.name(),
-                arch.name()
-            );
+        // A server node also runs the sampling agent, which is bench-client's image.
+        let wanted: &[&str] = match role {
+            super::nodes::Role::Server => &[SERVER, CLIENT],
+            super::nodes::Role::Client => &[CLIENT],
         };
-        let loaded = id_on(sh, engine, &tag).as_deref() != Some(want.as_str());
-        if loaded {
-            eprintln!(
-                "loading {from} onto {} ({})",
-                node.hostname,
-                engine.describe()
-            );
-            if id_on(sh, engine, &from).as_deref() != Some(want.as_str()) {
-                engine.load_from_local(&from)?;
-            }
-            if from != tag {
-                engine.read(sh, &["tag", &from, &tag])?;
-            }
+        for image in wanted {
+            placed.push(place(sh, &local, node, engine, arch, image)?);
         }
-        placed.push(Placed {
-            node: node.id.clone(),
-            tag,
-            from,
-            id: want,
-            loaded,
-        });
     }
     Ok(placed)
+}
+
+/// Puts `image` built for `arch` on `node` (through `engine`) under its service tag, unless it is there.
+fn place(
+    sh: &Shell,
+    local: &EngineAddr,
+    node: &Node,
+    engine: &EngineAddr,
+    arch: Arch,
+    image: &str,
+) -> anyhow::Result<Placed> {
+    let (from, tag) = (local_tag(image, arch), service_tag(image));
+    let Some(want) = id_on(sh, local, &from) else {
+        bail!(
+            "node {} is {} and {from} is not built here: `cargo xtask build --target {} --images`",
+            node.hostname,
+            arch.name(),
+            arch.name()
+        );
+    };
+    let loaded = id_on(sh, engine, &tag).as_deref() != Some(want.as_str());
+    if loaded {
+        eprintln!(
+            "loading {from} onto {} ({})",
+            node.hostname,
+            engine.describe()
+        );
+        if id_on(sh, engine, &from).as_deref() != Some(want.as_str()) {
+            engine.load_from_local(&from)?;
+        }
+        if from != tag {
+            engine.read(sh, &["tag", &from, &tag])?;
+        }
+    }
+    Ok(Placed {
+        node: node.id.clone(),
+        tag,
+        from,
+        id: want,
+        loaded,
+    })
 }
 
 /// Puts the peer images `tags` (built here, for this machine's architecture) on every server node, under the

@@ -3,6 +3,7 @@
 //! documents copied back from the nodes and merged exactly. Dropping the session removes every service,
 //! network and config it created and waits until their containers are gone, also after a failure or Ctrl-C.
 
+mod agents;
 mod drain;
 
 use std::path::{Path, PathBuf};
@@ -46,6 +47,8 @@ pub struct ServerTask {
     pub http_url: Option<String>,
     pub chat_addr: Option<String>,
     pub command: Vec<String>,
+    /// The sampling agent on its node (`tasks.<agent>:PORT`) and its pid there; None: not sampled.
+    pub sampled: Option<(String, u32)>,
 }
 
 /// A task as `docker inspect --type task` shows it.
@@ -100,6 +103,7 @@ pub struct Session {
     external: Option<Target>,
     /// Nodes drained by a fault and not yet made active again (teardown makes them active).
     drained: Vec<String>,
+    agents: agents::Agents,
 }
 
 impl Session {
@@ -150,6 +154,7 @@ impl Session {
             out_dir,
             external: None,
             drained: Vec::new(),
+            agents: agents::Agents::default(),
         };
         let label = session_label(&session.id);
         let net = session.network.clone();
@@ -343,7 +348,11 @@ impl Session {
                 exit_code: None,
                 command: argv.clone(),
             });
+            // A task whose node a fault drains comes back as another process: its figures would stop
+            // at the drain, so it is not sampled.
+            let sampled = if come_back { None } else { self.sampled(&task) };
             self.servers.push(ServerTask {
+                sampled,
                 http_url: spec
                     .http()
                     .then(|| format!("http://tasks.{name}:{HTTP_PORT}")),
@@ -355,6 +364,25 @@ impl Session {
             });
         }
         Ok(&self.servers)
+    }
+
+    /// The agent on `task`'s node and the task's pid there; None (and why, on stderr) when either is not to
+    /// be had: the run goes on, that server unsampled.
+    fn sampled(&mut self, task: &Task) -> Option<(String, u32)> {
+        let got = self
+            .host_pid(task)
+            .and_then(|pid| Ok((self.agent_on(&task.node)?, pid)));
+        match got {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!(
+                    "warning: the server task {} on node {} is not sampled: {e:#}",
+                    task.id,
+                    self.hostname(&task.node)
+                );
+                None
+            }
+        }
     }
 
     /// Follows the service's logs until its READY line; fails as soon as its task ended without one.
@@ -478,14 +506,27 @@ impl Session {
         None
     }
 
-    /// Runs one step as client services (at least one per server instance), copies each results document
-    /// back from its node and leaves the step's document at `json_out` (merged exactly when several).
-    /// A client task's bench-client arguments. The server runs on another node: there is no process of it
-    /// to sample from a client task.
-    fn client_command(&self, share: &ClientStep, target: &str, label: &str) -> Vec<String> {
-        argv::client(share, target, Path::new(RESULT), &Sampler::None, label)
+    /// A client task's bench-client arguments: the server runs on another node, sampled (when it is) by the
+    /// agent on that node.
+    fn client_command(
+        share: &ClientStep,
+        target: &str,
+        server: Option<&ServerTask>,
+        label: &str,
+    ) -> Vec<String> {
+        let sampler = match server.and_then(|s| s.sampled.clone()) {
+            Some((addr, pid)) => Sampler::Agent {
+                addr,
+                pid: Some(pid),
+                token_file: Some(agents::token_file()),
+            },
+            None => Sampler::None,
+        };
+        argv::client(share, target, Path::new(RESULT), &sampler, label)
     }
 
+    /// Runs one step as client services (at least one per server instance), copies each results document
+    /// back from its node and leaves the step's document at `json_out` (merged exactly when several).
     pub fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<StepRun> {
         ensure!(
             !self.servers.is_empty() || self.external.is_some(),
@@ -498,18 +539,22 @@ impl Session {
         let mut commands = Vec::new();
         for (i, share) in shares.iter().enumerate() {
             interrupt::check()?;
-            let (http, chat, network) = match &self.external {
-                Some(t) => (&t.http, &t.chat, "host".to_owned()),
+            let (http, chat, network, server) = match &self.external {
+                Some(t) => (&t.http, &t.chat, "host".to_owned(), None),
                 None => {
                     let server = &self.servers[i % self.servers.len()];
-                    (&server.http_url, &server.chat_addr, self.network.clone())
+                    let net = self.network.clone();
+                    (&server.http_url, &server.chat_addr, net, Some(server))
                 }
             };
             let target = clients::target(share, http, chat, &step.id)?;
-            let command = self.client_command(share, &target, &step.label);
+            let command = Session::client_command(share, &target, server, &step.label);
             let name = format!("wsb-{}-{}-c{}", self.id, short(&step.id), i + 1);
             // Root inside its own container: the scratch image has no directory a non-root user may write to.
-            let extra: Vec<String> = ["--user", "0:0"].map(str::to_owned).to_vec();
+            let mut extra: Vec<String> = ["--user", "0:0"].map(str::to_owned).to_vec();
+            if server.is_some_and(|s| s.sampled.is_some()) {
+                extra.extend(self.agent_secret_args());
+            }
             let tag = images::service_tag(CLIENT);
             let argv =
                 self.create_service(&name, Role::Client, &network, &extra, &tag, &command)?;
@@ -734,6 +779,7 @@ impl Session {
         for c in ids("config") {
             let _ = m.read(&self.sh, &["config", "rm", &c]);
         }
+
         let engines: Vec<EngineAddr> = self.nodes.iter().filter_map(|n| n.engine.clone()).collect();
         let deadline = Instant::now() + TEARDOWN;
         let mut left = Vec::new();
@@ -753,6 +799,13 @@ impl Session {
             }
             if !ids("network").is_empty() {
                 left.push(format!("network {}", self.network));
+            }
+            // The agents' token: removable once no task that was given it is left.
+            for c in ids("secret") {
+                let _ = m.read(&self.sh, &["secret", "rm", &c]);
+            }
+            if !ids("secret").is_empty() {
+                left.push("the agents' token secret".to_owned());
             }
             if left.is_empty() || Instant::now() > deadline {
                 break;
