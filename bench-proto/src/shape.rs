@@ -456,6 +456,9 @@ impl FromStr for Arrivals {
     }
 }
 
+/// The seed of a mix's draws and of Poisson arrivals when none is given (bench-client's `--seed`).
+pub const DEFAULT_SEED: u64 = 1;
+
 /// The seed of client process `i` of several that share a step: the step's own for the first (one process
 /// draws what a run of one process draws), a SplitMix64 step away for each other, so their mixes and
 /// Poisson arrivals are independent (the same seed everywhere would send the same gaps at once).

@@ -3,6 +3,9 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
+use bench_proto::results::{RunRecord, Timeline};
+
 use crate::flags::{Format, MergeArgs};
 use crate::report;
 
@@ -13,6 +16,7 @@ pub fn main(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .map(|p| report::json::read(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let merged = bench_proto::results::merge(&docs)?;
+    let record = merged_timeline(&args.inputs)?;
     let mut summary = format!(
         "merged {} results documents into {}\n",
         docs.len(),
@@ -29,6 +33,28 @@ pub fn main(args: MergeArgs) -> anyhow::Result<ExitCode> {
     } else {
         print!("{summary}");
     }
-    report::json::write(&args.json, &merged, None)?;
+    report::json::write(&args.json, &merged, record.as_ref())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The inputs' timelines added second by second (a staged step's charts and breakdown need them), when
+/// every input has one; the rest of a run's record (its state, connections, memory) describes one process
+/// and is left out.
+fn merged_timeline(inputs: &[std::path::PathBuf]) -> anyhow::Result<Option<RunRecord>> {
+    let mut timelines = Vec::new();
+    for p in inputs {
+        let text = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+        let record = RunRecord::from_json(&text)
+            .with_context(|| format!("{}: its run record", p.display()))?;
+        match record.timeline {
+            Some(t) => timelines.push(t),
+            None => return Ok(None),
+        }
+    }
+    let parts: Vec<&Timeline> = timelines.iter().collect();
+    let timeline = Timeline::merge(&parts).context("merging the timelines")?;
+    Ok(Some(RunRecord {
+        timeline: Some(timeline),
+        ..RunRecord::default()
+    }))
 }

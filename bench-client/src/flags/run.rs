@@ -159,7 +159,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "OP=W,…", conflicts_with = "operation")]
     pub mix: Option<Mix>,
     /// The seed of the mix's draws and of Poisson arrivals: the same seed, the same sequence.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = bench_proto::shape::DEFAULT_SEED, value_name = "N")]
     pub seed: u64,
     /// Open loop: how sends are spaced, `even` (the rate's schedule) or `poisson` (exponential gaps, seeded:
     /// independent users arriving). Latency is timed from each intended send time either way.

@@ -327,3 +327,96 @@ fn a_run_told_to_abort_stops_within_a_window_of_the_failure() {
     assert_eq!(doc["partial"], true);
     assert_eq!(doc["params"]["abort"]["thresholds"][0], "errors<1%");
 }
+
+/// Issue 43, item 4: two client processes that share a staged mix (as client containers do: the ramp split
+/// between them, a seed each) merge exactly per operation, per stage and second by second.
+#[test]
+fn two_processes_of_a_staged_mix_merge_per_operation_per_stage_and_per_second() {
+    let s = Server::bench_server();
+    let paths = [tmp("sm-a.json"), tmp("sm-b.json"), tmp("sm-out.json")];
+    for (path, (ramp, seed)) in paths[..2].iter().zip([
+        ("1s:rate=120,1s:rate=120", "1"),
+        ("1s:rate=80,1s:rate=80", "2"),
+    ]) {
+        let out = run_bin(&[
+            "--url",
+            &s.url(),
+            "--mix",
+            "get=60,echo=40",
+            "--seed",
+            seed,
+            "-c",
+            "2",
+            "--interval",
+            "500ms",
+            "--stage",
+            ramp,
+            "--json",
+            path.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = run_bin(&[
+        "merge",
+        paths[0].to_str().unwrap(),
+        paths[1].to_str().unwrap(),
+        "--json",
+        paths[2].to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs: Vec<Value> = paths.iter().map(|p| schema_checked(p)).collect();
+    let (a, b, m) = (&docs[0], &docs[1], &docs[2]);
+    let sum_hist = |x: &Value, y: &Value| {
+        let mut h = decode_histogram(x.as_str().unwrap()).unwrap();
+        h.add(decode_histogram(y.as_str().unwrap()).unwrap())
+            .unwrap();
+        h
+    };
+    let f = |v: &Value| v.as_f64().unwrap();
+    for part in ["operations", "stages"] {
+        let (pa, pb, pm) = (
+            a[part].as_array().unwrap(),
+            b[part].as_array().unwrap(),
+            m[part].as_array().unwrap(),
+        );
+        assert_eq!(pm.len(), pa.len(), "{part}");
+        for ((x, y), z) in pa.iter().zip(pb).zip(pm) {
+            assert_eq!(f(&z["ok"]), f(&x["ok"]) + f(&y["ok"]), "{part}");
+            let h = sum_hist(&x["histogram"], &y["histogram"]);
+            assert_eq!(
+                decode_histogram(z["histogram"].as_str().unwrap()).unwrap(),
+                h
+            );
+            assert_eq!(
+                z["latency_us"]["p99"].as_u64().unwrap(),
+                h.value_at_quantile(0.99)
+            );
+        }
+    }
+    // The stages' levels add up to the whole ramp: 200/s.
+    let ends: Vec<f64> = m["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| f(&s["end"]))
+        .collect();
+    assert_eq!(ends, [200.0, 200.0]);
+    // Second by second (here half second by half second): the same interval of each process added.
+    let iv = |d: &Value| d["timeline"]["intervals"].as_array().unwrap().clone();
+    let (ia, ib, im) = (iv(a), iv(b), iv(m));
+    assert_eq!(im.len(), ia.len().max(ib.len()));
+    for (k, z) in im.iter().enumerate() {
+        let ok = |v: &[Value]| v.get(k).map_or(0.0, |i| f(&i["ok"]));
+        assert_eq!(f(&z["ok"]), ok(&ia) + ok(&ib), "interval {k}");
+    }
+    let total: f64 = im.iter().map(|i| f(&i["ok"])).sum();
+    assert_eq!(total, f(&m["counts"]["ok"]));
+}

@@ -7,7 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ErrorCounts, LatencySummary, ResultsDoc};
+use super::{
+    decode_histogram, encode_histogram, new_histogram, ErrorCounts, LatencySummary, ResultsDoc,
+    ResultsError,
+};
 
 /// The run's record. Every field is `None` in documents without one (older, chat and merged documents).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -74,6 +77,83 @@ pub struct Timeline {
     pub intervals: Vec<Interval>,
     /// Each time calls failed and then succeeded again, in order of the first failure.
     pub recoveries: Vec<Recovery>,
+}
+
+impl Timeline {
+    /// The timelines of several client processes that shared a step, as one: interval `k` of the result adds
+    /// interval `k` of each (counts, errors and histograms added, p99 recomputed). Each process's intervals
+    /// are on its own clock from its own t = 0, where its stages start too, so adding them by position adds
+    /// the same second of each process's ramp; processes started a moment apart (containers are) are that
+    /// far apart in wall-clock time. t = 0 is the earliest process's; recoveries are merged where they overlap.
+    pub fn merge(parts: &[&Timeline]) -> Result<Timeline, ResultsError> {
+        let first = parts.first().ok_or(ResultsError::Empty)?;
+        let earliest = parts
+            .iter()
+            .min_by_key(|t| t.start_unix_us)
+            .unwrap_or(first);
+        let mut out = Timeline {
+            start: earliest.start.clone(),
+            start_unix_us: earliest.start_unix_us,
+            start_monotonic_us: earliest.start_monotonic_us,
+            interval_s: first.interval_s,
+            intervals: Vec::new(),
+            recoveries: Vec::new(),
+        };
+        let longest = parts.iter().map(|t| t.intervals.len()).max().unwrap_or(0);
+        for k in 0..longest {
+            let here: Vec<&Interval> = parts.iter().filter_map(|t| t.intervals.get(k)).collect();
+            out.intervals.push(Interval::sum(&here)?);
+        }
+        for t in parts {
+            if t.interval_s != first.interval_s {
+                return Err(ResultsError::Mismatch {
+                    what: "timeline interval",
+                    a: format!("{} s", first.interval_s),
+                    b: format!("{} s", t.interval_s),
+                });
+            }
+            for r in &t.recoveries {
+                Recovery::merge_into(&mut out.recoveries, r.clone());
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Interval {
+    /// The same interval of several processes added: counts, errors and histograms; the client RSS summed
+    /// (every client process's), the server's readings the first process's that has them.
+    fn sum(parts: &[&Interval]) -> Result<Interval, ResultsError> {
+        let first = parts.first().ok_or(ResultsError::Empty)?;
+        let mut corrected = new_histogram();
+        let mut uncorrected = first.uncorrected.as_ref().map(|_| new_histogram());
+        let mut out = Interval {
+            t_s: first.t_s,
+            ..Interval::default()
+        };
+        for i in parts {
+            out.dur_s = out.dur_s.max(i.dur_s);
+            out.ok += i.ok;
+            out.errors.add(&i.errors);
+            corrected.add(decode_histogram(&i.corrected)?)?;
+            if let (Some(u), Some(text)) = (&mut uncorrected, &i.uncorrected) {
+                u.add(decode_histogram(text)?)?;
+            }
+            out.client_rss_kb = match (out.client_rss_kb, i.client_rss_kb) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+            out.server_rss_kb = out.server_rss_kb.or(i.server_rss_kb);
+            out.server_fds = out.server_fds.or(i.server_fds);
+        }
+        out.p99_us = match corrected.is_empty() {
+            true => 0,
+            false => corrected.value_at_quantile(0.99),
+        };
+        out.corrected = encode_histogram(&corrected);
+        out.uncorrected = uncorrected.as_ref().map(encode_histogram);
+        Ok(out)
+    }
 }
 
 /// What completed within one interval. A call belongs to the interval it completed in; calls an open
@@ -261,6 +341,73 @@ mod tests {
             (1.0, 2.0, 13.0)
         );
         assert_eq!((m.connections, m.failures), (4, 8));
+    }
+
+    fn second(t_s: f64, latencies: &[u64], io: u64) -> Interval {
+        let mut h = new_histogram();
+        for &v in latencies {
+            h.record(v).unwrap();
+        }
+        Interval {
+            t_s,
+            dur_s: 1.0,
+            ok: latencies.len() as u64,
+            errors: ErrorCounts {
+                io,
+                ..ErrorCounts::default()
+            },
+            p99_us: if h.is_empty() {
+                0
+            } else {
+                h.value_at_quantile(0.99)
+            },
+            corrected: encode_histogram(&h),
+            client_rss_kb: Some(100),
+            ..Interval::default()
+        }
+    }
+
+    /// Issue 43, item 4: the timelines of client processes that shared a step add second by second, exactly.
+    #[test]
+    fn timelines_add_second_by_second() {
+        let a = Timeline {
+            start_unix_us: 2_000,
+            interval_s: 1.0,
+            intervals: vec![second(0.0, &[100, 200], 0), second(1.0, &[300], 1)],
+            recoveries: vec![r(1.0, 1.5, 1.5)],
+            ..Timeline::default()
+        };
+        let b = Timeline {
+            start_unix_us: 1_000,
+            interval_s: 1.0,
+            intervals: vec![
+                second(0.0, &[9_000], 2),
+                second(1.0, &[], 0),
+                second(2.0, &[50], 0),
+            ],
+            recoveries: vec![r(1.2, 1.4, 1.8)],
+            ..Timeline::default()
+        };
+        let m = Timeline::merge(&[&a, &b]).unwrap();
+        assert_eq!(m.start_unix_us, 1_000, "the earliest process's t = 0");
+        let oks: Vec<u64> = m.intervals.iter().map(|i| i.ok).collect();
+        assert_eq!(oks, [3, 1, 1]);
+        let io: Vec<u64> = m.intervals.iter().map(|i| i.errors.io).collect();
+        assert_eq!(io, [2, 1, 0]);
+        let whole = second(0.0, &[100, 200, 9_000], 2);
+        assert_eq!(m.intervals[0].p99_us, whole.p99_us);
+        assert_eq!(
+            decode_histogram(&m.intervals[0].corrected).unwrap(),
+            decode_histogram(&whole.corrected).unwrap()
+        );
+        assert_eq!(m.intervals[0].client_rss_kb, Some(200));
+        assert_eq!(m.recoveries.len(), 1, "overlapping recoveries are one");
+        let mut c = a.clone();
+        c.interval_s = 10.0;
+        assert!(matches!(
+            Timeline::merge(&[&a, &c]),
+            Err(ResultsError::Mismatch { .. })
+        ));
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 use anyhow::{bail, ensure, Context as _};
 
+use bench_proto::shape::{part_seed, Ramped, DEFAULT_SEED};
+
 use crate::scenario::{ClientStep, Length};
 
 /// The address one client share talks to: the server's chat listener for a chat share, its HTTP URL otherwise.
@@ -22,7 +24,10 @@ pub fn target(
         .with_context(|| format!("step {step_id} needs a listener the server does not serve"))
 }
 
-/// The step's load as `k` client containers run it, in container order.
+/// The step's load as `k` client containers run it, in container order. Stages are split as the level is (a
+/// rate ramp in proportion to each share's connections, a clients ramp stage by stage in whole clients), so the
+/// parts ramp together to the whole; each part draws its mix and Poisson gaps from its own seed
+/// ([`part_seed`]: the first keeps the step's), so the parts' arrivals are independent, not the same gaps at once.
 pub fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
     ensure!(k >= 1, "at least one client container is needed");
     if k == 1 {
@@ -30,6 +35,28 @@ pub fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
     }
     if step.chat.is_some() {
         bail!("a chat step runs in one client container (its rooms fan out inside one client): use --clients-containers 1");
+    }
+    let seed = step.random_seed.unwrap_or(DEFAULT_SEED);
+    if let Some(st) = step
+        .stages
+        .as_ref()
+        .filter(|s| s.ramped() == Ramped::Clients)
+    {
+        return (0..k)
+            .map(|i| {
+                let part = st.part(i, k, 1.0 / k as f64).with_context(|| {
+                    format!(
+                        "the step ramps to {} clients at most: too few for {k} client containers",
+                        st.peak()
+                    )
+                })?;
+                let mut s = step.clone();
+                s.clients = Some(part.peak() as u32);
+                s.stages = Some(part);
+                s.random_seed = Some(part_seed(seed, i));
+                Ok(s)
+            })
+            .collect();
     }
     let Some(clients) = step.clients else {
         bail!("the step has no client count to split")
@@ -49,8 +76,17 @@ pub fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
     let mut out = Vec::with_capacity(k);
     for (i, &n) in shares.iter().enumerate() {
         let mut s = step.clone();
+        let weight = f64::from(n) / f64::from(clients);
         s.clients = Some(n);
-        s.rate = step.rate.map(|r| r * f64::from(n) / f64::from(clients));
+        s.rate = step.rate.map(|r| r * weight);
+        s.stages = match &step.stages {
+            Some(st) => Some(
+                st.part(i, k, weight)
+                    .context("splitting the step's rate ramp")?,
+            ),
+            None => None,
+        };
+        s.random_seed = Some(part_seed(seed, i));
         if let Some(requests) = &requests {
             ensure!(
                 requests[i] > 0,
@@ -128,6 +164,52 @@ mod tests {
         let s = step("clients = 5\nduration = \"3s\"");
         assert_eq!(split(&s, 1).unwrap(), vec![s.clone()]);
         assert!(split(&s, 2).unwrap().iter().all(|p| p.length == s.length));
+    }
+
+    /// Issue 43: a rate ramp is split in proportion to each part's connections, and the parts add up to the
+    /// step's level at every moment; each part has its own seed, the first the step's.
+    #[test]
+    fn a_rate_ramp_is_split_and_the_parts_add_up() {
+        let s = step(
+            "clients = 10\nrandom_seed = 7\narrivals = \"poisson\"\n\
+             stages = [{ for = \"10s\", rate = 1000 }, { for = \"5s\", rate = 400 }]",
+        );
+        let parts = split(&s, 3).unwrap();
+        let whole = s.stages.as_ref().unwrap();
+        for t in [0.0, 2.5, 10.0, 12.0, 15.0] {
+            let sum: f64 = parts
+                .iter()
+                .map(|p| p.stages.as_ref().unwrap().level_at(t))
+                .sum();
+            assert!((sum - whole.level_at(t)).abs() < 1e-9, "at {t} s: {sum}");
+        }
+        // 4, 3 and 3 of the 10 connections: 40 %, 30 %, 30 % of the rate.
+        assert!((parts[0].stages.as_ref().unwrap().peak() - 400.0).abs() < 1e-9);
+        let seeds: Vec<u64> = parts.iter().map(|p| p.random_seed.unwrap()).collect();
+        assert_eq!(seeds[0], 7);
+        assert!(seeds[1] != 7 && seeds[2] != seeds[1], "{seeds:?}");
+        assert!(parts.iter().all(|p| p.arrivals == s.arrivals));
+    }
+
+    /// A clients ramp is split stage by stage in whole clients, adding up to the step's at every stage's end.
+    #[test]
+    fn a_clients_ramp_is_split_in_whole_clients() {
+        let s = step("stages = [{ for = \"4s\", clients = 8 }, { for = \"4s\", clients = 5 }]");
+        let parts = split(&s, 2).unwrap();
+        let at = |t: f64| -> Vec<f64> {
+            parts
+                .iter()
+                .map(|p| p.stages.as_ref().unwrap().level_at(t))
+                .collect()
+        };
+        assert_eq!(at(4.0), [4.0, 4.0]);
+        assert_eq!(at(8.0), [3.0, 2.0]);
+        assert_eq!(
+            parts.iter().map(|p| p.clients).collect::<Vec<_>>(),
+            [Some(4), Some(4)]
+        );
+        let few = step("stages = [{ for = \"4s\", clients = 1 }]");
+        assert!(split(&few, 2).is_err(), "a part that never rises above 0");
     }
 
     #[test]
