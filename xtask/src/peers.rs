@@ -60,7 +60,15 @@ fn show(root: &std::path::Path, def: &PeerDef) -> Result<()> {
         } else {
             "not built (built on first use, or `cargo xtask peers --build`)".to_owned()
         };
-        println!("  build `{name}` ({}): {state}", build.kind().name());
+        let version = build
+            .version
+            .as_ref()
+            .map(|v| format!(", {} {v}", def.stack))
+            .unwrap_or_default();
+        println!(
+            "  build `{name}` ({}{version}): {state}",
+            build.kind().name()
+        );
     }
     for c in &def.configs {
         let default = if c.name == def.default {

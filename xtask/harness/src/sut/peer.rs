@@ -71,6 +71,10 @@ pub struct Build {
     /// What the build reads, relative to the project root (directories or files): their contents are the
     /// build's hash (README.md files left out), with this table's own text.
     pub inputs: Vec<String>,
+    /// The stack's version in this build, when it is not the peer's `version` (jaxws: Debian's 2.3.0.2, and
+    /// Metro 4 from Maven Central).
+    #[serde(default)]
+    pub version: Option<String>,
     /// The Debian packages the build and the process need (`cargo xtask doctor` lists them).
     pub packages: Vec<String>,
     /// The program and its own options before the flags: `{java}`, `{jvm}` (the configuration's JVM options),
@@ -524,7 +528,7 @@ impl PeerSut {
         format!(
             "{} {} ({}), configuration `{}`: {} [{}]",
             self.def.stack,
-            self.def.version,
+            self.build().1.version.as_ref().unwrap_or(&self.def.version),
             self.def.language,
             c.name,
             c.differs,
@@ -707,6 +711,22 @@ mod tests {
         assert_eq!(catalog.resolve("cxf").unwrap().name, "cxf");
         assert!(catalog.resolve("cxf-nope").is_none());
         assert!(catalog.resolve("nope").is_none());
+        // jaxws: two builds, each configuration on its own, described with its build's version.
+        let [debian, metro] = ["jaxws", "jaxws-4"].map(|n| catalog.resolve(n).unwrap());
+        assert_eq!(
+            [debian.build_key(), metro.build_key()],
+            ["jaxws/debian", "jaxws/metro4"]
+        );
+        assert!(debian
+            .describe()
+            .starts_with("JAX-WS RI (Metro) 2.3.0.2 (Debian) ("));
+        assert!(
+            metro
+                .describe()
+                .starts_with("JAX-WS RI (Metro) 4.0.5 (Eclipse Metro"),
+            "{}",
+            metro.describe()
+        );
     }
 
     #[test]

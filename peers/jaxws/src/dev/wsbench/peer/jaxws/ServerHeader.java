@@ -10,10 +10,10 @@ import java.io.IOException;
 /** Sets the header before the exchange reaches the service or the next filter. */
 final class ServerHeader extends Filter {
     /**
-     * Computed once: a response pays only the header's bytes. The RI names itself ("JAX-WS RI 2.3.0.2"); Debian's
-     * build leaves an unexpanded svn revision after it, dropped here.
+     * Computed once: a response pays only the header's bytes. The RI names itself ("JAX-WS RI 2.3.0.2", "XML-WS
+     * Runtime 4.0.5"), followed by its source revision (unexpanded in Debian's build), dropped here.
      */
-    static final String VALUE = "wsbench-jaxws (" + RuntimeVersion.VERSION.toString().replaceFirst(" svn-revision.*", "")
+    static final String VALUE = "wsbench-jaxws (" + RuntimeVersion.VERSION.toString().replaceFirst(" (svn|git)-revision.*", "")
             + "; Java " + Runtime.version() + ")";
 
     @Override
