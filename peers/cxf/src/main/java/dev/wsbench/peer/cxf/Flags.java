@@ -10,8 +10,9 @@ final class Flags {
     static final String USAGE = "usage: wsbench-cxf [--http HOST:PORT] [--workers N] [--store-cap N]"
             + " [--max-body BYTES] [--schema-validation on|off]\n"
             + "  --http       listen address, port 0 picks a free one [127.0.0.1:8080]\n"
-            + "  --workers    threads of Jetty's pool (min = max = N; the connector's acceptor and selector run on"
-            + " it too, so at least 3) [CXF's default: Jetty's own pool, 8 to 200 threads]\n"
+            + "  --workers    threads of Jetty's pool (min = max = N; Jetty leases the connector's acceptor and"
+            + " selectors and one reserved thread from it and needs one more to serve, so at least 4, more with"
+            + " more cores) [CXF's default: Jetty's own pool, 8 to 200 threads]\n"
             + "  --store-cap  most customers the store keeps (a ring: the oldest are overwritten) [100000]\n"
             + "  --max-body   largest request body accepted (larger ones get HTTP 413) [8388608]\n"
             + "  --schema-validation  check every request against the WSDL's schema (CXF's"
@@ -41,7 +42,7 @@ final class Flags {
                 String v = args[++i];
                 switch (name) {
                     case "--http": f.http = address(v); break;
-                    case "--workers": f.workers = atLeast(name, v, 3); break;
+                    case "--workers": f.workers = atLeast(name, v, 4); break;
                     case "--store-cap": f.storeCap = atLeast(name, v, 1); break;
                     case "--max-body": f.maxBody = atLeast(name, v, 1); break;
                     case "--schema-validation": f.schemaValidation = onOff(name, v); break;
