@@ -46,6 +46,27 @@ struct Row {
     rss_mib: Option<f64>,
     /// None: the warm-up was too short to tell (under 8 s), or still rising at its end.
     settled_s: Option<f64>,
+    /// Why the candidate has no figures (it did not start, failed calls, …), or what went wrong after it was
+    /// measured (it was slow to stop): one candidate's trouble is a row of the table, not the sweep's end.
+    problem: Option<String>,
+    /// Whether its figures stand (false: `problem` says why there are none).
+    measured: bool,
+}
+
+impl Row {
+    fn failed(c: &Candidate, problem: &anyhow::Error) -> Row {
+        Row {
+            label: c.label.clone(),
+            realistic: c.realistic,
+            per_s: 0.0,
+            p99_ms: 0.0,
+            cpu_us: None,
+            rss_mib: None,
+            settled_s: None,
+            problem: Some(format!("{problem:#}")),
+            measured: false,
+        }
+    }
 }
 
 fn settled_text(s: Option<f64>) -> String {
@@ -88,7 +109,7 @@ pub(super) fn run(sh: &Shell, args: &Args, name: &str) -> Result<()> {
             args,
             warmup,
         )
-        .with_context(|| format!("calibrating {} ({})", def.name, c.label))?;
+        .unwrap_or_else(|e| Row::failed(&c, &e));
         println!("  {}", line(&row));
         rows.push(row);
     }
@@ -186,7 +207,7 @@ fn measure(
     };
     let (warm, measured) = (tmp.path().join("warm.json"), tmp.path().join("load.json"));
     let result = load(warmup, &warm).and_then(|()| load(args.duration, &measured));
-    server.stop(Duration::from_secs(20))?;
+    let stopped = server.stop(Duration::from_secs(20));
     result?;
     let settled_s = RunRecord::from_json(&std::fs::read(&warm)?)?
         .timeline
@@ -220,6 +241,8 @@ fn measure(
             .and_then(|s| s.samples.iter().filter_map(|x| x.server_rss_kb).max())
             .map(|kb| kb as f64 / 1024.0),
         settled_s,
+        problem: stopped.err().map(|e| format!("measured, then: {e:#}")),
+        measured: true,
     })
 }
 
@@ -244,6 +267,9 @@ fn settled(rates: &[f64]) -> Option<f64> {
 }
 
 fn line(r: &Row) -> String {
+    if !r.measured {
+        return format!("failed: {}", r.problem.as_deref().unwrap_or("?"));
+    }
     format!(
         "{:.0} calls/s, p99 {:.2} ms, server CPU {} per call, RSS {}, settled after {}",
         r.per_s,
@@ -263,24 +289,36 @@ fn table(def: &PeerDef, rows: &[Row], args: &Args, warmup: Duration, load: &str)
         t,
         "echoComplexTypeDoc, {} closed-loop clients (bench-client), the server pinned to one core and bench-client \
          to another, a fresh server per row: {} of warm-up load, then {} measured (`cargo xtask calibrate --sut {} \
-         --duration {}s`; machine: {}, load average {} before the sweep: above 0.5 the machine was busy and the \
+         --duration {}s{}`; machine: {}, load average {} before the sweep: above 0.5 the machine was busy and the \
          rates are noisy, compare the CPU per call).\n",
         args.connections(),
         bench_proto::units::DurationArg(warmup),
         bench_proto::units::DurationArg(args.duration),
         def.name,
         args.duration.as_secs(),
+        args.sweep_warmup
+            .map(|w| format!(" --warmup {}", bench_proto::units::DurationArg(w)))
+            .unwrap_or_default(),
         wsbench_tools::host::cpu_model().unwrap_or_else(|| "?".into()),
         load
     );
     t.push_str("| configuration | label | calls/s | p99 ms | server CPU per call | RSS | throughput settled after |\n");
     t.push_str("|---|---|---|---|---|---|---|\n");
     for r in &sorted {
+        let label = if r.realistic { "realistic" } else { "stripped" };
+        let problem = r
+            .problem
+            .as_deref()
+            .map(|p| format!(" ({})", p.replace('|', "/").replace('\n', " ")))
+            .unwrap_or_default();
+        if !r.measured {
+            let _ = writeln!(t, "| {} | {label} | failed | | | | {problem} |", r.label);
+            continue;
+        }
         let _ = writeln!(
             t,
-            "| {} | {} | {:.0} | {:.2} | {} | {} | {} |",
+            "| {} | {label} | {:.0} | {:.2} | {} | {} | {}{problem} |",
             r.label,
-            if r.realistic { "realistic" } else { "stripped" },
             r.per_s,
             r.p99_ms,
             r.cpu_us.map_or("?".into(), |c| format!("{c:.0} µs")),
@@ -288,7 +326,7 @@ fn table(def: &PeerDef, rows: &[Row], args: &Args, warmup: Duration, load: &str)
             settled_text(r.settled_s)
         );
     }
-    if let Some(best) = sorted.iter().find(|r| r.realistic) {
+    if let Some(best) = sorted.iter().find(|r| r.realistic && r.measured) {
         let _ = writeln!(
             t,
             "\nBest realistic: **{}** (the peer.toml's default is `{}`).",
@@ -302,7 +340,7 @@ fn table(def: &PeerDef, rows: &[Row], args: &Args, warmup: Duration, load: &str)
 fn write_readme(path: &Path, def: &PeerDef, table: &str) -> Result<()> {
     let old =
         std::fs::read_to_string(path).unwrap_or_else(|_| format!("# The {} peer\n", def.name));
-    let section = format!("{BEGIN} {} -->\n{table}{END}\n", def.name);
+    let section = format!("{BEGIN} {}` -->\n{table}{END}\n", def.name);
     let new = match (old.find(BEGIN), old.find(END)) {
         (Some(a), Some(b)) if a < b => {
             format!("{}{section}{}", &old[..a], &old[b + END.len() + 1..])
