@@ -85,7 +85,7 @@ pub(crate) async fn read_limited(
     // body, the regression the scenario gate must catch and name.
     #[cfg(wsbench_gate_extra_copy)]
     if let Ok(Ok(body)) = &res {
-        std::hint::black_box(body.to_vec());
+        std::hint::black_box(body.bytes.to_vec());
     }
     match res {
         Ok(res) => res,

@@ -376,8 +376,13 @@ pub fn terminate(pid: u32, grace: Duration) -> anyhow::Result<()> {
     while alive(pid) {
         if Instant::now() > deadline {
             signal(pid, Signal::SIGKILL)?;
-            std::thread::sleep(Duration::from_millis(500));
-            anyhow::ensure!(!alive(pid), "still running after SIGKILL");
+            // A killed process cannot refuse, but a big one (valgrind's) takes a while to be torn down on a
+            // loaded machine: half a second was seen too short.
+            let killed = Instant::now() + Duration::from_secs(30);
+            while alive(pid) && Instant::now() < killed {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            anyhow::ensure!(!alive(pid), "still running 30 s after SIGKILL");
             break;
         }
         std::thread::sleep(Duration::from_millis(100));

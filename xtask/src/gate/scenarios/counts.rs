@@ -24,6 +24,9 @@ use wsbench_tools::valgrind as callgrind;
 /// cxf-echo-complex call vary from 3,080 to 4,800 between identical builds (worker thread only: 3,738 ± 1).
 const CLIENT_LOAD_LOOP: &str = "bench_client::engine::worker::main";
 
+/// How long bench-server has to finish after SIGTERM before it is killed.
+const SERVER_GRACE: Duration = Duration::from_secs(300);
+
 /// A call as a scenario makes it: bench-client's flags for it, and calls in the smaller counted run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Call {
@@ -130,9 +133,11 @@ fn pair(
     let started = Instant::now();
     let ran = process::run(sh, &client);
     let elapsed = started.elapsed();
-    // SIGTERM to bench-server itself (its pid from READY): strace passes no signal on to its tracee.
-    let stopped = process::terminate(server.pid, Duration::from_secs(60));
-    let status = server.stop(Duration::from_secs(60))?;
+    // SIGTERM to bench-server itself (its pid from READY): strace passes no signal on to its tracee. A server
+    // under callgrind on a loaded machine was seen still finishing addAsync's queued adds 60 s after SIGTERM;
+    // a kill would lose its profile, so it gets longer.
+    let stopped = process::terminate(server.pid, SERVER_GRACE);
+    let status = server.stop(SERVER_GRACE)?;
     ran.with_context(|| format!("bench-client {} ({calls} calls, {tool:?})", call.name))?;
     stopped?;
     anyhow::ensure!(
