@@ -15,13 +15,14 @@ use super::{
 /// The run's record. Every field is `None` in documents without one (older, chat and merged documents).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
-    #[serde(default)]
+    // Absent, not null, when unknown (a merged document has a timeline only): the schema takes no null here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<RunState>,
     #[serde(default)]
     pub timeline: Option<Timeline>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<Connections>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_memory: Option<ClientMemory>,
     /// `--monitor-pid`: that process's CPU time over the measured interval.
     #[serde(default)]
