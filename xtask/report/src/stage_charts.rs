@@ -58,9 +58,11 @@ pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
             color,
         ));
         if s.doc.shape.stages[0].ramped == Ramped::Rate {
-            throughput
-                .lines
-                .push(Line::new(name("offered"), offered(&s.doc.shape.stages), color).dashed());
+            throughput.lines.push(
+                Line::new(name("offered"), offered(&s.doc.shape.stages), color)
+                    .dashed()
+                    .no_dots(),
+            );
         }
         p99.lines.push(Line::new(
             name("p99"),
@@ -265,6 +267,10 @@ pub(crate) mod tests {
         assert_eq!(t.lines[0].points[0], (0.5, 5.0));
         assert_eq!(t.lines[0].points[19], (19.5, 100.0));
         assert_eq!(t.lines[1].name, "offered");
+        assert!(
+            t.lines[1].dashed && !t.lines[1].dots,
+            "a schedule, not measurements"
+        );
         assert_eq!(
             t.lines[1].points,
             [(0.0, 0.0), (10.0, 100.0), (10.0, 100.0), (20.0, 100.0)]
