@@ -297,11 +297,7 @@ pub fn run_steps(
         }
         suts::identify(plan, instance, &servers, prov, run);
         match suts::verify(instance, &servers, backend) {
-            Ok(0) => {}
-            Ok(n) => println!(
-                "{}: {n} call(s) verified in full before the load",
-                instance.sut
-            ),
+            Ok(n) => suts::say_verified(instance, n),
             Err(e) => {
                 let problem = Problem::Refused {
                     sut: instance.sut.to_string(),

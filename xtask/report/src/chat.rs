@@ -9,10 +9,13 @@ pub(crate) fn notes(id: &str, chat: &ChatResults) -> Vec<String> {
     let mut out = vec![format!("{id}: {}", score(chat))];
     out.push(format!("{id}: {}", checked(chat)));
     if let Some(n) = chat.room_order_departures.filter(|&n| n > 0) {
+        // Counted over every run, the first (not scored) too.
+        let of: u64 = chat.runs.iter().map(|r| r.messages_received).sum();
         out.push(format!(
-            "{id}: {} came out of the room's order: the protocol promises each sender's order only, and the \
+            "{id}: {} of {} (every run) came out of the room's order: the protocol promises each sender's order only, and the \
              server does not keep the room's (the VOLANO server relays without a room lock); not an error",
-            deliveries(n)
+            int(n),
+            deliveries(of)
         ));
     }
     if let Some(note) = chat.inter_arrival.and_then(|g| g.nagle_note()) {
@@ -64,10 +67,13 @@ fn score(chat: &ChatResults) -> String {
         _ => {
             let numbers: Vec<String> = scored.iter().map(|r| r.run.to_string()).collect();
             let dropped = chat.runs.len() > scored.len();
+            let of = match numbers.as_slice() {
+                [one] => format!("run {one}'s"),
+                _ => format!("mean of runs {}", numbers.join(", ")),
+            };
             format!(
-                "chat score {} msg/s = mean of runs {}{}; {runs}",
+                "chat score {} msg/s = {of}{}; {runs}",
                 num(chat.score_msg_per_s),
-                numbers.join(", "),
                 if dropped {
                     " (VolanoMark drops the first run as warm-up)"
                 } else {
@@ -140,7 +146,7 @@ mod tests {
         };
         assert_eq!(
             score(&chat),
-            "chat score 200.0 msg/s = mean of runs 2 (VolanoMark drops the first run as warm-up); run 1: \
+            "chat score 200.0 msg/s = run 2's (VolanoMark drops the first run as warm-up); run 1: \
              200.0 msg/s; run 2: 200.0 msg/s"
         );
         chat.runs[1].end = RunEnd::Failed;
@@ -182,6 +188,7 @@ mod tests {
                 p90_us: 48_000,
                 p99_us: 52_000,
                 near_40ms: 0.8,
+                beside_40ms: 0.05,
             }),
             ..ChatResults::default()
         };
@@ -195,11 +202,12 @@ mod tests {
             "{checked:?}"
         );
         let unchecked = ChatResults {
+            runs: vec![run(1, RunEnd::Completed)],
             room_order_departures: Some(12),
             ..ChatResults::default()
         };
         let said = notes("01-a", &unchecked);
         assert!(said[1].contains("checked: per sender") && said[1].ends_with("nothing broke it"));
-        assert!(said[2].contains("12 deliveries came out of the room's order"));
+        assert!(said[2].contains("12 of 190 deliveries (every run) came out of the room's order"));
     }
 }

@@ -463,10 +463,7 @@ impl Page<'_> {
                     or(c.p99_ms, ""),
                     or(c.cpu_us_per_call, " µs"),
                     or(c.rss_mib, " MiB"),
-                    c.rising.map_or(String::new(), |r| format!(
-                        "⚠ still rising (+{} %)",
-                        num(r * 100.0)
-                    )),
+                    esc(&c.flags()),
                 );
             }
         }

@@ -6,6 +6,7 @@
 use wsbench_harness::numbers::num;
 use wsbench_harness::provenance::SutRecord;
 use wsbench_harness::results::{self, Step};
+use wsbench_harness::rundoc::Status;
 use wsbench_harness::stats::Estimate;
 
 /// Rising by more than this from the first third of the measured interval to the last is flagged.
@@ -29,6 +30,33 @@ pub struct Cell {
     /// The rise of per-second throughput, first third → last third of the measured interval, when above
     /// 20 % in any round.
     pub rising: Option<f64>,
+    /// Rounds whose step failed (left out of the figures, which come from the others), of `rounds`.
+    pub failed: usize,
+    pub rounds: usize,
+}
+
+impl Cell {
+    /// The row's flags in words: rounds that failed, throughput still rising.
+    pub fn flags(&self) -> String {
+        let mut out = Vec::new();
+        if self.failed > 0 {
+            out.push(if self.failed == self.rounds {
+                "⚠ the step failed: no figures (its notes say why)".to_owned()
+            } else {
+                format!(
+                    "⚠ {} of {} rounds failed: figures from the others",
+                    self.failed, self.rounds
+                )
+            });
+        }
+        if let Some(r) = self.rising {
+            out.push(format!(
+                "⚠ still rising: +{} % from the first third of the measured interval to the last",
+                num(r * 100.0)
+            ));
+        }
+        out.join(" ")
+    }
 }
 
 /// Every step (its id without server and round) and its servers' cells, in order of first appearance;
@@ -62,7 +90,13 @@ pub fn table(run: &results::Run) -> Vec<(String, Vec<Cell>)> {
     out
 }
 
-fn cell(sut: &str, steps: &[&Step]) -> Cell {
+fn cell(sut: &str, all: &[&Step]) -> Cell {
+    // A failed step is never compared: its figures (what it measured until it failed) are left out.
+    let steps: Vec<&Step> = all
+        .iter()
+        .copied()
+        .filter(|s| s.meta.status != Status::Failed)
+        .collect();
     let median = |f: &dyn Fn(&Step) -> Option<f64>| {
         let v: Vec<f64> = steps.iter().filter_map(|s| f(s)).collect();
         Estimate::of(&v).map(|e| e.median)
@@ -101,6 +135,8 @@ fn cell(sut: &str, steps: &[&Step]) -> Cell {
             .filter_map(|s| rise(s))
             .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))))
             .filter(|r| *r > RISING),
+        failed: all.len() - steps.len(),
+        rounds: all.len(),
     }
 }
 
@@ -274,12 +310,7 @@ pub fn lines(run: &results::Run) -> Vec<String> {
     ];
     for (step, cells) in &table {
         for c in cells {
-            let flag = c.rising.map_or(String::new(), |r| {
-                format!(
-                    "⚠ still rising: +{} % from the first third of the measured interval to the last",
-                    num(r * 100.0)
-                )
-            });
+            let flag = c.flags();
             o.push(format!(
                 "| {step} | {} | {} | {} | {} | {} | {} | {} | {} | {flag} |",
                 c.sut,
@@ -330,6 +361,24 @@ mod identity_tests {
             notes: notes.iter().map(|n| n.to_string()).collect(),
             ..SutRecord::default()
         }
+    }
+
+    #[test]
+    fn a_failed_round_is_left_out_and_said() {
+        let c = |failed: usize, rounds: usize| Cell {
+            failed,
+            rounds,
+            ..Cell::default()
+        };
+        assert_eq!(
+            c(2, 2).flags(),
+            "⚠ the step failed: no figures (its notes say why)"
+        );
+        assert_eq!(
+            c(1, 2).flags(),
+            "⚠ 1 of 2 rounds failed: figures from the others"
+        );
+        assert_eq!(c(0, 2).flags(), "");
     }
 
     #[test]

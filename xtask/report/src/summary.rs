@@ -1,7 +1,7 @@
 //! `summary.md`: measured beside published, per step, with units and the difference stated plainly —
 //! never adjusted. Rendering is pure (a results directory as `results` read it, in; Markdown out).
 
-use bench_proto::results::{Counts, ErrorKind, Mode, ResultsDoc};
+use bench_proto::results::{Counts, ErrorKind, Mode, ResultsDoc, RunEnd};
 use wsbench_harness::numbers::{int, num, span};
 use wsbench_harness::provenance::Provenance;
 use wsbench_harness::results::{self, StepDoc};
@@ -311,6 +311,13 @@ fn row_flags(loaded: &results::Run, rows: &Rows) -> String {
     flag
 }
 
+/// What ended a chat step's run that did not complete (`cut short: a user failed`).
+fn chat_end(doc: &ResultsDoc) -> Option<String> {
+    let chat = doc.chat.as_ref()?;
+    let run = chat.runs.iter().find(|r| r.end != RunEnd::Completed)?;
+    Some(run.end.to_string())
+}
+
 /// Why a published figure has no measured value at a step: a failed step is never compared.
 fn not_compared(loaded: &results::Run, rows: &Rows) -> String {
     if rows
@@ -320,8 +327,11 @@ fn not_compared(loaded: &results::Run, rows: &Rows) -> String {
         // A step with a document says why in its notes (a chat run a user's failure cut short); one
         // without, in the run's problems.
         let why = match &loaded.steps[rows[0].0].doc {
-            Ok(_) => "see its notes below",
-            Err(_) => "see its problem above",
+            Ok(d) => match chat_end(d) {
+                Some(end) => format!("{end}; see its notes below"),
+                None => "see its notes below".to_owned(),
+            },
+            Err(_) => "see its problem above".to_owned(),
         };
         return format!("not compared: the step failed ({why})");
     }
@@ -401,10 +411,14 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
             Status::NotRun => "not run",
         }
         .to_owned();
-        if let Some(cut) = doc.as_ref().ok().and_then(|d| cut_short(e, d)) {
-            status = match e.status {
-                // Failed with what it measured until then (a chat run a user's failure cut short).
-                Status::Failed => format!("FAILED ({cut})"),
+        if let Some((d, cut)) = doc.as_ref().ok().and_then(|d| Some((d, cut_short(e, d)?))) {
+            status = match (e.status, chat_end(d)) {
+                // Failed with what it measured until then (a chat run a user's failure cut short): what
+                // ended it, as its run says.
+                (Status::Failed, Some(end)) => {
+                    format!("FAILED ({end}; measured {})", span(d.elapsed_s))
+                }
+                (Status::Failed, None) => format!("FAILED ({cut})"),
                 _ => format!("CUT SHORT{}", &cut["cut short".len()..]),
             };
         }
@@ -789,11 +803,14 @@ mod tests {
         };
         assert!(
             row("01-rooms-1")[0]
-                .contains("| not compared: the step failed (see its notes below) | 01-rooms-1 |"),
+                .contains("| not compared: the step failed (cut short: a user failed; see its notes below) | 01-rooms-1 |"),
             "{md}"
         );
         assert!(row("02-rooms-5")[0].contains("(9.53×)"), "{md}");
-        assert!(md.contains("| 01-rooms-1 | FAILED (cut short at "), "{md}");
+        assert!(
+            md.contains("| 01-rooms-1 | FAILED (cut short: a user failed; measured "),
+            "{md}"
+        );
         assert!(
             md.contains(
                 "run 2: 45,039 msg/s, cut short: a user failed (Mark20 in Room1: waited more than 30s for \

@@ -36,6 +36,26 @@ pub(super) fn verify(
     Ok(verified)
 }
 
+/// Says on stdout what [`verify`] verified (`n` calls; nothing when this backend does not verify).
+pub(super) fn say_verified(instance: &Instance, n: usize) {
+    if n == 0 {
+        return;
+    }
+    // Chat verifies the protocol, not calls: one exchange, whatever the steps.
+    if instance.steps.iter().all(|s| s.client.operation.is_chat()) {
+        println!(
+            "{}: chat verified before the load: two users entered Room1, exchanged a message each way and \
+             left",
+            instance.sut
+        );
+    } else {
+        println!(
+            "{}: {n} call(s) verified in full before the load",
+            instance.sut
+        );
+    }
+}
+
 /// What is known of the run's servers before any starts: their provenance records (none for bench-server
 /// alone, as before `--sut`) and the peers' warm-up notes.
 pub(super) fn begin(
