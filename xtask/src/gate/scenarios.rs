@@ -55,7 +55,7 @@ pub(crate) struct Request {
 
 /// The calls of every scenario: each distinct (operation, message size, packet size, keep-alive) of its
 /// steps, as a fixed-count bench-client load. Chat scenarios are left out (their counts move with how the
-/// room's messages batch: `cargo xtask icount --only chat` shows them).
+/// room's messages batch: `cargo xtask icount --only chat` shows them), and so are OSS/J orders (their tiers).
 pub(crate) fn calls(root: &Path, filter: &[String]) -> Result<Vec<(String, Vec<Call>)>> {
     let mut out = Vec::new();
     for name in wsbench_harness::scenario::names(root)? {
@@ -66,7 +66,8 @@ pub(crate) fn calls(root: &Path, filter: &[String]) -> Result<Vec<(String, Vec<C
         let mut calls: Vec<Call> = Vec::new();
         for step in plan.steps() {
             let c = &step.client;
-            if c.operation.is_chat() {
+            // An OSS/J order needs the portal's tiers (app, back end, broker), not one bench-server.
+            if c.operation.is_chat() || c.operation == Operation::OssjOrder {
                 continue;
             }
             let call = call_of(
