@@ -1,5 +1,6 @@
 //! `bench-client merge A.json B.json … --json OUT.json`: exact merge of results documents (see
-//! `bench_proto::results::merge`), written atomically (or to stdout with `--json -`), with the same summary a run prints.
+//! `bench_proto::results::merge`), written atomically (or to stdout with `--json -`), with the same summary a run prints;
+//! the server's CPU and where it was sampled, when the parts sampled it, merged by `merge_records`.
 
 use std::process::ExitCode;
 
@@ -10,13 +11,24 @@ use crate::flags::{Format, MergeArgs};
 use crate::report;
 
 pub fn main(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    let docs = args
+    let (docs, records): (Vec<_>, Vec<_>) = args
         .inputs
         .iter()
         .map(|p| report::json::read(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let merged = bench_proto::results::merge(&docs)?;
-    let record = merged_timeline(&args.inputs)?;
+    // The timelines, and the server's figures (CPU per call) when the parts sampled it.
+    let servers = bench_proto::results::merge_records(&records);
+    let record = match merged_timeline(&args.inputs)? {
+        Some(mut r) => {
+            r.monitored_process = servers.monitored_process;
+            r.sampling = servers.sampling;
+            Some(r)
+        }
+        None => servers.monitored_process.is_some().then_some(servers),
+    };
     let mut summary = format!(
         "merged {} results documents into {}\n",
         docs.len(),

@@ -250,11 +250,14 @@ pub fn write_atomic(path: &Path, text: &[u8]) -> anyhow::Result<()> {
     })
 }
 
-/// Reads a results document (for `merge`).
-pub fn read(path: &Path) -> anyhow::Result<ResultsDoc> {
+/// Reads a results document and its record (for `merge`).
+pub fn read(path: &Path) -> anyhow::Result<(ResultsDoc, RunRecord)> {
     let text = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_slice(&text)
-        .with_context(|| format!("{} is not a results document", path.display()))
+    let doc = serde_json::from_slice(&text)
+        .with_context(|| format!("{} is not a results document", path.display()))?;
+    let record = RunRecord::from_json(&text)
+        .with_context(|| format!("{}: its run's record", path.display()))?;
+    Ok((doc, record))
 }
 
 #[cfg(test)]

@@ -6,7 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use super::{decode_histogram, new_histogram, ClientStats, Mode, ResultsDoc, ResultsError, SCHEMA};
+use super::{
+    decode_histogram, new_histogram, ClientStats, Mode, ProcessCpu, ResultsDoc, ResultsError,
+    RunRecord, SCHEMA,
+};
 
 pub fn merge(docs: &[ResultsDoc]) -> Result<ResultsDoc, ResultsError> {
     let first = docs.first().ok_or(ResultsError::Empty)?;
@@ -91,6 +94,40 @@ pub fn merge(docs: &[ResultsDoc]) -> Result<ResultsDoc, ResultsError> {
     out.set_latency(&corrected, uncorrected.as_ref());
     out.recompute_throughput();
     Ok(out)
+}
+
+/// The record of a merged document: the server's figures of its parts' records (`merge` keeps no other part
+/// of a record). Parts that sampled the same process (the same pid on the same host: client tasks of one
+/// server instance) overlap in time, so that process counts once, by the part that saw it use the most CPU;
+/// distinct processes (the instances of a step) are added. The merged `monitored_process` is so the servers'
+/// CPU over the measured interval, for CPU per call, under the first process's pid; `sampling` is the first
+/// sampled part's (as the merged `system` block is the first part's).
+pub fn merge_records(records: &[RunRecord]) -> RunRecord {
+    let mut seen: Vec<((Option<&str>, u32), ProcessCpu)> = Vec::new();
+    for r in records {
+        let Some(p) = &r.monitored_process else {
+            continue;
+        };
+        let host = r.sampling.as_ref().and_then(|s| s.hostname.as_deref());
+        let key = (host, p.pid);
+        match seen.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, q)) if q.cpu_user_s + q.cpu_sys_s < p.cpu_user_s + p.cpu_sys_s => {
+                *q = p.clone()
+            }
+            Some(_) => {}
+            None => seen.push((key, p.clone())),
+        }
+    }
+    let monitored_process = seen.first().map(|(_, first)| ProcessCpu {
+        pid: first.pid,
+        cpu_user_s: seen.iter().map(|(_, p)| p.cpu_user_s).sum(),
+        cpu_sys_s: seen.iter().map(|(_, p)| p.cpu_sys_s).sum(),
+    });
+    RunRecord {
+        monitored_process,
+        sampling: records.iter().find_map(|r| r.sampling.clone()),
+        ..RunRecord::default()
+    }
 }
 
 fn same(what: &'static str, a: &str, b: &str) -> Result<(), ResultsError> {
@@ -197,6 +234,41 @@ mod tests {
         d.set_latency(&h, None);
         d.recompute_throughput();
         d
+    }
+
+    fn record(host: &str, pid: u32, user: f64, sys: f64) -> RunRecord {
+        RunRecord {
+            monitored_process: Some(ProcessCpu {
+                pid,
+                cpu_user_s: user,
+                cpu_sys_s: sys,
+            }),
+            sampling: Some(Sampling {
+                via: SamplingVia::Agent,
+                hostname: Some(host.into()),
+                pid: Some(pid),
+                ..Sampling::default()
+            }),
+            ..RunRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_server_sampled_by_several_clients_counts_once_and_servers_add_up() {
+        let merged = merge_records(&[
+            record("n1", 7, 2.0, 1.0),
+            // The same server, seen by another client over a slightly shorter span.
+            record("n1", 7, 1.9, 0.9),
+            // The same pid on another node: another server.
+            record("n2", 7, 4.0, 0.5),
+            RunRecord::default(),
+        ]);
+        let p = merged.monitored_process.unwrap();
+        assert_eq!((p.pid, p.cpu_user_s, p.cpu_sys_s), (7, 6.0, 1.5));
+        assert_eq!(merged.sampling.unwrap().hostname.as_deref(), Some("n1"));
+        assert_eq!(merged.state, None, "only the server's figures are merged");
+        let none = merge_records(&[RunRecord::default()]);
+        assert_eq!(none, RunRecord::default());
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub use doc::{
 };
 pub use figures::{ErrorCounts, ErrorKind, LatencySummary};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, SIGFIG};
-pub use merge::merge;
+pub use merge::{merge, merge_records};
 pub use record::{
     ClientMemory, Connections, Interval, ProcessCpu, Recovery, RunRecord, RunState, Sampling,
     SamplingVia, Timeline, WithRecord, AGENT_TOKEN_ENV,
