@@ -35,8 +35,10 @@ pub(crate) struct Args {
     #[arg(long, value_name = "N")]
     last: Option<usize>,
     /// Also write the trend chart (self-contained HTML) to FILE (default `<results>/history/<scenario>.html`).
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "")]
-    html: Option<PathBuf>,
+    // Option<Option<_>>: bare `--html` is Some(None) (an empty default_missing_value is refused by clap's
+    // PathBuf parser: "a value is required").
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    html: Option<Option<PathBuf>>,
     /// Write the history for other tools instead of the table: `bencher` (Bencher Metric Format JSON of the
     /// newest run; with --out DIR, one file per run) or `csv` (one row per run and step; --out FILE).
     #[arg(long, value_enum)]
@@ -133,14 +135,14 @@ pub(crate) fn run(sh: &Shell, args: Args) -> Result<()> {
         }
     }
     if let Some(file) = &args.html {
-        let file = if file.as_os_str().is_empty() {
+        let file = if let Some(file) = file {
+            sh.current_dir().join(file)
+        } else {
             store_path
                 .parent()
                 .unwrap_or(Path::new("."))
                 .join("history")
                 .join(format!("{scenario}.html"))
-        } else {
-            sh.current_dir().join(file)
         };
         let page = wsbench_report::history::html(&h, scenario, &this)?;
         if let Some(dir) = file.parent() {
