@@ -607,26 +607,32 @@ impl Session {
                 missing.join("; ")
             );
         }
-        if let Some(dir) = json_out.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        if files.len() == 1 {
-            std::fs::copy(&files[0], json_out)
-                .with_context(|| format!("copying results to {}", json_out.display()))?;
-        } else {
-            let (client, parts) = (&self.client_bin, &files);
-            let mut argv = vec![process::arg(client), "merge".to_owned()];
-            argv.extend(parts.iter().map(|p| process::arg(p)));
-            argv.extend(["--json".to_owned(), process::arg(json_out)]);
-            process::run(&self.sh, &argv)
-                .with_context(|| format!("merging the client results of step {}", step.id))?;
-        }
+        self.leave_results(step, &files, json_out)?;
         Ok(StepRun {
             exit_codes,
             commands,
             faults,
             overran,
         })
+    }
+
+    /// Leaves the step's one results document at `json_out`: the client task's own, or the tasks' documents
+    /// merged exactly by `bench-client merge`.
+    fn leave_results(&self, step: &Step, files: &[PathBuf], json_out: &Path) -> anyhow::Result<()> {
+        if let Some(dir) = json_out.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if let [file] = files {
+            std::fs::copy(file, json_out)
+                .with_context(|| format!("copying results to {}", json_out.display()))?;
+            return Ok(());
+        }
+        let mut argv = vec![process::arg(&self.client_bin), "merge".to_owned()];
+        argv.extend(files.iter().map(|p| process::arg(p)));
+        argv.extend(["--json".to_owned(), process::arg(json_out)]);
+        process::run(&self.sh, &argv)
+            .with_context(|| format!("merging the client results of step {}", step.id))?;
+        Ok(())
     }
 
     /// Does `step`'s faults while its client `services` run (the first one's checkpoints copied from its node
