@@ -5,7 +5,8 @@
 //! code in-process. Layers, bottom to top (a module imports only from layers below it):
 //!
 //! 1. `flags` (the command line as parsed), `operation`, `units`, `latency`, `cpu`, `signals`, `host` (the
-//!    machine's limits), `readings` (/proc: the machine's and a process's counters);
+//!    machine's limits), `readings` (/proc: the machine's and a process's counters), `token` (the agent's
+//!    shared secret and its proofs);
 //! 2. validated configuration: `config` (run) and `chat::load` (chat);
 //! 3. components: `engine` + `workload` (run), `h2c` (run: does the server speak HTTP/2?), `chat` (chat),
 //!    `monitor`, `agent` (the sampling agent and the run's session with it), `progress`, `hlog`, `report`,
@@ -33,5 +34,6 @@ pub mod progress;
 pub mod readings;
 pub mod report;
 pub mod signals;
+pub mod token;
 pub mod units;
 pub mod workload;

@@ -11,8 +11,8 @@ use http::header::HeaderName;
 use http::uri::{PathAndQuery, Uri};
 use http::{HeaderValue, Method};
 
-use crate::agent::wire::{Token, TOKEN_ENV};
 use crate::flags::{usage_error, Format, HttpEngine, HttpVersion, RunArgs};
+use crate::token::{Token, TOKEN_ENV};
 
 mod shape;
 

@@ -13,6 +13,8 @@ mod wsdl;
 mod tests;
 #[cfg(test)]
 mod usual_tests;
+#[cfg(test)]
+mod work_tests;
 
 pub use message::{Operation, Request, Response};
 pub use parse::{

@@ -115,9 +115,6 @@ pub(crate) fn last_spent() -> u64 {
 }
 
 #[cfg(test)]
-mod tests;
-
-#[cfg(test)]
 mod unit {
     use super::*;
 

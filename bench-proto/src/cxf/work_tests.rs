@@ -3,9 +3,10 @@
 //! in the table, header blocks marked `mustUnderstand`, prefixed elements, QNames), read within random
 //! budgets. Every attribute the reader reads and every binding a lookup examines is counted as it happens
 //! (test builds count them); each is charged, and a message is refused soon after its charges pass its budget.
+//! The messages are CXF requests, so the test lives with the CXF reader (soap is the layer below it).
 
-use super::{last_spent, take_scanned, ATTRIBUTE, DECLARATION, PROBE};
 use crate::cxf;
+use crate::soap::work::{last_spent, take_scanned, ATTRIBUTE, DECLARATION, PROBE};
 use crate::soap::{colliding_prefixes, Limit, Limits, SoapError};
 
 /// A small random number generator (xorshift*), so that every run reads the same messages.
