@@ -20,7 +20,7 @@ use super::rundoc::{RunDoc, Status, StepEntry};
 use super::scenario::Published;
 use super::soak::{self, SoakVerdict};
 use super::stats::Estimate;
-use super::thresholds::Threshold;
+use super::thresholds::{self, Threshold};
 
 /// A step's results document as read back, or why there is none.
 pub type StepDoc = Result<ResultsDoc, String>;
@@ -188,7 +188,9 @@ impl Run {
         let mut out = vec![];
         for (group, idx) in self.groups() {
             for t in &thresholds {
-                let value = self.estimate(&idx, |s| s.value(t.figure)).map(|e| e.median);
+                let value = thresholds::metric(t)
+                    .and_then(|m| self.estimate(&idx, |s| s.value(m)))
+                    .map(|e| e.median);
                 out.push(Verdict {
                     threshold: t.text.clone(),
                     step: group.clone(),

@@ -1,78 +1,27 @@
-//! Pass/fail conditions on a run, k6-style: `p99<5ms`, `errors<1%`, `throughput>1000/s`. From a scenario's
+//! A run's pass/fail conditions, k6-style: `p99<5ms`, `errors<1%`, `throughput>1000/s`. From a scenario's
 //! `[thresholds]` table (`p99 = "<5ms"`) and `run --threshold`; every measured step (the median of its
-//! rounds when repeated) must meet every one. Pure: parsing and judging a step's figures.
+//! rounds when repeated) must meet every one. The grammar, its parser and its messages are bench-proto's
+//! [`Threshold`], the one bench-client's `--threshold` reads too; here only the scenario's table is read, and
+//! each figure is named by its [`Metric`] ([`metric`]).
 
-use std::fmt;
-
-use anyhow::{bail, Context as _, Result};
-pub use bench_proto::thresholds::Op;
-use bench_proto::thresholds::{self as grammar, Figure};
+use anyhow::{Context as _, Result};
+use bench_proto::thresholds::Figure;
+pub use bench_proto::thresholds::Threshold;
 
 use crate::metric::Metric;
 
-/// One parsed condition.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Threshold {
-    /// As written (normalised: no spaces), for messages.
-    pub text: String,
-    /// What it is on: a latency percentile or the mean (ms), failed calls (counted or %), throughput.
-    pub figure: Metric,
-    pub op: Op,
-    /// In the figure's unit: ms, %, calls, per second.
-    pub limit: f64,
-}
-
-impl fmt::Display for Threshold {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-impl Threshold {
-    /// Parses `p99<5ms`, `p99.9<=20ms`, `mean<2ms`, `max<1s`, `errors<1%`, `errors==0` (as `errors<=0`),
-    /// `throughput>1000/s` (also `rps`, `rate`). Latency without a unit is in ms. The grammar is
-    /// bench-proto's, the one bench-client's `--threshold` reads too; here each figure is named by its
-    /// [`Metric`].
-    pub fn parse(text: &str) -> Result<Threshold> {
-        let t = grammar::Threshold::parse(text)?;
-        let figure = match t.figure {
-            Figure::MeanLatency => Metric::MeanLatencyMs,
-            Figure::ErrorRate => Metric::ErrorsPct,
-            Figure::Errors => Metric::Errors,
-            Figure::Throughput => Metric::ThroughputPerS,
-            Figure::Percentile(pct) => percentile(pct, text)?,
-        };
-        Ok(Threshold {
-            text: t.text,
-            figure,
-            op: t.op,
-            limit: t.limit,
-        })
-    }
-
-    /// Whether `value` meets the condition.
-    pub fn holds(&self, value: f64) -> bool {
-        self.op.holds(value, self.limit)
-    }
-
-    /// The unit the value is stated in.
-    pub fn unit(&self) -> &'static str {
-        match self.figure {
-            Metric::Errors => "failed calls",
-            m => m.unit().symbol(),
-        }
-    }
-}
-
-/// The latency percentile metric `pct` is (the results give p50, p90, p99, p99.9 and max).
-fn percentile(pct: f64, text: &str) -> Result<Metric> {
-    match Metric::ALL
-        .into_iter()
-        .find(|m| m.percentile() == Some(pct))
-    {
-        Some(m) => Ok(m),
-        None => bail!("threshold `{text}`: the results give p50, p90, p99, p99.9 and max"),
-    }
+/// The metric a condition is on: a latency percentile or the mean (ms), failed calls (counted or %),
+/// throughput. None only for a percentile the grammar refuses (it admits those the results give).
+pub fn metric(t: &Threshold) -> Option<Metric> {
+    Some(match t.figure {
+        Figure::MeanLatency => Metric::MeanLatencyMs,
+        Figure::ErrorRate => Metric::ErrorsPct,
+        Figure::Errors => Metric::Errors,
+        Figure::Throughput => Metric::ThroughputPerS,
+        Figure::Percentile(pct) => Metric::ALL
+            .into_iter()
+            .find(|m| m.percentile() == Some(pct))?,
+    })
 }
 
 /// The scenario's `[thresholds]` table (`p99 = "<5ms"`) as conditions, then the command line's.
@@ -110,15 +59,17 @@ mod tests {
         d
     }
 
+    /// Each figure of the grammar reads the value it names off a results document, in the grammar's unit.
     #[test]
-    fn k6_style_conditions_parse_and_judge() {
+    fn each_figure_is_read_by_its_metric() {
         let d = doc();
         let judge = |t: &str| {
             let t = Threshold::parse(t).unwrap();
-            t.holds(t.figure.of(&d).unwrap())
+            t.holds(metric(&t).unwrap().of(&d).unwrap())
         };
         assert!(judge("p99<5ms"));
         assert!(!judge("p99 < 3ms"));
+        assert!(judge("p50<=0.4ms"));
         assert!(judge("p99.9<=9000us"));
         assert!(judge("max<1s"));
         assert!(!judge("max<20"));
@@ -126,23 +77,40 @@ mod tests {
         assert!(!judge("errors<1%"), "10 of 1000 is 1 %");
         assert!(judge("errors<=1%"));
         assert!(!judge("errors==0"));
+        assert!(judge("errors<=10"));
         assert!(judge("throughput>1000/s"));
         assert!(!judge("throughput>=1.6k/s"));
-        assert_eq!(Threshold::parse("p99<5ms").unwrap().limit, 5.0);
-        assert_eq!(Threshold::parse("p99<2s").unwrap().limit, 2000.0);
+        for p in ["p50", "p90", "p99", "p99.9", "max"] {
+            let t = Threshold::parse(&format!("{p}<1ms")).unwrap();
+            let m = metric(&t).unwrap();
+            assert_eq!((m.short(), m.unit().symbol()), (Some(p), t.unit()));
+        }
     }
 
+    /// A bad condition in the table or on the command line says where, then the grammar's why.
     #[test]
-    fn bad_conditions_say_why() {
-        for (t, why) in [
+    fn bad_conditions_say_where_and_why() {
+        for (cli, why) in [
             ("p99", "needs <"),
             ("p97<5ms", "p50, p90"),
             ("latency<5ms", "unknown figure"),
             ("p99<fast", "not a number"),
         ] {
-            let e = format!("{:#}", Threshold::parse(t).unwrap_err());
-            assert!(e.contains(why), "{t}: {e}");
+            let e = format!(
+                "{:#}",
+                collect(&toml::Table::new(), &[cli.into()]).unwrap_err()
+            );
+            assert!(
+                e.starts_with("--threshold: ") && e.contains(why),
+                "{cli}: {e}"
+            );
         }
+        let table: toml::Table = toml::from_str("p97 = \"<5ms\"").unwrap();
+        let e = format!("{:#}", collect(&table, &[]).unwrap_err());
+        assert!(
+            e.starts_with("in [thresholds]: ") && e.contains("p50, p90"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -340,11 +340,7 @@ impl Plan {
         );
         let f = &self.scenario.file;
         let args = AbortArgs {
-            thresholds: self
-                .thresholds
-                .iter()
-                .map(|t| bench_proto::thresholds::Threshold::parse(&t.text))
-                .collect::<Result<_, _>>()?,
+            thresholds: self.thresholds.clone(),
             grace: f.abort_grace,
             window: f.abort_window,
         };

@@ -34,7 +34,7 @@ pub struct ChatStep {
 /// `--abort-on-fail`: the thresholds bench-client judges on a trailing window, and when.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AbortArgs {
-    /// In bench-client's grammar (the one grammar: the harness's thresholds read theirs through it).
+    /// In the one grammar, bench-proto's, that both the harness and bench-client read.
     pub thresholds: Vec<bench_proto::thresholds::Threshold>,
     pub grace: Option<DurationArg>,
     pub window: Option<DurationArg>,
