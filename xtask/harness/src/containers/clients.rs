@@ -6,7 +6,7 @@ use anyhow::{bail, ensure, Context as _};
 
 use bench_proto::shape::{part_seed, Ramped, DEFAULT_SEED};
 
-use crate::scenario::{ClientStep, Length};
+use crate::scenario::{AbortArgs, ClientStep, Length};
 
 /// The address one client share talks to: the server's chat listener for a chat share, its HTTP URL otherwise.
 pub fn target(
@@ -54,6 +54,7 @@ pub fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
                 s.clients = Some(part.peak() as u32);
                 s.stages = Some(part);
                 s.random_seed = Some(part_seed(seed, i));
+                s.abort = abort_share(&step.abort, 1.0 / k as f64);
                 Ok(s)
             })
             .collect();
@@ -87,6 +88,7 @@ pub fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
             None => None,
         };
         s.random_seed = Some(part_seed(seed, i));
+        s.abort = abort_share(&step.abort, weight);
         if let Some(requests) = &requests {
             ensure!(
                 requests[i] > 0,
@@ -97,6 +99,15 @@ pub fn split(step: &ClientStep, k: usize) -> anyhow::Result<Vec<ClientStep>> {
         out.push(s);
     }
     Ok(out)
+}
+
+/// The thresholds a part judges on its own while it runs (`abort_on_fail`): a throughput or a count of failed
+/// calls in proportion to its share of the load, or a part doing its share would stop as failing the whole's.
+fn abort_share(abort: &Option<AbortArgs>, share: f64) -> Option<AbortArgs> {
+    abort.as_ref().map(|a| AbortArgs {
+        thresholds: a.thresholds.iter().map(|t| t.for_share(share)).collect(),
+        ..a.clone()
+    })
 }
 
 /// `total` split in proportion to `shares`, the remainder handed out one by one so the parts add up to `total`.
@@ -210,6 +221,44 @@ mod tests {
         );
         let few = step("stages = [{ for = \"4s\", clients = 1 }]");
         assert!(split(&few, 2).is_err(), "a part that never rises above 0");
+    }
+
+    /// Each part judges the step's abort thresholds on its own share: a throughput or a count of failed calls
+    /// in proportion (else 2 parts at half the load each would stop on `throughput>1000/s` while the whole
+    /// holds it), latencies and error rates as they are.
+    #[test]
+    fn abort_thresholds_are_split_with_the_load() {
+        let mut s = step("clients = 4\nrate = 2000.0\nduration = \"30s\"");
+        s.abort = Some(AbortArgs {
+            thresholds: ["throughput>1000/s", "errors<10", "p99<5ms", "errors<1%"]
+                .map(|t| bench_proto::thresholds::Threshold::parse(t).unwrap())
+                .into(),
+            grace: None,
+            window: None,
+        });
+        let parts = split(&s, 2).unwrap();
+        let texts: Vec<String> = parts[1]
+            .abort
+            .as_ref()
+            .unwrap()
+            .thresholds
+            .iter()
+            .map(|t| t.text.clone())
+            .collect();
+        assert_eq!(
+            texts,
+            ["throughput>500/s", "errors<5", "p99<5ms", "errors<1%"]
+        );
+        let ramp = step("stages = [{ for = \"4s\", clients = 8 }]");
+        let ramp = ClientStep {
+            abort: s.abort.clone(),
+            ..ramp
+        };
+        let parts = split(&ramp, 4).unwrap();
+        assert_eq!(
+            parts[3].abort.as_ref().unwrap().thresholds[0].text,
+            "throughput>250/s"
+        );
     }
 
     #[test]
