@@ -4,7 +4,7 @@
 use bench_proto::results::{decode_histogram, ResultsDoc};
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 
-use crate::support::{run_bin, schema_checked, tmp, Server};
+use crate::support::{added_histograms, merge_ok, run_bin, run_ok, schema_checked, tmp, Server};
 
 #[test]
 fn json_hlog_monitor_and_cxf_format_from_the_binary() {
@@ -136,7 +136,7 @@ fn merging_two_runs_adds_them_exactly() {
     let server = Server::bench_server();
     let paths = [tmp("m-a.json"), tmp("m-b.json"), tmp("m-out.json")];
     for (path, clients) in paths[..2].iter().zip(["1", "3"]) {
-        let out = run_bin(&[
+        run_ok(&[
             "--url",
             &server.url(),
             "--operation",
@@ -148,24 +148,8 @@ fn merging_two_runs_adds_them_exactly() {
             "--json",
             path.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
-    let out = run_bin(&[
-        "merge",
-        paths[0].to_str().unwrap(),
-        paths[1].to_str().unwrap(),
-        "--json",
-        paths[2].to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = merge_ok(&paths);
     assert!(String::from_utf8_lossy(&out.stdout).contains("TOTAL"));
     // `--json -`: the same document on stdout, the summary on stderr.
     let out = run_bin(&[
@@ -192,9 +176,7 @@ fn merging_two_runs_adds_them_exactly() {
     );
     assert_eq!(m.params.clients, 4);
     assert_eq!(m.elapsed_s, a.elapsed_s.max(b.elapsed_s));
-    let mut sum = decode_histogram(&a.histograms.corrected).unwrap();
-    sum.add(decode_histogram(&b.histograms.corrected).unwrap())
-        .unwrap();
+    let sum = added_histograms(&a.histograms.corrected, &b.histograms.corrected);
     let merged = decode_histogram(&m.histograms.corrected).unwrap();
     assert_eq!(merged, sum);
     assert_eq!(m.latency_us.corrected.p99, sum.value_at_quantile(0.99));

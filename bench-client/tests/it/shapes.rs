@@ -11,7 +11,10 @@ use http::StatusCode;
 use serde_json::Value;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
-use crate::support::{client, respond, run_bin, schema_checked, tmp, Counts, Server};
+use crate::support::{
+    added_histograms, client, merge_ok, respond, run_bin, run_ok, schema_checked, tmp, Counts,
+    Server,
+};
 
 /// Pearson's χ² of observed counts against expected shares: the p-value.
 fn chi_square_p(observed: &[u64], shares: &[f64]) -> f64 {
@@ -338,7 +341,7 @@ fn two_processes_of_a_staged_mix_merge_per_operation_per_stage_and_per_second() 
         ("1s:rate=120,1s:rate=120", "1"),
         ("1s:rate=80,1s:rate=80", "2"),
     ]) {
-        let out = run_bin(&[
+        run_ok(&[
             "--url",
             &s.url(),
             "--mix",
@@ -354,32 +357,12 @@ fn two_processes_of_a_staged_mix_merge_per_operation_per_stage_and_per_second() 
             "--json",
             path.to_str().unwrap(),
         ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
-    let out = run_bin(&[
-        "merge",
-        paths[0].to_str().unwrap(),
-        paths[1].to_str().unwrap(),
-        "--json",
-        paths[2].to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    merge_ok(&paths);
     let docs: Vec<Value> = paths.iter().map(|p| schema_checked(p)).collect();
     let (a, b, m) = (&docs[0], &docs[1], &docs[2]);
-    let sum_hist = |x: &Value, y: &Value| {
-        let mut h = decode_histogram(x.as_str().unwrap()).unwrap();
-        h.add(decode_histogram(y.as_str().unwrap()).unwrap())
-            .unwrap();
-        h
-    };
+    let sum_hist =
+        |x: &Value, y: &Value| added_histograms(x.as_str().unwrap(), y.as_str().unwrap());
     let f = |v: &Value| v.as_f64().unwrap();
     for part in ["operations", "stages"] {
         let (pa, pb, pm) = (

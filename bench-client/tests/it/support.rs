@@ -14,9 +14,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bench_client::config::RunConfig;
 use bench_client::flags::Cli;
 use bench_client::measure::{measure, Outcome};
-use bench_proto::results::{ResultsDoc, RunRecord};
+use bench_proto::results::{decode_histogram, ResultsDoc, RunRecord};
 use bytes::Bytes;
 use clap::Parser as _;
+use hdrhistogram::Histogram;
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
@@ -194,6 +195,31 @@ pub fn bin() -> Command {
 
 pub fn run_bin(args: &[&str]) -> Output {
     bin().args(args).output().expect("bench-client runs")
+}
+
+/// The real binary, asserted to succeed (its stderr shown when it did not).
+pub fn run_ok(args: &[&str]) -> Output {
+    let out = run_bin(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `bench-client merge A B --json OUT` on the first two paths into the third, asserted to succeed.
+pub fn merge_ok(paths: &[PathBuf; 3]) -> Output {
+    let [a, b, out] = paths.each_ref().map(|p| p.to_str().expect("UTF-8 path"));
+    run_ok(&["merge", a, b, "--json", out])
+}
+
+/// Two encoded histograms added, as a merge must add them.
+pub fn added_histograms(a: &str, b: &str) -> Histogram<u64> {
+    let mut sum = decode_histogram(a).expect("a histogram");
+    sum.add(decode_histogram(b).expect("a histogram"))
+        .expect("histograms of one range");
+    sum
 }
 
 /// A fresh path under the test target's temporary directory.
