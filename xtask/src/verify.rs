@@ -474,7 +474,7 @@ fn zeep(sh: &Shell) -> Result<()> {
             place,
             &ServerSpec::default(),
             1,
-            None,
+            (None, 1),
             listen,
         )?);
     }

@@ -262,14 +262,15 @@ pub enum PeerPlace<'a> {
 /// A peer server's whole command line (program and flags; after the CPU pinning prefix for a process, the
 /// container's command in its image), from its peer.toml's templates — the one place it is built, for every
 /// backend. It listens on `http` (`127.0.0.1:0` as a process, `0.0.0.0:8080` in a container); its workers are
-/// its configuration's rule (gsoap's pool: at least the instance's largest client count), else `workers`
-/// (the harness's: the scenario's, or the pinned server CPUs); store cap and body bound are the scenario's.
+/// its configuration's rule (gsoap's pool: at least the instance's largest client count; cxf's: 4 for each of
+/// the `cores` the server is given), else `workers` (the harness's: the scenario's, or the pinned server CPUs);
+/// store cap and body bound are the scenario's.
 pub fn peer(
     peer: &PeerSut,
     place: PeerPlace<'_>,
     spec: &ServerSpec,
     instance: &Instance,
-    workers: Option<u32>,
+    (workers, cores): (Option<u32>, u32),
     http: &str,
 ) -> anyhow::Result<Vec<String>> {
     let clients = instance
@@ -278,7 +279,7 @@ pub fn peer(
         .filter_map(|s| s.client.clients)
         .max()
         .unwrap_or(0);
-    peer_for(peer, place, spec, clients, workers, http)
+    peer_for(peer, place, spec, clients, (workers, cores), http)
 }
 
 /// [`peer()`] for a load of at most `clients` clients, outside a plan (calibration, the zeep check).
@@ -287,7 +288,7 @@ pub fn peer_for(
     place: PeerPlace<'_>,
     spec: &ServerSpec,
     clients: u32,
-    workers: Option<u32>,
+    (workers, cores): (Option<u32>, u32),
     http: &str,
 ) -> anyhow::Result<Vec<String>> {
     let config = peer.config();
@@ -302,8 +303,8 @@ pub fn peer_for(
         build,
         java,
         http: http.to_owned(),
-        workers: match config.workers_rule() {
-            Some(rule) => rule.count(clients),
+        workers: match config.workers {
+            Some(rule) => rule.count(clients, cores),
             None => workers,
         },
         store_cap: spec.store_cap,

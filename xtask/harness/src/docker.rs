@@ -113,7 +113,13 @@ impl Backend for Docker {
         let peer = match &instance.sut {
             Sut::BenchServer => None,
             Sut::External(target) => return self.drive(target),
-            Sut::Peer(p) => Some(peer_command(&self.peers, p, plan, instance)?),
+            Sut::Peer(p) => Some(peer_command(
+                &self.peers,
+                p,
+                plan,
+                instance,
+                self.session.server_cores(instance.servers as usize),
+            )?),
         };
         let servers = self.session.start_servers(
             &plan.server,

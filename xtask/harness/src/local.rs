@@ -238,6 +238,12 @@ impl Local {
         let workers = instance
             .workers
             .or(pin.enabled.then_some(pin.server_cpus.len() as u32));
+        // The CPUs the server may run on: its pinned ones, else this process's (its affinity mask).
+        let cores = if pin.enabled {
+            pin.server_cpus.len() as u32
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+        };
         let mut cmd = setpriv::tied_to_parent();
         cmd.extend(pin.prefix(&pin.server_cpus));
         let listen = Listen::on(&plan.server, "127.0.0.1", 0, 0);
@@ -249,7 +255,7 @@ impl Local {
                     PeerPlace::Process(build),
                     &plan.server,
                     instance,
-                    workers,
+                    (workers, cores),
                     "127.0.0.1:0",
                 )?);
             }

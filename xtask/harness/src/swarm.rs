@@ -115,7 +115,13 @@ impl Backend for Swarm {
         let peer = match &instance.sut {
             Sut::BenchServer => None,
             Sut::External(target) => return self.drive(target),
-            Sut::Peer(p) => Some(peer_command(&self.peers, p, plan, instance)?),
+            Sut::Peer(p) => Some(peer_command(
+                &self.peers,
+                p,
+                plan,
+                instance,
+                self.session.server_cores(),
+            )?),
         };
         let drained = instance
             .steps

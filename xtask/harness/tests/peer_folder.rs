@@ -107,13 +107,13 @@ fn a_peer_is_one_folder() {
 
     let spec = ServerSpec::default();
     let place = PeerPlace::Process(&built);
-    let line = argv::peer_for(loud, place, &spec, 10, Some(1), "127.0.0.1:0").unwrap();
+    let line = argv::peer_for(loud, place, &spec, 10, (Some(1), 1), "127.0.0.1:0").unwrap();
     assert!(
         line.join(" ")
             .ends_with("--http 127.0.0.1:0 --workers 3 --hello yes"),
         "{line:?}"
     );
-    let line = argv::peer_for(tiny, place, &spec, 10, Some(1), "127.0.0.1:0").unwrap();
+    let line = argv::peer_for(tiny, place, &spec, 10, (Some(1), 1), "127.0.0.1:0").unwrap();
     let log = std::fs::File::create(root.path().join("server.log")).unwrap();
     let server = ServerProcess::start(&line, log, Duration::from_secs(60)).unwrap();
     let addr = server.ready.http.expect("an HTTP address");

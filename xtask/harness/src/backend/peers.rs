@@ -37,12 +37,13 @@ pub fn peer_images(sh: &Shell, suts: &[Sut], builds: &PeerBuilds) -> Result<Vec<
 
 /// The image tag and container command of `peer` for `instance` (the image has no ENTRYPOINT: the command is
 /// the peer's whole command line), listening on the port bench-server's container uses, with the flags it
-/// gets as a process.
+/// gets as a process; a per-core worker rule counts `cores`, the CPUs its container is given.
 pub fn peer_command(
     images: &[PeerImage],
     peer: &PeerSut,
     plan: &Plan,
     instance: &Instance,
+    cores: u32,
 ) -> Result<(String, Vec<String>)> {
     let image = images
         .iter()
@@ -54,7 +55,7 @@ pub fn peer_command(
         PeerPlace::Container,
         &plan.server,
         instance,
-        instance.workers,
+        (instance.workers, cores),
         &listen,
     )?;
     Ok((image.tag.clone(), argv))

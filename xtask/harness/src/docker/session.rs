@@ -430,6 +430,19 @@ impl Session {
         &self.dist.info
     }
 
+    /// The CPUs each of `instances` server containers will be given (its cpuset; the engine's all when there
+    /// is no pinning), before they start: what a peer's per-core worker rule counts.
+    pub fn server_cores(&self, instances: usize) -> u32 {
+        let sets = pinning::for_containers(self.ncpu, instances);
+        let cpus = sets
+            .servers
+            .first()
+            .and_then(|s| s.as_deref())
+            .and_then(|l| pinning::parse_cpu_list(l).ok())
+            .map_or(self.ncpu, |c| c.len());
+        cpus.max(1) as u32
+    }
+
     /// The last placement of servers and clients on CPUs, in provenance's terms.
     pub fn pinning(&self) -> Option<pinning::Pinning> {
         self.pinning.as_ref().map(|p| p.as_pinning(self.ncpu))

@@ -205,11 +205,12 @@ pub struct Config {
     /// Extra flags, after the peer's `args`.
     #[serde(default)]
     pub args: Vec<String>,
-    /// The worker count it runs with (`{workers}`): `N`, `clients` (the instance's largest client count),
-    /// `max(clients, N)`, or `stack` (no value: the stack's own default); without it, the harness's (a
-    /// scenario's `workers`, or the pinned server CPUs).
+    /// The worker count it runs with (`{workers}`): `"N"`, `"clients"` (the instance's largest client count),
+    /// `"max(clients, N)"`, `"stack"` (no value: the stack's own default), or `{ per_core = N }` (N for each
+    /// CPU the server is given); without it, the harness's (a scenario's `workers`, or the pinned server
+    /// CPUs).
     #[serde(default)]
-    pub workers: Option<String>,
+    pub workers: Option<Workers>,
 }
 
 /// What `cargo xtask calibrate --sut NAME` sweeps.
@@ -229,8 +230,18 @@ pub enum Workers {
     Clients {
         min: u32,
     },
+    /// `n` for each CPU the server is given (its pinned CPUs, its container's cpuset, its swarm node's CPUs):
+    /// a count calibrated on one core stays right on more.
+    PerCore(u32),
     /// The stack's own default: `{workers}` has no value.
     Stack,
+}
+
+/// `workers = { per_core = N }` as written.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct PerCore {
+    per_core: u32,
 }
 
 impl Workers {
@@ -249,16 +260,66 @@ impl Workers {
             return Ok(Workers::Clients { min: n.parse()? });
         }
         t.parse().map(Workers::Fixed).with_context(|| {
-            format!("workers = {text:?}: N, \"clients\", \"max(clients, N)\" or \"stack\"")
+            format!(
+                "workers = {text:?}: \"N\", \"clients\", \"max(clients, N)\", \"stack\" or {{ per_core = N }}"
+            )
         })
     }
 
-    /// The count for an instance whose largest step has `clients` clients (None: the stack's default).
-    pub fn count(self, clients: u32) -> Option<u32> {
+    /// The count for an instance whose largest step has `clients` clients, on a server given `cores` CPUs
+    /// (None: the stack's default).
+    pub fn count(self, clients: u32, cores: u32) -> Option<u32> {
         match self {
             Workers::Fixed(n) => Some(n),
             Workers::Clients { min } => Some(clients.max(min)),
+            Workers::PerCore(n) => Some(n.saturating_mul(cores.max(1))),
             Workers::Stack => None,
+        }
+    }
+}
+
+impl fmt::Display for Workers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Workers::Fixed(n) => write!(f, "{n}"),
+            Workers::Clients { min: 1 } => f.write_str("clients"),
+            Workers::Clients { min } => write!(f, "max(clients, {min})"),
+            Workers::PerCore(n) => write!(f, "{n} per core"),
+            Workers::Stack => f.write_str("stack"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Workers {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Workers, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Workers;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "\"N\", \"clients\", \"max(clients, N)\", \"stack\" or { per_core = N }",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Workers, E> {
+                Workers::parse(v).map_err(|e| E::custom(format!("{e:#}")))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Workers, A::Error> {
+                let p = PerCore::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                if p.per_core == 0 {
+                    return Err(serde::de::Error::custom("per_core = 0: at least 1"));
+                }
+                Ok(Workers::PerCore(p.per_core))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl Serialize for Workers {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Workers::PerCore(n) => PerCore { per_core: *n }.serialize(s),
+            other => s.serialize_str(&other.to_string()),
         }
     }
 }
@@ -388,9 +449,6 @@ impl PeerDef {
                     "config {:?} names no build, and there are several",
                     c.name
                 ),
-            }
-            if let Some(w) = &c.workers {
-                Workers::parse(w).with_context(|| format!("config {:?}", c.name))?;
             }
             render(&c.jvm, &Vars::example())
                 .with_context(|| format!("config {:?}: jvm", c.name))?;
@@ -640,13 +698,6 @@ fn fill(word: &str, vars: &Vars) -> Result<Option<String>> {
     Ok(Some(out))
 }
 
-impl Config {
-    /// Its worker rule, if it has one (checked when read).
-    pub fn workers_rule(&self) -> Option<Workers> {
-        self.workers.as_deref().and_then(|w| Workers::parse(w).ok())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -684,18 +735,59 @@ mod tests {
 
     #[test]
     fn workers_rules() {
-        assert_eq!(Workers::parse("8").unwrap().count(100), Some(8));
+        assert_eq!(Workers::parse("8").unwrap().count(100, 2), Some(8));
         assert_eq!(
-            Workers::parse("max(clients, 64)").unwrap().count(100),
+            Workers::parse("max(clients, 64)").unwrap().count(100, 2),
             Some(100)
         );
         assert_eq!(
-            Workers::parse("max(clients,64)").unwrap().count(4),
+            Workers::parse("max(clients,64)").unwrap().count(4, 2),
             Some(64)
         );
-        assert_eq!(Workers::parse("clients").unwrap().count(3), Some(3));
-        assert_eq!(Workers::parse("stack").unwrap().count(3), None);
+        assert_eq!(Workers::parse("clients").unwrap().count(3, 2), Some(3));
+        assert_eq!(Workers::parse("stack").unwrap().count(3, 2), None);
         assert!(Workers::parse("lots").is_err());
+        // Per core: resolved against the CPUs the server is given.
+        assert_eq!(Workers::PerCore(4).count(100, 1), Some(4));
+        assert_eq!(Workers::PerCore(4).count(100, 3), Some(12));
+        assert_eq!(
+            Workers::PerCore(2).count(100, 0),
+            Some(2),
+            "at least one core"
+        );
+    }
+
+    #[test]
+    fn workers_as_written_in_a_config() {
+        #[derive(Deserialize, Serialize)]
+        struct T {
+            workers: Workers,
+        }
+        let read = |w: &str| toml::from_str::<T>(&format!("workers = {w}")).map(|t| t.workers);
+        assert_eq!(read("{ per_core = 4 }").unwrap(), Workers::PerCore(4));
+        assert_eq!(
+            read("\"max(clients, 64)\"").unwrap(),
+            Workers::Clients { min: 64 }
+        );
+        assert_eq!(read("\"stack\"").unwrap(), Workers::Stack);
+        for bad in [
+            "{ per_cores = 4 }",
+            "{ per_core = 4, max = 8 }",
+            "{ per_core = 0 }",
+            "\"lots\"",
+        ] {
+            assert!(read(bad).is_err(), "{bad}");
+        }
+        // Written back as read (calibration writes candidates' configurations).
+        for w in [
+            Workers::PerCore(2),
+            Workers::Fixed(8),
+            Workers::Clients { min: 64 },
+            Workers::Stack,
+        ] {
+            let text = toml::to_string(&T { workers: w }).unwrap();
+            assert_eq!(toml::from_str::<T>(&text).unwrap().workers, w, "{text}");
+        }
     }
 
     #[test]

@@ -174,6 +174,24 @@ impl Session {
         Ok(session)
     }
 
+    /// The CPUs a server task may use: server services have no CPU limit, so the fewest CPUs of a usable node
+    /// labelled `server` (of any usable node when none is), whole; what a peer's per-core worker rule counts.
+    pub fn server_cores(&self) -> u32 {
+        let usable = || self.nodes.iter().filter(|n| n.usable());
+        let servers = || usable().filter(|n| n.role == Some(Role::Server));
+        let pool: Vec<&Node> = if servers().next().is_some() {
+            servers().collect()
+        } else {
+            usable().collect()
+        };
+        let fewest = pool.iter().map(|n| n.cpus).fold(f64::INFINITY, f64::min);
+        if fewest.is_finite() {
+            (fewest.floor() as u32).max(1)
+        } else {
+            1
+        }
+    }
+
     fn manager(&self) -> EngineAddr {
         EngineAddr::default()
     }

@@ -97,7 +97,14 @@ pub(super) fn run(sh: &Shell, args: &Args) -> Result<()> {
         let dir = built.get(p)?;
         let spec = ServerSpec::default();
         let place = PeerPlace::Process(dir);
-        argv::peer_for(p, place, &spec, args.connections(), None, "127.0.0.1:0")
+        argv::peer_for(
+            p,
+            place,
+            &spec,
+            args.connections(),
+            (None, 1),
+            "127.0.0.1:0",
+        )
     };
     let argvs = [
         vec![

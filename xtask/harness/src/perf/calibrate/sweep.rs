@@ -122,8 +122,8 @@ pub(super) fn run(sh: &Shell, args: &Args, name: &str) -> Result<()> {
     )
 }
 
-/// Every configuration as it is; and each realistic one whose workers are not tied to the client count, once
-/// per `[calibrate] workers` value.
+/// Every configuration as it is; and each realistic one whose workers are neither tied to the client count nor a
+/// per-core rule (a sweep's outcome already), once per `[calibrate] workers` value.
 fn candidates(catalog: &Catalog, def: &Arc<PeerDef>) -> Vec<Candidate> {
     let mut out = Vec::new();
     for c in &def.configs {
@@ -131,7 +131,11 @@ fn candidates(catalog: &Catalog, def: &Arc<PeerDef>) -> Vec<Candidate> {
             .resolve(&def.sut_name(&c.name))
             .expect("a configuration");
         let realistic = c.label.unwrap_or(def.label) == Label::Realistic;
-        let tied = matches!(c.workers_rule(), Some(Workers::Clients { .. }));
+        // Tied to the clients, or already a per-core rule calibrated from a sweep: measured as it is.
+        let tied = matches!(
+            c.workers,
+            Some(Workers::Clients { .. } | Workers::PerCore(_))
+        );
         out.push(Candidate {
             peer: peer.clone(),
             label: c.name.clone(),
@@ -143,7 +147,7 @@ fn candidates(catalog: &Catalog, def: &Arc<PeerDef>) -> Vec<Candidate> {
         for n in def.calibrate.iter().flat_map(|k| &k.workers) {
             let mut d = (**def).clone();
             if let Some(cfg) = d.configs.iter_mut().find(|x| x.name == c.name) {
-                cfg.workers = Some(n.to_string());
+                cfg.workers = Some(Workers::Fixed(*n));
             }
             let Some(p) = (Catalog {
                 peers: vec![Arc::new(d)],
@@ -178,7 +182,7 @@ fn measure(
         place,
         &spec,
         args.connections(),
-        Some(1),
+        (Some(1), 1),
         "127.0.0.1:0",
     )?);
     let tmp = tempfile::tempdir()?;
