@@ -6,7 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use nix::sys::resource::{getrlimit, setrlimit, Resource};
 
-use crate::units::thousands;
+use bench_proto::numbers::thousands;
 
 /// Most addresses one `--source-ips` may list.
 const MAX_SOURCES: u64 = 65_536;

@@ -4,7 +4,7 @@
 //! `main` only calls [`cli::main`]; everything else is here so that the integration tests drive the same
 //! code in-process. Layers, bottom to top (a module imports only from layers below it):
 //!
-//! 1. `flags` (the command line as parsed), `operation`, `units`, `latency`, `cpu`, `signals`, `host` (the
+//! 1. `flags` (the command line as parsed), `operation`, `latency`, `cpu`, `signals`, `host` (the
 //!    machine's limits), `readings` (/proc: the machine's and a process's counters), `token` (the agent's
 //!    shared secret and its proofs);
 //! 2. validated configuration: `config` (run) and `chat::load` (chat);
@@ -35,5 +35,4 @@ pub mod readings;
 pub mod report;
 pub mod signals;
 pub mod token;
-pub mod units;
 pub mod workload;

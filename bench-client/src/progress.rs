@@ -9,7 +9,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::time::Instant;
 
-use crate::units::{thousands, thousands_f};
+use bench_proto::numbers::{thousands, thousands_f};
 
 /// One worker's counters, on its own cache line so that workers never share one.
 #[derive(Debug, Default)]

@@ -7,6 +7,7 @@ pub mod check;
 pub mod customer;
 pub mod cxf;
 pub mod hostile;
+pub mod numbers;
 pub mod operation;
 pub mod ossj;
 pub mod ready;

@@ -4,9 +4,9 @@
 use anyhow::Result;
 use xshell::Shell;
 
+use bench_proto::numbers::{level, span};
 use bench_proto::shape::Ramped;
 use bench_proto::units::DurationArg;
-use wsbench_harness::numbers::{level, span};
 use wsbench_harness::scenario::{self, ClientStep, Plan, Scenario};
 
 #[derive(Debug, clap::Args)]

@@ -13,7 +13,7 @@ use hdrhistogram::Histogram;
 use super::driver::RunOutcome;
 use super::load::ChatLoad;
 use crate::cpu::CpuTime;
-use crate::units::thousands;
+use bench_proto::numbers::thousands;
 
 /// Every run of one `bench-client chat`, and what was measured around them.
 #[derive(Debug, Clone)]

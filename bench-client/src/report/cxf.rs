@@ -7,7 +7,7 @@
 
 use bench_proto::results::ResultsDoc;
 
-use crate::units::java_double;
+use bench_proto::numbers::java_double;
 
 pub fn render(doc: &ResultsDoc) -> String {
     let running_s = doc.elapsed_s * doc.params.clients as f64;

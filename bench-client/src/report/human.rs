@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use bench_proto::results::{ErrorKind, LatencySummary, Mode, ResultsDoc};
 
 use super::{columns, shape};
-use crate::units::{thousands, thousands_f};
+use bench_proto::numbers::{thousands, thousands_f};
 
 /// The summary, every line within 80 columns (but a single word wider than that, such as a long URL).
 pub fn render(doc: &ResultsDoc, first_errors: &[(ErrorKind, String)]) -> String {

@@ -8,7 +8,7 @@ use bench_proto::shape::Ramped;
 use bench_proto::thresholds::Threshold;
 
 use super::columns;
-use crate::units::{thousands, thousands_f};
+use bench_proto::numbers::{thousands, thousands_f};
 
 /// How the load was shaped, for the heading: the stages, the arrivals, the seed.
 pub fn load(doc: &ResultsDoc) -> Option<String> {

@@ -3,7 +3,7 @@
 
 use bench_proto::results::ResultsDoc;
 
-use crate::units::thousands;
+use bench_proto::numbers::thousands;
 
 /// Client CPU share of its worker threads above which the client is likely the bottleneck.
 const CPU_BUSY: f64 = 0.90;

@@ -3,7 +3,7 @@
 //! below the report crate (summary.md, report.html) and xtask. Its modules by layer, bottom first (the table
 //! the tidy test holds them to is `xtask/src/tidy/layers.rs`'s `HARNESS`):
 //!
-//! - base: `paths`, `atomic` (whole-or-nothing writes), `clock`, `interrupt` (Ctrl-C), `numbers`, `stats`, `pinning`, `screenshot`,
+//! - base: `paths`, `atomic` (whole-or-nothing writes), `clock`, `interrupt` (Ctrl-C), `stats`, `pinning`, `screenshot`,
 //!   `metric` (what can be read off a results document: the one list, the one reader);
 //! - inputs: `thresholds`, `soak` (the soak verdict's limits and judge), `ready` (bench-server's READY line), `busy`,
 //!   `sut` (which server a run measures), `faults` (the table of fault kinds, a file each), `portal` (the OSS/J
@@ -34,7 +34,6 @@ pub mod interrupt;
 pub mod limits;
 pub mod local;
 pub mod metric;
-pub mod numbers;
 pub mod paths;
 pub mod perf;
 pub mod pinning;

@@ -5,8 +5,8 @@
 
 use wsbench_tools::host;
 
-use super::numbers::int;
 use super::scenario::Plan;
+use bench_proto::numbers::thousands;
 
 /// Descriptors bench-client keeps beside its connections (its own files, the runtime's), as it counts them.
 const SPARE_FDS: u64 = 64;
@@ -42,9 +42,9 @@ pub fn short_for(clients: u64) -> Vec<Short> {
                 found: format!(
                     "hard limit {} is below the {} descriptors {} connections need (bench-client and \
                      bench-server each; runs raise the soft limit to the hard one themselves)",
-                    int(h),
-                    int(need),
-                    int(clients)
+                    thousands(h),
+                    thousands(need),
+                    thousands(clients)
                 ),
                 fix: format!(
                     "as root: `ulimit -Hn {need} && ulimit -n {need}` in the shell that runs xtask, \
@@ -67,8 +67,8 @@ pub fn short_for(clients: u64) -> Vec<Short> {
                 found: format!(
                     "{} {why} below the {} connections made at once: the rest wait on SYN retries (1 s, \
                      3 s, …), which shows as set-up time",
-                    int(v),
-                    int(clients)
+                    thousands(v),
+                    thousands(clients)
                 ),
                 fix: format!("sysctl -w {name}={}", clients.next_power_of_two()),
             });
@@ -82,8 +82,8 @@ pub fn short_for(clients: u64) -> Vec<Short> {
                 found: format!(
                     "{lo}–{hi}: {} ports per source address, below {} connections; on loopback bench-client \
                      spreads them over 127.0.0.x, to a remote server it cannot",
-                    int(ports),
-                    int(clients)
+                    thousands(ports),
+                    thousands(clients)
                 ),
                 fix: "sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\", or bench-client --source-ips"
                     .into(),

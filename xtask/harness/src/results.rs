@@ -130,7 +130,7 @@ impl Verdict {
     /// stopped on it, `p99<1ms at 01-ramp: stopped at 23.0 s (3.2 ms over the last 10 s, 1,234 calls)`.
     pub fn describe(&self) -> String {
         let got = self.value.map_or("not measured".to_owned(), |x| {
-            format!("{} {}", super::numbers::num(x), self.unit)
+            format!("{} {}", bench_proto::numbers::num(x), self.unit)
         });
         match &self.stopped {
             None => format!("{} at {} ({got})", self.threshold, self.step),
@@ -138,9 +138,9 @@ impl Verdict {
                 "{} at {}: stopped at {} ({got} over the last {}, {} calls)",
                 self.threshold,
                 self.step,
-                super::numbers::span(s.at_s),
-                super::numbers::span(s.window_s),
-                super::numbers::int(s.calls)
+                bench_proto::numbers::span(s.at_s),
+                bench_proto::numbers::span(s.window_s),
+                bench_proto::numbers::thousands(s.calls)
             ),
         }
     }

@@ -1,10 +1,10 @@
 //! The report's charts, built from a loaded run: throughput, per-client throughput, XML MB/s and
 //! latency against the swept variable, the latency distribution, CPU and server RSS over time.
 
+use bench_proto::numbers::{fmt_num, fmt_x};
 use plotters::prelude::{RGBColor, ViridisRGB};
 
-use super::knee::fmt_x;
-use super::plot::{fmt_num, Line, Marker, Note, Plot, Reference, Scale, GREY, INK, PALETTE, WIDTH};
+use super::plot::{Line, Marker, Note, Plot, Reference, Scale, GREY, INK, PALETTE, WIDTH};
 use super::sweep::Curve;
 use wsbench_harness::metric::{Metric, Unit};
 use wsbench_harness::results::{Axis, Run, Step};

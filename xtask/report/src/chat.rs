@@ -1,8 +1,8 @@
 //! A chat step in the summary's words: what its score is the mean of (or why there is none), what was
 //! checked of every delivery and what broke it, and what the gaps between deliveries say of the server.
 
+use bench_proto::numbers::{num, thousands};
 use bench_proto::results::{ChatCheck, ChatResults, RunEnd, ViolationKind};
-use wsbench_harness::numbers::{int, num};
 
 /// The notes of one chat step, each a sentence for the summary's notes (prefixed with the step's id).
 pub(crate) fn notes(id: &str, chat: &ChatResults) -> Vec<String> {
@@ -14,7 +14,7 @@ pub(crate) fn notes(id: &str, chat: &ChatResults) -> Vec<String> {
         out.push(format!(
             "{id}: {} of {} (every run) came out of the room's order: the protocol promises each sender's order only, and the \
              server does not keep the room's (the VOLANO server relays without a room lock); not an error",
-            int(n),
+            thousands(n),
             deliveries(of)
         ));
     }
@@ -28,7 +28,7 @@ pub(crate) fn notes(id: &str, chat: &ChatResults) -> Vec<String> {
 fn deliveries(n: u64) -> String {
     match n {
         1 => "1 delivery".to_owned(),
-        n => format!("{} deliveries", int(n)),
+        n => format!("{} deliveries", thousands(n)),
     }
 }
 
@@ -102,7 +102,7 @@ fn checked(chat: &ChatResults) -> String {
     let kinds: Vec<String> = ViolationKind::ALL
         .iter()
         .filter(|&&k| v.get(k) > 0)
-        .map(|&k| format!("{k} {}", int(v.get(k))))
+        .map(|&k| format!("{k} {}", thousands(v.get(k))))
         .collect();
     let first: Vec<String> = chat
         .first_violations

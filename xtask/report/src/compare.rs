@@ -7,6 +7,7 @@ mod stats;
 
 use std::fmt::Write as _;
 
+use bench_proto::numbers::compact;
 use wsbench_harness::metric::Metric;
 use wsbench_harness::results::{Run, Step};
 use wsbench_harness::stats::Estimate;
@@ -110,22 +111,13 @@ fn describe(side: &[Run]) -> String {
 fn fmt_val(xs: &[f64]) -> String {
     match Estimate::of(xs) {
         None => "—".into(),
-        Some(e) if e.n == 1 => num(e.median),
+        Some(e) if e.n == 1 => compact(e.median),
         Some(e) => format!(
             "{}{} (n={})",
-            num(e.median),
-            e.interval(num).replace(&format!(", n={}", e.n), ""),
+            compact(e.median),
+            e.interval(compact).replace(&format!(", n={}", e.n), ""),
             e.n
         ),
-    }
-}
-
-fn num(v: f64) -> String {
-    match v.abs() {
-        a if a >= 100.0 => format!("{v:.0}"),
-        a if a >= 10.0 => format!("{v:.1}"),
-        a if a >= 1.0 => format!("{v:.2}"),
-        _ => format!("{v:.3}"),
     }
 }
 
@@ -134,7 +126,7 @@ fn fmt_change(a: &[f64], b: &[f64]) -> String {
         return "—".into();
     };
     let Some(rel) = c.relative() else {
-        return format!("{:+}", num(c.diff));
+        return format!("{:+}", compact(c.diff));
     };
     let mut s = format!("{:+.1} %", rel * 100.0);
     match (c.half_width, c.significant()) {

@@ -2,7 +2,7 @@
 //! them cost — connection set-up, server RSS and CPU per call, the client's own memory — beside p99. Pure: a
 //! loaded results directory in, Markdown lines out.
 
-use wsbench_harness::numbers::{int, num};
+use bench_proto::numbers::{num, thousands};
 use wsbench_harness::results;
 
 /// Steps holding at least this many connections get a row.
@@ -33,7 +33,7 @@ pub fn section(loaded: &results::Run) -> Vec<String> {
         };
         let c = r.connections.as_ref();
         let opened = c.map_or("–".to_owned(), |c| {
-            format!("{} / {}", int(c.opened), int(c.failed))
+            format!("{} / {}", thousands(c.opened), thousands(c.failed))
         });
         let setup = c.map_or("–".to_owned(), |c| {
             format!(

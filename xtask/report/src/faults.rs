@@ -2,10 +2,10 @@
 //! before, during and after it, from the step's timeline (its intervals' counts and histograms, its
 //! recoveries) and the fault's times as xtask recorded them. Pure: a loaded results directory in, lines out.
 
+use bench_proto::numbers::{num, thousands};
 use bench_proto::results::{decode_histogram, ErrorCounts, ErrorKind, Timeline};
 use hdrhistogram::Histogram;
 use wsbench_harness::faults::FaultKind;
-use wsbench_harness::numbers::{int, num};
 use wsbench_harness::results;
 use wsbench_harness::rundoc::FaultRecord;
 
@@ -164,7 +164,7 @@ fn failed_text(e: &ErrorCounts) -> String {
     let kinds: Vec<String> = ErrorKind::ALL
         .iter()
         .filter(|&&k| e.get(k) > 0)
-        .map(|&k| format!("{} {}", k.as_str(), int(e.get(k))))
+        .map(|&k| format!("{} {}", k.as_str(), thousands(e.get(k))))
         .collect();
-    format!("{} ({})", int(total), kinds.join(", "))
+    format!("{} ({})", thousands(total), kinds.join(", "))
 }

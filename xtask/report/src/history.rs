@@ -7,10 +7,10 @@ mod export;
 
 use std::fmt::Write as _;
 
+use bench_proto::numbers::num;
 use wsbench_harness::history::entry::status_key;
 use wsbench_harness::history::series::{History, Series};
 use wsbench_harness::history::Recorded;
-use wsbench_harness::numbers::num;
 
 pub use chart::html;
 pub use export::{bencher, csv};

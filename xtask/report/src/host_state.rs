@@ -4,8 +4,8 @@
 //! the local monitor, sampled it), the frequencies and cgroup throttling; and the flag of every step that
 //! lost more than 5 % of its CPU time to steal. Pure: a loaded results directory in, Markdown lines out.
 
+use bench_proto::numbers::num;
 use bench_proto::results::SamplingVia;
-use wsbench_harness::numbers::num;
 use wsbench_harness::provenance::host_state::{HostStates, STEAL_FLAG_PCT};
 use wsbench_harness::results;
 

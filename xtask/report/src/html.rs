@@ -8,11 +8,9 @@ use std::fmt::Write as _;
 use quick_xml::escape::escape;
 
 use super::charts::{short_source, Chart};
-use super::knee::fmt_x;
-use super::plot::fmt_num;
 use super::sweep::Curve;
 use crate::summary::published_value;
-use wsbench_harness::numbers::num;
+use bench_proto::numbers::{fmt_num, fmt_x, num};
 use wsbench_harness::results::{flatten, Axis, Run, Step};
 use wsbench_harness::rundoc::Status;
 use wsbench_harness::stats::Estimate;

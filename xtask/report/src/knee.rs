@@ -6,6 +6,8 @@
 //! Comparing against the best *later* point (not the next one) keeps a single noisy dip
 //! from being mistaken for a plateau, and a later rise from being missed.
 
+use bench_proto::numbers::fmt_x;
+
 /// The knee of a sweep.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Knee {
@@ -83,15 +85,6 @@ impl Knee {
             ll = self.latency * self.latency_growth,
             t = self.throughput,
         )
-    }
-}
-
-/// Integers print without a fraction (client counts), other values with up to 2 decimals.
-pub fn fmt_x(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.2}")
     }
 }
 

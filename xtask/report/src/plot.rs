@@ -3,6 +3,7 @@
 //! The legend sits in its own panel to the right of the plot so it never hides data, and text is
 //! plain `sans-serif` (no font files), so the SVG needs nothing outside itself.
 
+use bench_proto::numbers::fmt_num;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -776,31 +777,6 @@ pub fn wrap(s: &str, width: usize) -> Vec<String> {
         lines.push(cur);
     }
     lines
-}
-
-/// Axis numbers: short, no trailing zeros, SI suffixes for large values.
-pub fn fmt_num(v: f64) -> String {
-    let a = v.abs();
-    let trim = |s: String| {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    };
-    if a >= 1e6 {
-        format!("{}M", trim(format!("{:.2}", v / 1e6)))
-    } else if a >= 1e4 {
-        format!("{}k", trim(format!("{:.1}", v / 1e3)))
-    } else if a >= 100.0 || a == 0.0 {
-        format!("{v:.0}")
-    } else if a >= 1.0 {
-        trim(format!("{v:.2}"))
-    } else {
-        // Enough decimals for two significant digits: 0.05 ms, 0.0005 ms.
-        let digits = ((-a.log10()).ceil() as usize + 1).max(3);
-        trim(format!("{v:.digits$}"))
-    }
 }
 
 /// A linear f64 axis with the key points given (plotters' own linear axis cannot take them and keep

@@ -2,9 +2,9 @@
 //! time went (connect, first byte, transfer), and where a rate ramp broke down. An early stop on a failed
 //! threshold is in the thresholds section.
 
+use bench_proto::numbers::{level, num, thousands};
 use bench_proto::results::{LatencySummary, Part, ResultsDoc};
 use bench_proto::shape::Ramped;
-use wsbench_harness::numbers::{int, level, num};
 use wsbench_harness::results::{Run, Step};
 
 use super::ramp::{self, Ramp};
@@ -81,9 +81,9 @@ fn mix(o: &mut Vec<String>, shaped: &[(&Step, &ResultsDoc)]) {
                 s.meta.id,
                 x.operation,
                 level(x.share * 100.0),
-                int(n),
-                int(x.calls.ok),
-                int(x.calls.errors_total),
+                thousands(n),
+                thousands(x.calls.ok),
+                thousands(x.calls.errors_total),
                 latency(&x.calls.latency_us),
                 num(x.bytes_sent as f64 / 1e6),
                 num(x.bytes_received as f64 / 1e6),
@@ -129,8 +129,8 @@ fn stages(o: &mut Vec<String>, shaped: &[(&Step, &ResultsDoc)]) {
                 x.stage,
                 level(x.from_s),
                 level(x.to_s),
-                int(x.calls.ok),
-                int(x.calls.errors_total),
+                thousands(x.calls.ok),
+                thousands(x.calls.errors_total),
                 latency(&x.calls.latency_us),
             ));
         }
@@ -200,7 +200,7 @@ fn phases(o: &mut Vec<String>, shaped: &[(&Step, &ResultsDoc)]) {
                 s.meta.id,
                 latency(l),
                 if l.count > 0 { ms(l.max) } else { "–".into() },
-                int(l.count)
+                thousands(l.count)
             ));
         }
     }

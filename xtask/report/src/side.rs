@@ -3,7 +3,7 @@
 //! a flag where a server's per-second throughput was still rising through the measured interval (a JVM
 //! still compiling), for summary.md and report.html alike.
 
-use wsbench_harness::numbers::num;
+use bench_proto::numbers::num;
 use wsbench_harness::provenance::SutRecord;
 use wsbench_harness::results::{self, Step};
 use wsbench_harness::rundoc::Status;

@@ -1,8 +1,9 @@
 //! The grouped charts of a run that measured several servers (`--sut a,b,…`): one group per step, one bar per
 //! server, for each metric of the side-by-side table — throughput, p50, p99, server CPU per call, RSS.
 
-use super::plot::{fmt_num, Line, Note, Plot, Reference, PALETTE, WIDTH};
+use super::plot::{Line, Note, Plot, Reference, PALETTE, WIDTH};
 use super::side::{self, Cell};
+use bench_proto::numbers::fmt_num;
 use wsbench_harness::metric::Metric;
 use wsbench_harness::results::Run;
 

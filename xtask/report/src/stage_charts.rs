@@ -2,9 +2,9 @@
 //! stages shaded behind, the offered rate of a rate ramp beside the calls it got, and a mark where a run
 //! stopped early on a failed threshold.
 
+use bench_proto::numbers::level;
 use bench_proto::results::{Interval, ResultsDoc, StageResults, Timeline};
 use bench_proto::shape::Ramped;
-use wsbench_harness::numbers::level;
 use wsbench_harness::results::{Run, Step};
 
 use super::plot::{Line, Plot, GREY, PALETTE};

@@ -1,8 +1,8 @@
 //! `summary.md`: measured beside published, per step, with units and the difference stated plainly —
 //! never adjusted. Rendering is pure (a results directory as `results` read it, in; Markdown out).
 
+use bench_proto::numbers::{num, span, thousands};
 use bench_proto::results::{Counts, ErrorKind, Mode, ResultsDoc, RunEnd};
-use wsbench_harness::numbers::{int, num, span};
 use wsbench_harness::provenance::Provenance;
 use wsbench_harness::results::{self, StepDoc};
 use wsbench_harness::rundoc::{RunDoc, Status, StepEntry};
@@ -36,11 +36,11 @@ pub fn failed_calls(counts: &Counts) -> Option<String> {
         .iter()
         .map(|&k| (k, counts.errors.get(k)))
         .filter(|&(_, n)| n > 0)
-        .map(|(k, n)| format!("{} {}", k.as_str(), int(n)))
+        .map(|(k, n)| format!("{} {}", k.as_str(), thousands(n)))
         .collect();
     Some(format!(
         "{} failed calls ({})",
-        int(counts.errors_total),
+        thousands(counts.errors_total),
         kinds.join(", ")
     ))
 }
@@ -287,7 +287,7 @@ fn row_flags(loaded: &results::Run, rows: &Rows) -> String {
         .map(|d| d.counts.errors_total)
         .sum();
     let mut flag = if errors > 0 {
-        format!(" ⚠ {} errors", int(errors))
+        format!(" ⚠ {} errors", thousands(errors))
     } else {
         String::new()
     };
@@ -458,8 +458,8 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
             ),
         };
         o.line(format!("| {id} | {status} | {} | {} | {total} | {per_client} | {} / {} | {latency} | {cpu} | {rss} |",
-            int(d.counts.ok),
-            int(d.counts.errors_total),
+            thousands(d.counts.ok),
+            thousands(d.counts.errors_total),
             num(d.throughput.sent_mb_per_s),
             num(d.throughput.received_mb_per_s)));
     }
@@ -559,11 +559,11 @@ fn connections(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Proven
         o.line("| step | TCP connections opened | TIME_WAIT before → after | connect errors |");
         o.line("|---|---|---|---|");
         for (e, doc) in run.steps.iter().zip(docs).filter(|(e, _)| !e.keepalive) {
-            let tw = |v: Option<u64>| v.map_or("?".to_owned(), int);
+            let tw = |v: Option<u64>| v.map_or("?".to_owned(), thousands);
             let (calls, connect) = match doc {
                 Ok(d) => (
-                    int(d.counts.ok + d.counts.errors_total),
-                    int(d.counts.errors.connect),
+                    thousands(d.counts.ok + d.counts.errors_total),
+                    thousands(d.counts.errors.connect),
                 ),
                 Err(_) => ("?".to_owned(), "?".to_owned()),
             };
@@ -581,7 +581,7 @@ fn connections(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Proven
                 let (lo, hi) = (it.next()?.ok()?, it.next()?.ok()?);
                 Some(format!(
                     "{} ephemeral ports ({lo}–{hi})",
-                    int(hi.saturating_sub(lo) + 1)
+                    thousands(hi.saturating_sub(lo) + 1)
                 ))
             })
             .unwrap_or_else(|| "an unknown number of ephemeral ports".to_owned());

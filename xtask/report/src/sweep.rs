@@ -1,6 +1,7 @@
 //! A run seen as a sweep: per series (operation), throughput and latency against the swept variable, and the knee.
 
-use super::knee::{find_knee, fmt_x, Knee};
+use super::knee::{find_knee, Knee};
+use bench_proto::numbers::fmt_x;
 use wsbench_harness::results::{Axis, Run, Step};
 use wsbench_harness::stats::Estimate;
 

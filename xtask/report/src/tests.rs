@@ -348,14 +348,14 @@ fn a_single_step_run_is_drawn_by_category_not_on_a_fractional_axis() {
 #[test]
 fn a_latency_axis_below_one_millisecond_is_labelled_there() {
     let t = super::plot::log_ticks(0.05, 20.0, 10.0, false);
-    let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
+    let labels = super::plot::label_ticks(t, bench_proto::numbers::fmt_num).0;
     let names: Vec<&str> = labels.iter().map(|l| l.1.as_str()).collect();
     assert_eq!(
         names,
         ["0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"]
     );
     let t = super::plot::log_ticks(0.0004, 0.003, 10.0, false);
-    let labels = super::plot::label_ticks(t, super::plot::fmt_num).0;
+    let labels = super::plot::label_ticks(t, bench_proto::numbers::fmt_num).0;
     assert!(labels.iter().any(|l| l.1 == "0.0005"), "{labels:?}");
 }
 

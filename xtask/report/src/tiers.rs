@@ -2,7 +2,7 @@
 //! front end, the application instances, the broker, the back ends — used per step: its CPUs' worth, its
 //! CPU per transaction, its peak RSS. Pure: a loaded results directory in, Markdown lines out.
 
-use wsbench_harness::numbers::num;
+use bench_proto::numbers::num;
 use wsbench_harness::results;
 
 /// The section's lines (none when no step has tier figures).

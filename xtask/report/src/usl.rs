@@ -3,8 +3,8 @@
 //! `X(N) = X(1)·N / (1 + σ(N−1) + κN(N−1))` (σ: contention, κ: coherency), and the instances a target
 //! throughput would need. Pure: points in, a fit and sentences out; every figure it projects says so.
 
+use bench_proto::numbers::num;
 use wsbench_harness::metric::Metric;
-use wsbench_harness::numbers::num;
 use wsbench_harness::results;
 use wsbench_harness::scenario::Published;
 

@@ -20,9 +20,9 @@ use anyhow::{bail, Context as _, Result};
 use xshell::Shell;
 
 use self::counts::{Call, Counts, Load, Measured};
+use bench_proto::numbers::num;
 use wsbench_harness::artifacts::{self, Binaries};
 use wsbench_harness::metric::Metric;
-use wsbench_harness::numbers::num;
 use wsbench_harness::scenario::{Operation, Scenario};
 use wsbench_harness::stats::Estimate;
 use wsbench_tools::{cargo, strace, valgrind};

@@ -16,7 +16,7 @@ use xshell::Shell;
 
 use crate::artifacts::{self, Binaries};
 use crate::local::process::ServerProcess;
-use crate::numbers::num;
+use bench_proto::numbers::num;
 use wsbench_tools::process;
 use wsbench_tools::valgrind as callgrind;
 use wsbench_tools::wrk::{self, WRK};

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{ensure, Context as _, Result};
 use xshell::Shell;
 
-use crate::numbers::num;
 use crate::provenance::{self, Provenance, Resume};
 use crate::results;
 use crate::rundoc::{RunDoc, Status};
 use crate::scenario::{Plan, Scenario};
 use crate::thresholds;
+use bench_proto::numbers::num;
 
 /// A results directory about to be continued.
 #[derive(Debug)]

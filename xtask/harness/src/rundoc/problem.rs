@@ -106,7 +106,7 @@ impl fmt::Display for Problem {
                 f,
                 "step {step}: its clients were still running at the step's deadline ({}: its duration, warm-up \
                  and a grace period): stopped, the step failed, the run went on",
-                crate::numbers::span(*limit_s)
+                bench_proto::numbers::span(*limit_s)
             ),
             Problem::NoResults { step, exit, why } => write!(
                 f,

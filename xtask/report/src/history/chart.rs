@@ -10,8 +10,8 @@ use quick_xml::escape::escape;
 
 use super::{series_title, short_commit, table};
 use crate::plot::{Line, Marker, Plot, Reference, GREY, PALETTE};
+use bench_proto::numbers::num;
 use wsbench_harness::history::series::{History, Series};
-use wsbench_harness::numbers::num;
 
 const STYLE: &str = "body { font-family: system-ui, sans-serif; margin: 0 auto; max-width: 1180px; padding: 16px 24px; color: #222; }
 h1 { font-size: 1.5em; } figure { margin: 18px 0 28px; } figure svg { width: 100%; height: auto; border: 1px solid #eee; }
