@@ -344,9 +344,20 @@ impl Plan {
             grace: f.abort_grace,
             window: f.abort_window,
         };
+        // bench-client judges closed intervals: an interval longer than the window or the grace would stretch
+        // both to it (a 2 s window on 10 s intervals first judged at 20 s), so the interval is cut to them.
+        let finest = [f.abort_window, f.abort_grace]
+            .into_iter()
+            .flatten()
+            .map(|d| d.0)
+            .filter(|d| !d.is_zero())
+            .min();
         for i in &mut self.instances {
             for st in i.steps.iter_mut().filter(|s| s.client.chat.is_none()) {
                 st.client.abort = Some(args.clone());
+                if let (Some(iv), Some(fine)) = (&mut st.client.interval, finest) {
+                    iv.0 = iv.0.min(fine);
+                }
             }
         }
         Ok(())

@@ -217,6 +217,18 @@ fn abort_on_fail_hands_the_thresholds_to_bench_client() {
     assert_eq!(given, ["p99<5ms", "throughput>100/s"]);
     assert_eq!(after(&a, "--abort-grace"), Some("5s"));
     assert!(a.contains(&"--abort-on-fail".to_owned()));
+    assert_eq!(
+        after(&a, "--interval"),
+        Some("5s"),
+        "intervals no longer than the grace: judged from 5 s, not from the first 10 s interval after it"
+    );
+    // A 2 s window and grace (found by hand: a run told so stopped at 20 s, on 10 s intervals).
+    let text = format!(
+        "abort_on_fail = true\nabort_grace = \"2s\"\nabort_window = \"2s\"\n{HEAD}\n[thresholds]\np99 = \"<5ms\"\n[[step]]"
+    );
+    let mut plan = Scenario::from_text(&text).plan(false, &[]).unwrap();
+    plan.arm_abort().unwrap();
+    assert_eq!(after(&client_argv(&first(&plan)), "--interval"), Some("2s"));
     let mut none = load("[[step]]").plan(false, &[]).unwrap();
     let e = none.arm_abort().unwrap_err().to_string();
     assert!(e.contains("needs a threshold"), "{e}");
