@@ -141,8 +141,11 @@ fn cell(sut: &str, all: &[&Step]) -> Cell {
 }
 
 /// The relative rise of the ok calls per second from the first third of the step's timeline to its last
-/// third (None with fewer than three full intervals).
+/// third (None with fewer than three full intervals, or for a step with stages: its ramp sets the rise).
 pub fn rise(step: &Step) -> Option<f64> {
+    if step.doc.as_ref().is_ok_and(|d| !d.shape.stages.is_empty()) {
+        return None;
+    }
     let t = step.record.as_ref()?.timeline.as_ref()?;
     let full: Vec<f64> = t
         .intervals
@@ -395,6 +398,25 @@ mod identity_tests {
         );
         assert_eq!(warm_up(&c(Some(90.0), Some(60.0))), s(90.0));
         assert_eq!(warm_up(&c(Some(5.0), None)), s(5.0));
+    }
+
+    /// A ramp's throughput rises because the ramp raises the load, not because the server is still warming
+    /// up: a staged step is never flagged "still rising" (found running a staged step with --target).
+    #[test]
+    fn a_staged_step_is_not_still_rising() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = crate::stage_charts::tests::staged_run(tmp.path());
+        assert_eq!(rise(&run.steps[0]), None);
+        let step = tmp.path().join("steps/01-clients-16.json");
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&step).unwrap()).unwrap();
+        doc.as_object_mut().unwrap().remove("stages");
+        std::fs::write(&step, doc.to_string()).unwrap();
+        let run = results::Run::load(tmp.path()).unwrap();
+        assert!(
+            rise(&run.steps[0]).unwrap() > RISING,
+            "the same seconds without stages"
+        );
     }
 
     #[test]
