@@ -77,8 +77,13 @@ fn show(root: &std::path::Path, def: &PeerDef) -> Result<()> {
             ""
         };
         let label = c.label.unwrap_or(def.label).name();
+        let title = c
+            .title
+            .as_ref()
+            .map(|t| format!(" \"{t}\""))
+            .unwrap_or_default();
         println!(
-            "  --sut {}{default} [{label}]: {}",
+            "  --sut {}{title}{default} [{label}]: {}",
             def.sut_name(&c.name),
             c.differs
         );

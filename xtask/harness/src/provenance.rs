@@ -88,6 +88,9 @@ pub struct SutRecord {
     /// The configuration's short name (`defaults`, `seed`, `events`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_name: Option<String>,
+    /// What tables call the configuration (peer.toml's `title`, else its name): `Metro 4.0.5`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_title: Option<String>,
     /// The warm-up load its peer.toml says it needs before its figures settle (a JIT), seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup_needed_s: Option<f64>,

@@ -16,7 +16,8 @@ const RISING: f64 = 0.20;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cell {
     pub sut: String,
-    /// A peer's configuration (`events`), from provenance.json; None for bench-server and external servers.
+    /// A peer's configuration as tables name it (`events`, `Metro 4.0.5`), from provenance.json; None for
+    /// bench-server and external servers.
     pub config: Option<String>,
     /// The warm-up the step gave it, s (the median of its rounds), and what its peer.toml says it needs.
     pub warmup_s: Option<f64>,
@@ -79,7 +80,8 @@ pub fn table(run: &results::Run) -> Vec<(String, Vec<Cell>)> {
             .flat_map(|p| &p.sut)
             .find(|r| r.name == sut)
         {
-            cell.config.clone_from(&r.config_name);
+            // Its title where peer.toml gives one (`Metro 4.0.5`, not the `--sut jaxws-4` suffix `4`).
+            cell.config = r.config_title.clone().or_else(|| r.config_name.clone());
             cell.warmup_needed_s = r.warmup_needed_s;
         }
         match out.iter_mut().find(|(s, _)| *s == step) {

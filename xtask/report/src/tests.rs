@@ -1104,3 +1104,40 @@ fn each_server_beside_the_published_figure_unless_its_step_failed() {
         "{lines}"
     );
 }
+
+/// Issue 38, item 3: a peer configuration's title (peer.toml), not its `--sut` suffix, names it in the
+/// side-by-side table (`Metro 4.0.5, …` for `--sut jaxws-4`, whose configuration is `4`); a record without a
+/// title keeps the name.
+#[test]
+fn side_by_side_names_a_configuration_by_its_title() {
+    use wsbench_harness::results::Run;
+    let dir = three_servers();
+    let path = dir.join("provenance.json");
+    let mut prov: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    prov["sut"] = serde_json::json!([
+        {"name": "bench-server", "started_by_wsbench": true, "sampled_pid": null},
+        {"name": "gsoap", "started_by_wsbench": true, "sampled_pid": null, "config_name": "events"},
+        {"name": "jaxws", "started_by_wsbench": true, "sampled_pid": null, "config_name": "4",
+         "config_title": "Metro 4.0.5, 2 threads per core"}
+    ]);
+    fs::write(&path, prov.to_string()).unwrap();
+    let run = Run::load(&dir).unwrap();
+    let lines = super::side::lines(&run);
+    let row = |sut: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&format!("| 01-clients-16 | {sut} |")))
+            .unwrap_or_else(|| panic!("no {sut} row in {lines:#?}"))
+            .clone()
+    };
+    assert!(
+        row("jaxws").contains("| Metro 4.0.5, 2 threads per core |"),
+        "{}",
+        row("jaxws")
+    );
+    assert!(!row("jaxws").contains("| 4 |"));
+    assert!(row("gsoap").contains("| events |"), "{}", row("gsoap"));
+    let html = fs::read_to_string(super::write_report(&dir).unwrap()).unwrap();
+    assert!(html.contains("<td>Metro 4.0.5, 2 threads per core</td>"));
+}

@@ -121,6 +121,10 @@ pub fn records(suts: &[Sut], build: impl Fn(&Sut) -> Option<String>) -> Vec<SutR
                 Sut::Peer(p) => Some(p.config.clone()),
                 _ => None,
             },
+            config_title: match s {
+                Sut::Peer(p) => Some(p.title().to_owned()),
+                _ => None,
+            },
             warmup_needed_s: match s {
                 Sut::Peer(p) => p.def.warmup.map(|w| w.as_secs_f64()),
                 _ => None,

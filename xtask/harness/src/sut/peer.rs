@@ -189,6 +189,9 @@ pub enum ImageBase {
 pub struct Config {
     /// Short name; the SUT is `<peer>-<name>` (or `<peer>:<name>`), `<peer>` alone for the default.
     pub name: String,
+    /// What tables call it, when its name (a `--sut` suffix) says too little to a reader: `Metro 4.0.5`.
+    #[serde(default)]
+    pub title: Option<String>,
     /// Its build, when the peer has several.
     #[serde(default)]
     pub build: Option<String>,
@@ -580,6 +583,12 @@ impl PeerSut {
         format!("{}/{}", self.def.name, self.build().0)
     }
 
+    /// The configuration as tables name it: its `title`, else its name.
+    pub fn title(&self) -> &str {
+        let c = self.config();
+        c.title.as_deref().unwrap_or(&c.name)
+    }
+
     /// The configuration in a few words for summaries: `cxf-seed: JVM flags of seed 000 (…) [realistic]`.
     pub fn describe(&self) -> String {
         let c = self.config();
@@ -588,7 +597,7 @@ impl PeerSut {
             self.def.stack,
             self.build().1.version.as_ref().unwrap_or(&self.def.version),
             self.def.language,
-            c.name,
+            self.title(),
             c.differs,
             c.label.unwrap_or(self.def.label).name()
         )
@@ -812,6 +821,13 @@ mod tests {
         assert!(debian
             .describe()
             .starts_with("JAX-WS RI (Metro) 2.3.0.2 (Debian) ("));
+        // jaxws-4's tables say what it is, not its --sut suffix.
+        assert_eq!(metro.config, "4");
+        assert!(
+            metro.title().starts_with("Metro 4.0.5"),
+            "{}",
+            metro.title()
+        );
         assert!(
             metro
                 .describe()
