@@ -169,6 +169,37 @@ impl Status {
         }
     }
 
+    /// The status in the words the summary's tables, report.html's status line and the console use: `ok`,
+    /// `ERRORS`, `CUT SHORT`, `FAILED`, `not run`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Errors => "ERRORS",
+            Status::CutShort => "CUT SHORT",
+            Status::Failed => "FAILED",
+            Status::NotRun => "not run",
+        }
+    }
+
+    /// Its name in run.json, in the history store and in report.html's `data-status` (`ok`, `cut_short`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Errors => "errors",
+            Status::CutShort => "cut_short",
+            Status::Failed => "failed",
+            Status::NotRun => "not_run",
+        }
+    }
+
+    /// The status a name gives back (an unknown one: not run).
+    pub fn of_key(key: &str) -> Status {
+        [Status::Ok, Status::Errors, Status::CutShort, Status::Failed]
+            .into_iter()
+            .find(|s| s.key() == key)
+            .unwrap_or_default()
+    }
+
     /// Measured to the end (with or without errors): a resumed run keeps it.
     pub fn finished(self) -> bool {
         matches!(self, Status::Ok | Status::Errors)
@@ -385,9 +416,8 @@ impl RunDoc {
             parts.push(format!("all {steps} measured without errors"));
         }
         let word = match self.status {
-            Status::Errors => "ERRORS",
-            Status::CutShort => "CUT SHORT",
-            _ => "FAILED",
+            Status::Errors | Status::CutShort => self.status.word(),
+            _ => Status::Failed.word(),
         };
         format!("{word}: {}", parts.join("; "))
     }
@@ -412,6 +442,22 @@ impl Published {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A status's key is its name in run.json (serde's), and reads back as itself.
+    #[test]
+    fn status_keys_are_run_json_names() {
+        for s in [
+            Status::Ok,
+            Status::Errors,
+            Status::CutShort,
+            Status::Failed,
+            Status::NotRun,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.key());
+            assert_eq!(Status::of_key(s.key()), s);
+        }
+        assert_eq!(Status::of_key("nonsense"), Status::NotRun);
+    }
     use crate::paths::project_root;
     use crate::scenario::{self, Scenario};
 

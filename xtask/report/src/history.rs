@@ -8,7 +8,6 @@ mod export;
 use std::fmt::Write as _;
 
 use bench_proto::numbers::num;
-use wsbench_harness::history::entry::status_key;
 use wsbench_harness::history::series::{History, Series};
 use wsbench_harness::history::Recorded;
 
@@ -99,7 +98,7 @@ fn series_table(h: &History, s: &Series, this: &str) -> String {
             r.entry.started_at,
             short_commit(r),
             machine_name(&r.fingerprint, this),
-            status_key(r.entry.status),
+            r.entry.status.key(),
             num(p.value),
             interval,
             flags.join("; ")
@@ -154,7 +153,7 @@ pub fn overview(scenarios: &[(String, History)], this: &str) -> String {
                 r.entry.started_at,
                 short_commit(r),
                 machine_name(&r.fingerprint, this),
-                status_key(r.entry.status),
+                r.entry.status.key(),
                 num(p.value),
                 series_title(s, this)
             );

@@ -497,13 +497,11 @@ impl Page<'_> {
 
 /// The run's status line: the one rule's verdict (run.json's `status`) in the words summary.md uses.
 fn status(h: &mut String, m: &wsbench_harness::rundoc::RunDoc) {
-    let (class, key) = match m.status {
-        Status::Ok => ("finding", "ok"),
-        Status::Errors => ("alert bad", "errors"),
-        Status::CutShort => ("alert bad", "cut_short"),
-        Status::Failed => ("alert bad", "failed"),
-        Status::NotRun => ("alert bad", "not_run"),
+    let class = match m.status {
+        Status::Ok => "finding",
+        _ => "alert bad",
     };
+    let key = m.status.key();
     let _ = writeln!(
         h,
         "<div class=\"{class}\" id=\"status\" data-status=\"{key}\">Status: <strong>{}</strong></div>",

@@ -403,23 +403,20 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
     o.line("| step | status | ok calls | errors | total /s | per client /s | MB/s sent / recv | latency mean / p50 / p99 / p99.9 ms | system CPU user / sys / idle % | server RSS max MiB |");
     o.line("|---|---|---|---|---|---|---|---|---|---|");
     for (e, doc) in run.steps.iter().zip(docs) {
-        let mut status = match e.status {
-            Status::Ok => "ok",
-            Status::Errors => "ERRORS",
-            Status::CutShort => "CUT SHORT",
-            Status::Failed => "FAILED",
-            Status::NotRun => "not run",
-        }
-        .to_owned();
+        let mut status = e.status.word().to_owned();
         if let Some((d, cut)) = doc.as_ref().ok().and_then(|d| Some((d, cut_short(e, d)?))) {
             status = match (e.status, chat_end(d)) {
                 // Failed with what it measured until then (a chat run a user's failure cut short): what
                 // ended it, as its run says.
                 (Status::Failed, Some(end)) => {
-                    format!("FAILED ({end}; measured {})", span(d.elapsed_s))
+                    format!(
+                        "{} ({end}; measured {})",
+                        e.status.word(),
+                        span(d.elapsed_s)
+                    )
                 }
-                (Status::Failed, None) => format!("FAILED ({cut})"),
-                _ => format!("CUT SHORT{}", &cut["cut short".len()..]),
+                (Status::Failed, None) => format!("{} ({cut})", e.status.word()),
+                _ => format!("{}{}", Status::CutShort.word(), &cut["cut short".len()..]),
             };
         }
         let id = step_name(run, e);

@@ -181,19 +181,6 @@ pub struct Recorded {
     pub entry: Entry,
 }
 
-/// The status's name in run.json and in the store (`ok`, `cut_short`).
-pub fn status_key(status: Status) -> String {
-    serde_json::to_value(status)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
-/// The status a name gives back (an unknown one: not run).
-pub fn status_of(key: &str) -> Status {
-    serde_json::from_value(serde_json::Value::String(key.to_owned())).unwrap_or_default()
-}
-
 /// The metric a key names, if this wsbench knows it.
 pub fn metric_of_key(key: &str) -> Option<Metric> {
     Metric::ALL.into_iter().find(|m| m.key() == key)
@@ -222,9 +209,6 @@ mod tests {
         upgraded.kernel = Some("6.12".into());
         assert_ne!(a.fingerprint(), upgraded.fingerprint());
         assert_eq!(a.describe(), "Xeon · 2 cores · 24.0 GiB · 6.1");
-        for s in [Status::Ok, Status::CutShort, Status::Failed] {
-            assert_eq!(status_of(&status_key(s)), s);
-        }
         for k in Kind::ALL {
             assert_eq!(Kind::from_key(k.key()), Some(k));
         }

@@ -13,10 +13,7 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension as _, Row, Transaction, TransactionBehavior};
 
-use super::entry::{
-    metric_of_key, status_key, status_of, Entry, Kind, Machine, Measurement, PublishedFigure,
-    Recorded,
-};
+use super::entry::{metric_of_key, Entry, Kind, Machine, Measurement, PublishedFigure, Recorded};
 
 /// The store's file name, in the results folder.
 pub const FILE: &str = "wsbench.sqlite";
@@ -269,7 +266,7 @@ fn insert(tx: &Transaction<'_>, e: &Entry, dir: Option<&str>) -> rusqlite::Resul
             serde_json::Value::Object(m.state.clone()).to_string(),
             e.config,
             e.sut_config.to_string(),
-            status_key(e.status),
+            e.status.key(),
             e.busy,
             e.emulated,
             dir,
@@ -333,7 +330,7 @@ fn run_row(r: &Row<'_>, base: &Path) -> rusqlite::Result<Option<Recorded>> {
         machine,
         config: r.get(15)?,
         sut_config: json(16)?,
-        status: status_of(&r.get::<_, String>(17)?),
+        status: crate::rundoc::Status::of_key(&r.get::<_, String>(17)?),
         busy: r.get(18)?,
         emulated: r.get(19)?,
         dir: r.get::<_, Option<String>>(20)?.map(|d| base.join(d)),

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Map, Value};
 
-use wsbench_harness::history::entry::status_key;
 use wsbench_harness::history::series::History;
 
 /// The BMF document of each run in `h` (oldest first) with the run: benchmarks named
@@ -74,7 +73,7 @@ pub fn csv(h: &History, scenario: &str) -> String {
                 e.profile.clone().unwrap_or_default(),
                 r.fingerprint.clone(),
                 e.config.clone(),
-                status_key(e.status),
+                e.status.key().to_owned(),
                 e.busy.to_string(),
                 e.dir
                     .as_ref()
