@@ -69,6 +69,13 @@ fn steps() -> Result<Vec<Step>> {
         "durability:kill-client",
         crate::durability::kill_client,
     ));
+    // The OSS/J portal as containers, each tier its own: the first run builds the broker's and the front
+    // end's Debian images (debootstrap, minutes), so opt-in
+    // (`cargo xtask test --only scenario:oss-scale-out:containers`).
+    steps.push(Step::opt_in(
+        "scenario:oss-scale-out:containers",
+        crate::testing::portal_containers,
+    ));
     steps.extend(crate::build::test_steps());
     steps.extend(crate::gate::test_steps());
     steps.extend(crate::fuzz::test_steps());

@@ -114,6 +114,34 @@ pub(crate) fn quick_faults_with(
 }
 
 /// [`quick_scenario`] with its run options adjusted and an extra check of what the run wrote.
+/// `oss-scale-out --containers --quick`: every step passed with each of the portal's four tiers measured
+/// from its containers (front end, app instances as many as the step's, broker, back ends).
+pub(crate) fn portal_containers(sh: &Shell) -> Result<()> {
+    use wsbench_harness::docker::DockerOptions;
+    use wsbench_harness::pipeline::Engine;
+    quick_scenario_with(
+        sh,
+        "oss-scale-out",
+        |o| o.engine = Engine::Docker(DockerOptions::default()),
+        |outcome| {
+            ensure!(outcome.run.containers, "the run was not in containers");
+            for step in &outcome.run.steps {
+                let tiers: Vec<_> = step.tiers.iter().map(|t| (t.tier, t.processes)).collect();
+                ensure!(tiers.len() == 4, "{}: tiers {tiers:?}", step.id);
+                ensure!(
+                    step.tiers
+                        .iter()
+                        .all(|t| t.cpu_s > 0.0 && t.peak_rss_kb > 0),
+                    "{}: a tier without figures: {:?}",
+                    step.id,
+                    step.tiers
+                );
+            }
+            Ok(())
+        },
+    )
+}
+
 pub(crate) fn quick_scenario_with(
     sh: &Shell,
     name: &str,

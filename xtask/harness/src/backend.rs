@@ -17,6 +17,7 @@ use wsbench_tools::process::ProcessError;
 
 pub mod peers;
 pub mod schedule;
+pub mod tiers;
 
 /// One server that printed READY, as the clients reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,10 +15,11 @@ use super::artifacts::peer_images::PeerImage;
 use super::artifacts::peers::PeerBuilds;
 use super::artifacts::{self, Arch, Binaries};
 use super::backend::peers::{peer_command, peer_images};
+use super::backend::{tiers, Backend, ClientRun, Endpoint, Servers};
 use super::backend::{verify_in_container, verify_with};
-use super::backend::{Backend, ClientRun, Endpoint, Servers};
 use super::containers::tuning;
 use super::faults::Reach;
+use super::portal::Portal;
 use super::provenance::Provenance;
 use super::ready;
 use super::rundoc::RunDoc;
@@ -72,6 +73,8 @@ pub struct Docker {
     external: bool,
     /// The images of the run's peers.
     peers: Vec<PeerImage>,
+    /// Where the servers' logs went last (the portal's broker, kept across steps, adds its own at the end).
+    log: Option<std::path::PathBuf>,
 }
 
 impl Docker {
@@ -87,7 +90,66 @@ impl Docker {
             session: Session::start(sh, opts)?,
             opts: opts.clone(),
             external: false,
+            log: None,
         })
+    }
+
+    /// The OSS/J portal's containers for `instance`; the clients' one endpoint is its front end.
+    fn start_portal(
+        &mut self,
+        plan: &Plan,
+        instance: &Instance,
+        portal: Portal,
+    ) -> anyhow::Result<Servers> {
+        let workers = instance.workers.or(Some(1));
+        let apps = instance.servers as usize;
+        let (url, commands) = self
+            .session
+            .start_portal(&plan.server, workers, portal, apps)?;
+        Ok(Servers {
+            endpoints: vec![Endpoint {
+                http: Some(url.clone()),
+                chat: None,
+                ready: format!(
+                    "portal at {url}: {} over {apps} app container(s), a broker container, {} back-end \
+                     container(s)",
+                    portal.front, portal.backends
+                ),
+            }],
+            workers,
+            commands,
+        })
+    }
+
+    /// The broker's log and start-up times, once the run is over.
+    fn collect_portal(&mut self, run: &mut RunDoc) {
+        let started = self.session.broker_started().to_vec();
+        if started.is_empty() {
+            return;
+        }
+        if let Some(log) = &self.log {
+            if let Err(e) = self.session.stop_broker(log) {
+                run.notes.push(format!("the portal's broker: {e:#}"));
+            }
+        }
+        let images = self
+            .session
+            .portal_images()
+            .map_or(String::new(), |(b, f)| {
+                format!(" (images: broker {b}, front end {f})")
+            });
+        let times: Vec<String> = started
+            .iter()
+            .map(|d| format!("{:.1} s", d.as_secs_f64()))
+            .collect();
+        run.notes.push(format!(
+            "The OSS/J portal ran as containers, each tier its own (front end, app instances, broker, back \
+             ends) on the run's private network{images}; the clients reached the front end only. The \
+             broker (Debian's ActiveMQ) took {} to listen (started once per run). Each tier's CPU and memory \
+             are its containers' control groups' (the memory figure is the group's peak, page cache \
+             included).",
+            times.join(", ")
+        ));
     }
 
     /// An external target (`--target`): no server container; the clients reach it from the host's network.
@@ -110,6 +172,9 @@ impl Backend for Docker {
     }
 
     fn start(&mut self, plan: &Plan, instance: &Instance) -> anyhow::Result<Servers> {
+        if let (Some(portal), Sut::BenchServer) = (plan.portal, &instance.sut) {
+            return self.start_portal(plan, instance, portal);
+        }
         let peer = match &instance.sut {
             Sut::BenchServer => None,
             Sut::External(target) => return self.drive(target),
@@ -155,13 +220,14 @@ impl Backend for Docker {
         _servers: &Servers,
         json: &Path,
     ) -> anyhow::Result<ClientRun> {
+        let meter = tiers::Meter::start(self.session.portal_pids(), tiers::container);
         let (run, faults) = self.session.run_step(step, json)?;
         Ok(ClientRun {
             exit: ClientRun::worst_exit(&run.exit_codes),
             commands: run.commands,
             faults,
             overran: run.overran.then(|| step.client.deadline()),
-            tiers: Vec::new(),
+            tiers: meter.read(),
         })
     }
 
@@ -189,11 +255,13 @@ impl Backend for Docker {
     }
 
     fn stop(&mut self, log: &Path) -> anyhow::Result<()> {
+        self.log = Some(log.to_path_buf());
         self.session.stop_servers(log)
     }
 
     fn collect(&mut self, run: &mut RunDoc, prov: &mut Provenance) {
         run.containers = true;
+        self.collect_portal(run);
         let info = self.session.build_info();
         prov.build.builder = info.builder.clone();
         prov.build.target = Some(info.target.clone());

@@ -16,7 +16,7 @@ use anyhow::{bail, Context as _, Result};
 use super::argv::{self, Listen, PeerPlace};
 use super::artifacts::peers::PeerBuilds;
 use super::artifacts::Binaries;
-use super::backend::{Backend, ClientRun, Endpoint, Servers};
+use super::backend::{tiers, Backend, ClientRun, Endpoint, Servers};
 use super::clock;
 use super::faults::Reach;
 use super::pinning::Pinning;
@@ -165,7 +165,7 @@ impl Backend for Local {
         ));
         let limit = step.client.deadline();
         let deadline = Instant::now() + limit;
-        let meter = portal::Meter::start(self.portal_pids());
+        let meter = tiers::Meter::start(self.portal_pids(), load::process_tree_use);
         let client = programs::Process::inherit(&cmd).context("running bench-client")?;
         let (waited, faults) = if step.faults.is_empty() {
             (client.wait_until(deadline, CLIENT_STOP_GRACE)?, Vec::new())

@@ -195,12 +195,13 @@ pub fn execute(sh: &Shell, opts: &RunOptions) -> Result<Outcome> {
     measure(&plan, backend.as_mut(), &dir, run, prov)
 }
 
-/// The OSS/J portal's tiers run as processes on this machine only.
+/// The OSS/J portal's tiers run as processes on this machine or as containers on one engine; not yet on a
+/// swarm.
 fn refuse_portal(plan: &Plan, engine: &Engine) -> Result<()> {
-    if plan.portal.is_some() && !matches!(engine, Engine::Local) {
+    if plan.portal.is_some() && matches!(engine, Engine::Swarm(_)) {
         anyhow::bail!(
-            "{}: the OSS/J portal runs as processes on this machine only (its tiers' images and the swarm \
-             service are not built yet, issue 40); run it without --containers/--swarm",
+            "{}: the OSS/J portal runs as processes on this machine or as containers (--containers); its \
+             swarm service is not built yet (issue 40): run it without --swarm",
             plan.scenario.name
         );
     }

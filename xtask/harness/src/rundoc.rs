@@ -242,12 +242,14 @@ pub struct StepEntry {
     /// The faults done to the server during the step, as they happened.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub faults: Vec<FaultRecord>,
-    /// What each tier of the OSS/J portal used during the step (processes on this machine), front end first.
+    /// What each tier of the OSS/J portal used during the step (its processes on this machine, or its
+    /// containers' control groups), front end first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tiers: Vec<TierUse>,
 }
 
-/// What one tier's processes used during a step, read from /proc by the harness at its start and end.
+/// What one tier's processes used during a step, read by the harness at its start and end (from /proc, or
+/// from its containers' control groups).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TierUse {
     pub tier: Tier,
@@ -257,7 +259,8 @@ pub struct TierUse {
     pub cpu_s: f64,
     /// The step's wall-clock seconds those were used in: `cpu_s / wall_s` is its CPUs' worth.
     pub wall_s: f64,
-    /// Their peak resident sets summed (VmHWM at the step's end), KiB.
+    /// Their peak resident sets summed (VmHWM at the step's end; a container's control group's memory
+    /// peak, page cache included), KiB.
     pub peak_rss_kb: u64,
 }
 

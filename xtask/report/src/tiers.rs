@@ -46,13 +46,17 @@ pub fn section(loaded: &results::Run) -> Vec<String> {
             all_rss,
         ));
     }
-    o.push(
-        "\nRead from /proc by the harness at each step's start and end (warm-up included); a front end that \
-         forks its workers is counted with them. CPU per transaction = the tier's CPUs' worth ÷ the step's \
-         transactions/s. Every tier shares the server's CPUs here: a tier's share is also what it took from \
-         the others."
-            .to_owned(),
-    );
+    let read = if loaded.manifest.containers {
+        "Read from each tier's containers' control groups by the harness at each step's start and end \
+         (warm-up included): the whole container, and its memory peak with the page cache it caused."
+    } else {
+        "Read from /proc by the harness at each step's start and end (warm-up included); a front end that \
+         forks its workers is counted with them."
+    };
+    o.push(format!(
+        "\n{read} CPU per transaction = the tier's CPUs' worth ÷ the step's transactions/s. Every tier \
+         shares the server's CPUs here: a tier's share is also what it took from the others."
+    ));
     o
 }
 

@@ -8,6 +8,7 @@ pub mod apache;
 pub mod apt;
 pub mod cargo;
 pub mod cc;
+pub mod cgroup;
 pub mod chromium;
 pub mod debootstrap;
 pub mod docker;

@@ -178,7 +178,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 }
 
 /// The runtime image with `packages`, built by debootstrap unless the engine has the current recipe's.
-fn ensure_runtime(sh: &Shell, packages: &[String]) -> Result<String> {
+pub fn ensure_runtime(sh: &Shell, packages: &[String]) -> Result<String> {
     let tag = runtime_tag(packages);
     if docker::image_id(sh, &tag).is_some() {
         return Ok(tag);

@@ -9,6 +9,8 @@ use anyhow::{bail, ensure, Context as _};
 use xshell::Shell;
 
 use super::{faults, shaping, DockerOptions};
+
+mod portal;
 use crate::argv::{self, Listen};
 use crate::artifacts::emulation::ClientArch;
 use crate::artifacts::images::{self, Image};
@@ -56,6 +58,8 @@ pub struct Session {
     external: Option<Target>,
     started: usize,
     history: Vec<History>,
+    /// The OSS/J portal's tiers around the application instances, when a portal runs.
+    portal: portal::Tiers,
 }
 
 impl Session {
@@ -100,6 +104,7 @@ impl Session {
             external: None,
             started: 0,
             history: Vec::new(),
+            portal: portal::Tiers::default(),
         };
         create_out_dir(&session.out_dir)?;
         docker::create_network(sh, &session.network, &containers::label(&session.id))?;
@@ -123,66 +128,84 @@ impl Session {
         let pinning = pinning::for_containers(self.ncpu, instances);
         for cpuset in pinning.servers.clone() {
             interrupt::check()?;
+            let (image, command) = match other {
+                Some((tag, peer)) => (tag.to_owned(), peer.to_vec()),
+                None => (
+                    self.server.image.tag.clone(),
+                    argv::server(
+                        spec,
+                        workers,
+                        &Listen::on(spec, "0.0.0.0", HTTP_PORT, CHAT_PORT),
+                    ),
+                ),
+            };
             self.started += 1;
             let name = format!("wsbench-{}-server-{}", self.id, self.started);
-            let command = argv::server(
-                spec,
-                workers,
-                &Listen::on(spec, "0.0.0.0", HTTP_PORT, CHAT_PORT),
-            );
-            let mut args = vec![
-                "--name".to_owned(),
-                name.clone(),
-                "--label".into(),
-                containers::label(&self.id),
-            ];
-            args.extend(["--network".into(), self.network.clone()]);
-            if let Some(cpus) = &cpuset {
-                args.extend(["--cpuset-cpus".into(), cpus.clone()]);
-            }
-            args.extend([
-                "--ulimit".into(),
-                format!("nofile={}", tuning::SERVER_NOFILE),
-            ]);
-            for (k, v) in tuning::SERVER_SYSCTLS {
-                args.extend(["--sysctl".into(), format!("{k}={v}")]);
-            }
-            match other {
-                Some((tag, peer)) => args.extend(
-                    std::iter::once(tag)
-                        .chain(peer.iter().map(|a| &**a))
-                        .map(String::from),
-                ),
-                None => {
-                    args.push(self.server.image.tag.clone());
-                    args.extend(command.iter().cloned());
-                }
-            }
-            docker::run_detached(&self.sh, &args)?;
-            let ready = wait_ready(&self.sh, &name)?;
-            let ip = docker::ip(&self.sh, &name, &self.network)?;
-            let host_pid = docker::pid(&self.sh, &name)?;
-            let shaped = match &self.link {
-                Some(rate) => Some(shaping::apply(&self.sh, host_pid, rate)?),
-                None => None,
-            };
-            eprintln!("server container {name} at {ip}");
-            self.servers.push(ServerEndpoint {
-                http_url: spec.http().then(|| format!("http://{ip}:{HTTP_PORT}")),
-                chat_addr: spec.chat().then(|| format!("{ip}:{CHAT_PORT}")),
-                name,
-                ip,
-                host_pid,
-                ready,
-                cpuset,
-                command: std::iter::once("docker run -d".to_owned())
-                    .chain(args)
-                    .collect(),
-                shaped,
-            });
+            self.launch(spec, name, cpuset, &image, &command)?;
         }
         self.pinning = Some(pinning);
         Ok(&self.servers)
+    }
+
+    /// `docker run` options every server-side container gets: its name, the run's label and network, its
+    /// CPUs, and the seed's fd limit and TCP tunables.
+    fn server_args(&self, name: &str, cpuset: Option<&String>) -> Vec<String> {
+        let mut args = vec![
+            "--name".to_owned(),
+            name.to_owned(),
+            "--label".into(),
+            containers::label(&self.id),
+        ];
+        args.extend(["--network".into(), self.network.clone()]);
+        if let Some(cpus) = cpuset {
+            args.extend(["--cpuset-cpus".into(), cpus.clone()]);
+        }
+        args.extend([
+            "--ulimit".into(),
+            format!("nofile={}", tuning::SERVER_NOFILE),
+        ]);
+        for (k, v) in tuning::SERVER_SYSCTLS {
+            args.extend(["--sysctl".into(), format!("{k}={v}")]);
+        }
+        args
+    }
+
+    /// Runs one server container `name` (`image` with `command`, on `cpuset`), waits for its READY line
+    /// and adds it to the running servers.
+    fn launch(
+        &mut self,
+        spec: &ServerSpec,
+        name: String,
+        cpuset: Option<String>,
+        image: &str,
+        command: &[String],
+    ) -> anyhow::Result<()> {
+        let mut args = self.server_args(&name, cpuset.as_ref());
+        args.push(image.to_owned());
+        args.extend(command.iter().cloned());
+        docker::run_detached(&self.sh, &args)?;
+        let ready = wait_ready(&self.sh, &name)?;
+        let ip = docker::ip(&self.sh, &name, &self.network)?;
+        let host_pid = docker::pid(&self.sh, &name)?;
+        let shaped = match &self.link {
+            Some(rate) => Some(shaping::apply(&self.sh, host_pid, rate)?),
+            None => None,
+        };
+        eprintln!("server container {name} at {ip}");
+        self.servers.push(ServerEndpoint {
+            http_url: spec.http().then(|| format!("http://{ip}:{HTTP_PORT}")),
+            chat_addr: spec.chat().then(|| format!("{ip}:{CHAT_PORT}")),
+            name,
+            ip,
+            host_pid,
+            ready,
+            cpuset,
+            command: std::iter::once("docker run -d".to_owned())
+                .chain(args)
+                .collect(),
+            shaped,
+        });
+        Ok(())
     }
 
     /// Drives `target` from now on instead of server containers (none is started): the client containers join
@@ -236,8 +259,12 @@ impl Session {
         }
         // Joining the server's PID namespace makes the server PID 1 for --monitor-pid (RSS sampling).
         args.extend(["--pid".into(), format!("container:{}", server.name)]);
+        // The portal's clients reach its front end only.
+        let front = self.portal.front.as_ref();
         (
-            server.http_url.clone(),
+            front
+                .map(|f| format!("http://{}:{HTTP_PORT}", f.ip))
+                .or_else(|| server.http_url.clone()),
             server.chat_addr.clone(),
             args,
             Sampler::Pid(1),
@@ -389,6 +416,7 @@ impl Session {
         self.external = None;
         let mut text = String::new();
         let mut failures = Vec::new();
+        self.stop_portal(&mut text, &mut failures);
         for server in std::mem::take(&mut self.servers) {
             if let Some(shaped) = &server.shaped {
                 text.push_str(&format!("== {}: link shaping ==\n", server.name));
@@ -454,6 +482,7 @@ impl Session {
             .iter()
             .find(|s| !docker::running(&self.sh, &s.name))
             .map(|s| format!("server container {} stopped", s.name))
+            .or_else(|| self.portal_gone())
     }
 
     /// How the containers were built, placed and tuned, for provenance.json.

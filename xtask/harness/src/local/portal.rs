@@ -12,14 +12,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
 use wsbench_tools::process::Process;
-use wsbench_tools::{activemq, apache, haproxy, load, setpriv};
+use wsbench_tools::{activemq, apache, haproxy, setpriv};
 
 use super::process::ServerProcess;
 use crate::argv;
 use crate::backend::{Endpoint, Servers};
 use crate::clock;
 use crate::portal::{self, Front, Portal, Tier};
-use crate::rundoc::TierUse;
 use crate::scenario::{Instance, Plan};
 use crate::sut::Sampler;
 
@@ -337,56 +336,5 @@ impl super::Local {
     fn note(&mut self, line: &str) -> Result<()> {
         writeln!(self.log, "==== wsbench {}: {line}", clock::timestamp())?;
         Ok(())
-    }
-}
-
-/// Each tier's processes' CPU time at a step's start, to be read again at its end.
-#[derive(Debug)]
-pub(super) struct Meter {
-    pids: Vec<(Tier, u32)>,
-    cpu: Vec<f64>,
-    started: Instant,
-}
-
-impl Meter {
-    /// Reads the CPU time of every process in `pids` now.
-    pub(super) fn start(pids: Vec<(Tier, u32)>) -> Meter {
-        let cpu = pids
-            .iter()
-            .map(|&(_, pid)| load::process_tree_use(pid).map_or(0.0, |(c, _)| c))
-            .collect();
-        Meter {
-            pids,
-            cpu,
-            started: Instant::now(),
-        }
-    }
-
-    /// What each tier used since [`Meter::start`]: a process gone since (killed by a fault) counts nothing.
-    pub(super) fn read(self) -> Vec<TierUse> {
-        let wall_s = self.started.elapsed().as_secs_f64();
-        let mut out: Vec<TierUse> = Vec::new();
-        for (&(tier, pid), before) in self.pids.iter().zip(self.cpu) {
-            let (cpu, rss) = load::process_tree_use(pid).unwrap_or((before, 0));
-            let at = match out.iter().position(|t| t.tier == tier) {
-                Some(i) => i,
-                None => {
-                    out.push(TierUse {
-                        tier,
-                        processes: 0,
-                        cpu_s: 0.0,
-                        wall_s,
-                        peak_rss_kb: 0,
-                    });
-                    out.len() - 1
-                }
-            };
-            let t = &mut out[at];
-            t.processes += 1;
-            t.cpu_s += (cpu - before).max(0.0);
-            t.peak_rss_kb += rss;
-        }
-        out.sort_by_key(|t| t.tier);
-        out
     }
 }

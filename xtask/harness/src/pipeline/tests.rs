@@ -544,3 +544,18 @@ fn a_step_past_its_deadline_fails_and_the_run_goes_on() {
     assert_eq!(json["kind"], "step_deadline");
     fs::remove_dir_all(dir).unwrap();
 }
+
+/// The portal runs as processes and as containers; on a swarm it is refused by name, not half-run.
+#[test]
+fn the_portal_runs_locally_and_in_containers_but_not_yet_on_a_swarm() {
+    let root = paths::project_root();
+    let plan = Scenario::load(&root, "oss-scale-out")
+        .unwrap()
+        .plan(true, &[])
+        .unwrap();
+    assert!(plan.portal.is_some());
+    refuse_portal(&plan, &Engine::Local).unwrap();
+    refuse_portal(&plan, &Engine::Docker(DockerOptions::default())).unwrap();
+    let err = refuse_portal(&plan, &Engine::Swarm(SwarmOptions::default())).unwrap_err();
+    assert!(err.to_string().contains("without --swarm"), "{err}");
+}
