@@ -76,6 +76,26 @@ fn steps() -> Result<Vec<Step>> {
         "scenario:oss-scale-out:containers",
         crate::testing::portal_containers,
     ));
+    // The portal's own faults, each costing calls (reply timeouts) and recovered from: one 10 s step
+    // (`cargo xtask test --only scenario:oss-scale-out:faults`), opt-in beside the default portal step.
+    steps.push(Step::opt_in("scenario:oss-scale-out:faults", |sh| {
+        crate::testing::quick_faults_with(
+            sh,
+            "oss-scale-out",
+            |o| {
+                o.sets.extend(
+                    [
+                        "servers=[1]",
+                        "duration=10s",
+                        "fault+=pause-broker,at=2s,for=3s",
+                        "fault+=drain-backend,at=6s,for=2s",
+                    ]
+                    .map(String::from),
+                )
+            },
+            "pause-broker",
+        )
+    }));
     steps.extend(crate::build::test_steps());
     steps.extend(crate::gate::test_steps());
     steps.extend(crate::fuzz::test_steps());

@@ -4,9 +4,11 @@
 //! the schedule (`backend::schedule`) a [`Target`]; nothing else names a kind.
 
 mod disconnect_server;
+mod drain_backend;
 mod drain_server_node;
 mod kill_server;
 mod link;
+mod pause_broker;
 mod pause_server;
 
 use std::collections::BTreeMap;
@@ -18,9 +20,11 @@ use bench_proto::units::DurationArg;
 use serde::{Deserialize, Serialize};
 
 /// Every kind of fault, in the order messages list them.
-const TABLE: [&Fault; 5] = [
+const TABLE: [&Fault; 7] = [
     &kill_server::FAULT,
     &pause_server::FAULT,
+    &pause_broker::FAULT,
+    &drain_backend::FAULT,
     &link::FAULT,
     &disconnect_server::FAULT,
     &drain_server_node::FAULT,
@@ -75,6 +79,12 @@ pub trait ServerProcess {
     fn kill(&mut self) -> Result<()>;
     /// Starts it again with the command line and addresses it had, and waits for its READY line.
     fn restart(&mut self) -> Result<()>;
+    /// The OSS/J portal's broker process, if one runs.
+    fn broker_pid(&self) -> Result<u32>;
+    /// Drains every OSS/J back end (SIGTERM; each answers what it was handed and exits), and forgets them.
+    fn drain_backends(&mut self) -> Result<()>;
+    /// Starts the drained back ends again with their command lines, and waits for each one's READY line.
+    fn restart_backends(&mut self) -> Result<()>;
 }
 
 /// The server containers of the docker backend, as a fault sees them.
@@ -387,8 +397,8 @@ mod tests {
     fn the_table_says_which_backend_does_which_kind() {
         assert_eq!(
             FaultKind::who_does_which(),
-            "kill-server and pause-server are done to a server process on this machine (no \
-             --containers/--swarm), link and disconnect-server to a server container (--containers), \
+            "kill-server, pause-server, pause-broker and drain-backend are done to a server process on \
+             this machine (no --containers/--swarm), link and disconnect-server to a server container (--containers), \
              drain-server-node to a swarm node (--swarm)"
         );
         for k in FaultKind::all() {

@@ -174,6 +174,9 @@ impl Backend for Local {
                 server: &mut self.server,
                 restart: self.restart.clone(),
                 log: &self.log,
+                broker: self.broker.as_ref().map(|b| b.pid),
+                backends: &mut self.tiers.backends,
+                backend_commands: &self.tiers.backend_commands,
             };
             faults::run(&step.faults, json, client, &mut target, deadline)?
         };

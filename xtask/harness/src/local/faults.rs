@@ -10,6 +10,9 @@ use wsbench_tools::process::{Process, Waited};
 
 use super::process::ServerProcess as Server;
 use super::READY_TIMEOUT;
+
+/// How long a drained back end may take to answer what it was handed and exit.
+const DRAIN_GRACE: std::time::Duration = std::time::Duration::from_secs(20);
 use crate::backend::schedule::{self, Doer};
 use crate::faults::{FaultSpec, ServerProcess, Target};
 use crate::rundoc::FaultRecord;
@@ -20,6 +23,11 @@ pub(super) struct Restartable<'a> {
     /// Its command line with the addresses it bound (port 0 replaced by the port it got).
     pub(super) restart: Vec<String>,
     pub(super) log: &'a std::fs::File,
+    /// The OSS/J portal's broker, when one runs.
+    pub(super) broker: Option<u32>,
+    /// The portal's back ends, and the command lines that start them.
+    pub(super) backends: &'a mut Vec<Server>,
+    pub(super) backend_commands: &'a [Vec<String>],
 }
 
 struct Local<'a, 'b> {
@@ -73,6 +81,37 @@ impl ServerProcess for Local<'_, '_> {
         let server = Server::start(&t.restart, t.log.try_clone()?, READY_TIMEOUT)
             .with_context(|| format!("restarting `{}`", t.restart.join(" ")))?;
         *t.server = Some(server);
+        Ok(())
+    }
+
+    fn broker_pid(&self) -> Result<u32> {
+        self.target
+            .broker
+            .context("no OSS/J portal broker is running")
+    }
+
+    fn drain_backends(&mut self) -> Result<()> {
+        anyhow::ensure!(
+            !self.target.backends.is_empty(),
+            "no OSS/J back end is running"
+        );
+        for b in self.target.backends.drain(..) {
+            let status = b.stop(DRAIN_GRACE).context("draining a back end")?;
+            anyhow::ensure!(
+                status.success(),
+                "a back end exited with {status} when drained"
+            );
+        }
+        Ok(())
+    }
+
+    fn restart_backends(&mut self) -> Result<()> {
+        let t = &mut *self.target;
+        for cmd in t.backend_commands {
+            let b = Server::start(cmd, t.log.try_clone()?, READY_TIMEOUT)
+                .with_context(|| format!("restarting `{}`", cmd.join(" ")))?;
+            t.backends.push(b);
+        }
         Ok(())
     }
 }

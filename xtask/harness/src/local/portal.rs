@@ -170,6 +170,8 @@ pub(super) struct Tiers {
     /// Application instances 2 … R.
     pub(super) apps: Vec<ServerProcess>,
     pub(super) backends: Vec<ServerProcess>,
+    /// The back ends' command lines (a drain-backend fault starts them again).
+    pub(super) backend_commands: Vec<Vec<String>>,
 }
 
 impl Tiers {
@@ -195,6 +197,7 @@ impl Tiers {
                 errors.push(format!("{e:#}"));
             }
         }
+        self.backend_commands.clear();
         let servers = self.apps.drain(..).chain(self.backends.drain(..));
         for s in servers {
             match s.stop(STOP_GRACE) {
@@ -258,6 +261,7 @@ impl super::Local {
             cmd.extend(argv::portal_backend(workers, &broker));
             let backend = self.start_server(&cmd)?;
             self.tiers.backends.push(backend);
+            self.tiers.backend_commands.push(cmd.clone());
             commands.push(cmd);
         }
         let mut apps = Vec::new();
