@@ -38,7 +38,8 @@ pub(crate) enum Band {
     /// Moves with timing, so that two countings of one build differ: system calls (a read that finds nothing
     /// returns EAGAIN; one epoll wake-up brings one event or several), and with a connection per call the
     /// server's instructions too (its connection task is polled once or twice, as the request has arrived
-    /// or not: 2,187 against 2,734 task polls for 2,000 calls in two countings of one build); the chat
+    /// or not: 2,187 against 2,734 task polls for 2,000 calls in two countings of one build); the client's
+    /// instructions for messages of 32 KiB or more (how many reads a response takes); the chat
     /// client's instructions (how its users' reads batch the room's messages); an OSS/J order's app and back
     /// end instructions (how their STOMP frames batch).
     Timing,
@@ -62,6 +63,7 @@ impl Band {
                 Band::Timing
             }
             Metric::ClientInstructionsPerCall => match call.load {
+                Load::Http if call.big_messages => Band::Timing,
                 Load::Http => Band::Exact,
                 Load::Chat { .. } => Band::Timing,
                 Load::Portal => Band::Shown,
@@ -157,6 +159,7 @@ fn chat_call(rooms: u32, users: u32) -> Call {
         args: Vec::new(),
         calls: 10 * u64::from(rooms) * u64::from(users),
         fresh_connections: false,
+        big_messages: false,
         load: Load::Chat { rooms, users },
     }
 }
@@ -170,6 +173,7 @@ fn portal_call() -> Call {
         args: vec!["--operation".to_owned(), op],
         calls: 200,
         fresh_connections: false,
+        big_messages: false,
         load: Load::Portal,
     }
 }
@@ -198,6 +202,7 @@ fn call_of(op: Operation, size: Option<&str>, packet: Option<u32>, keepalive: bo
         args,
         calls: if big { 100 } else { 1000 },
         fresh_connections: !keepalive,
+        big_messages: big,
         load: Load::Http,
     }
 }
@@ -553,7 +558,9 @@ mod tests {
         assert_eq!(portal[0].load, Load::Portal);
         let large = of("customer-large").expect("customer-large has calls");
         assert!(
-            large.len() >= 4 && large.iter().all(|c| c.calls == 100),
+            large.len() >= 4
+                && large.iter().all(|c| c.calls == 100
+                    && Band::of(Metric::ClientInstructionsPerCall, c) == Band::Timing),
             "{large:?}"
         );
         let churn = of("oss-connection-churn").expect("churn has a call");
