@@ -8,6 +8,7 @@
 pub mod deadline;
 mod file;
 mod plan;
+mod quick_warmup;
 mod set;
 mod validate;
 

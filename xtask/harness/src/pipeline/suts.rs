@@ -72,6 +72,7 @@ pub(super) fn begin(
         Sut::Peer(p) => peers.get(p).ok().map(|d| d.display().to_string()),
         _ => None,
     });
+    run.notes.extend(plan.quick_warm_up_notes());
     let spec = &plan.server;
     let unapplied: Vec<&str> = [
         ("header_timeout", spec.header_timeout.is_some()),

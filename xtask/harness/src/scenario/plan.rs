@@ -275,7 +275,8 @@ impl Plan {
     /// The plan run against each of `suts` in turn: with one, every instance measures it (ids unchanged);
     /// with several, each instance is split by round and each round runs against
     /// every SUT in the order given (rounds interleaved, so drift of the machine spreads over them alike),
-    /// each step's id and label naming its server (`01-clients-4-gsoap-r1`, `clients=4 sut=gsoap`).
+    /// each step's id and label naming its server (`01-clients-4-gsoap-r1`, `clients=4 sut=gsoap`). In a
+    /// `--quick` run a JIT-compiled peer gets at least its `quick_warmup` (quick_warmup.rs).
     pub fn for_suts(mut self, suts: &[Sut]) -> Result<Plan> {
         ensure!(!suts.is_empty(), "no server to measure");
         for sut in suts {
@@ -305,6 +306,7 @@ impl Plan {
                     checks_for(st, only);
                 }
             }
+            self.quick_warm_up_floor();
             return Ok(self);
         }
         let mut out = Vec::new();
@@ -328,6 +330,7 @@ impl Plan {
             }
         }
         self.instances = out;
+        self.quick_warm_up_floor();
         Ok(self)
     }
 

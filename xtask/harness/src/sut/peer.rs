@@ -36,6 +36,10 @@ struct RawPeer {
     /// `cargo xtask calibrate --sut NAME`; none for a native peer.
     #[serde(default)]
     warmup: Option<String>,
+    /// A warm-up after which its p99 passes the scenarios' thresholds, measured: what `--quick` gives it at
+    /// least (a quick run's warm-up of seconds leaves a JIT cold).
+    #[serde(default)]
+    quick_warmup: Option<String>,
     /// The configuration `--sut NAME` runs: the best realistic one, as calibrated.
     default: String,
     /// The flags after the program, each item a word group (`"--workers {workers}"`) kept whole or dropped
@@ -340,6 +344,8 @@ pub struct PeerDef {
     pub label: Label,
     pub serves: Vec<Operation>,
     pub warmup: Option<Duration>,
+    /// What `--quick` gives it at least (peer.toml's `quick_warmup`).
+    pub quick_warmup: Option<Duration>,
     pub default: String,
     pub args: Vec<String>,
     pub builds: BTreeMap<String, Build>,
@@ -380,13 +386,14 @@ impl PeerDef {
                     .with_context(|| format!("serves: unknown operation {s:?}"))
             })
             .collect::<Result<Vec<_>>>()?;
-        let warmup = raw
-            .warmup
-            .as_deref()
-            .map(|w| {
-                bench_proto::units::parse_duration(w).with_context(|| format!("warmup = {w:?}"))
+        let duration = |key: &str, w: Option<&str>| {
+            w.map(|w| {
+                bench_proto::units::parse_duration(w).with_context(|| format!("{key} = {w:?}"))
             })
-            .transpose()?;
+            .transpose()
+        };
+        let warmup = duration("warmup", raw.warmup.as_deref())?;
+        let quick_warmup = duration("quick_warmup", raw.quick_warmup.as_deref())?;
         let def = PeerDef {
             name: name.to_owned(),
             dir: dir.to_path_buf(),
@@ -397,6 +404,7 @@ impl PeerDef {
             label: raw.label,
             serves,
             warmup,
+            quick_warmup,
             default: raw.default,
             args: raw.args,
             builds: raw.build,
@@ -429,6 +437,13 @@ impl PeerDef {
             }
         }
         render(&self.args, &Vars::example()).context("args")?;
+        if let (Some(q), Some(w)) = (self.quick_warmup, self.warmup) {
+            ensure!(
+                q <= w,
+                "quick_warmup is the least warm-up a quick run gives, not more than warmup (what the figures \
+                 need to settle)"
+            );
+        }
         ensure!(!self.configs.is_empty(), "no [[config]]");
         for (i, c) in self.configs.iter().enumerate() {
             ensure!(
