@@ -9,9 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
-/// /proc's clock tick (USER_HZ), which Linux fixes at 100 for user space on every architecture wsbench
-/// builds for.
-pub const TICKS_PER_S: f64 = 100.0;
+use bench_proto::proc_stat::{PidStat, TICKS_PER_S};
 
 /// Cumulative counters at one instant.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -198,7 +196,11 @@ impl Proc {
     }
 
     pub fn process(&self, pid: u32) -> Option<ProcessCounters> {
-        let (utime, stime, threads) = parse_pid_stat(&self.read(format!("{pid}/stat"))?)?;
+        let PidStat {
+            utime,
+            stime,
+            threads,
+        } = PidStat::parse(&self.read(format!("{pid}/stat"))?)?;
         let rss_kb = parse_vm_rss_kb(&self.read(format!("{pid}/status"))?)?;
         Some(ProcessCounters {
             pid,
@@ -224,8 +226,7 @@ impl Proc {
 
     /// A process's user and system CPU seconds so far.
     pub fn cpu_s(&self, pid: u32) -> Option<(f64, f64)> {
-        let (u, s, _) = parse_pid_stat(&self.read(format!("{pid}/stat"))?)?;
-        Some((u as f64 / TICKS_PER_S, s as f64 / TICKS_PER_S))
+        Some(PidStat::parse(&self.read(format!("{pid}/stat"))?)?.cpu_s())
     }
 
     /// The network namespace of `of` (a pid, or `self`).
@@ -375,15 +376,6 @@ pub fn parse_stat(text: &str) -> Option<HostCounters> {
 pub fn parse_vm_rss_kb(text: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// `utime`, `stime` and `num_threads` of /proc/PID/stat (fields 14, 15 and 20, counted after the
-/// `(comm)` field, which may hold spaces and parentheses).
-pub fn parse_pid_stat(text: &str) -> Option<(u64, u64, u64)> {
-    let rest = &text[text.rfind(')')? + 1..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let at = |i: usize| f.get(i)?.parse().ok();
-    Some((at(11)?, at(12)?, at(17).unwrap_or(0)))
 }
 
 /// Received and sent bytes over every interface of a /proc/PID/net/dev table.

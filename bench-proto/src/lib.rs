@@ -10,6 +10,7 @@ pub mod hostile;
 pub mod numbers;
 pub mod operation;
 pub mod ossj;
+pub mod proc_stat;
 pub mod ready;
 pub mod results;
 pub mod shape;

@@ -71,13 +71,6 @@ fn a_delta_gives_rates_and_the_process_cpu_only_for_the_same_process() {
 }
 
 #[test]
-fn pid_stat_after_a_command_name_with_spaces_and_parentheses() {
-    let text = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 1000 0 0 0 731 95 0 0 20 0 3 0 100 0 0\n";
-    assert_eq!(parse_pid_stat(text), Some((731, 95, 3)));
-    assert_eq!(parse_pid_stat("4242 (x) S 1"), None);
-}
-
-#[test]
 fn vm_rss() {
     let text = "Name:\tbench-server\nVmPeak:\t  20000 kB\nVmRSS:\t   10240 kB\nThreads:\t3\n";
     assert_eq!(parse_vm_rss_kb(text), Some(10240));

@@ -35,11 +35,9 @@ fn parse_loadavg(text: &str) -> Option<LoadAverage> {
 
 /// A process's CPU time so far (user + system, all its threads), in seconds.
 pub fn process_cpu_s(pid: u32) -> Option<f64> {
-    let stat = procfs::process::Process::new(i32::try_from(pid).ok()?)
-        .ok()?
-        .stat()
-        .ok()?;
-    Some((stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64)
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (user, sys) = bench_proto::proc_stat::PidStat::parse(&text)?.cpu_s();
+    Some(user + sys)
 }
 
 /// A process's and its direct children's CPU time so far (user + system, all threads), in seconds, and
