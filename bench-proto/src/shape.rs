@@ -182,6 +182,16 @@ impl Span {
     }
 }
 
+/// The level at `t` seconds on stages placed on the clock in order ([`Stages::spans`], or a results document's
+/// stages): interpolated within the stage around `t`, the last stage's end after them, 0 before them.
+pub fn level_on(spans: &[Span], t: f64) -> f64 {
+    match spans.iter().find(|s| t < s.to_s) {
+        Some(s) if t >= s.from_s => s.level_at(t),
+        Some(_) => 0.0,
+        None => spans.last().map_or(0.0, |s| s.end),
+    }
+}
+
 impl Stages {
     pub fn new(stages: Vec<Stage>) -> Result<Stages, ShapeError> {
         let Some(&first) = stages.first() else {
@@ -304,12 +314,7 @@ impl Stages {
 
     /// The level at `t` seconds (the last stage's target after the end; 0 before the start).
     pub fn level_at(&self, t: f64) -> f64 {
-        let spans = self.spans();
-        match spans.iter().find(|s| t < s.to_s) {
-            Some(s) if t >= s.from_s => s.level_at(t),
-            Some(_) => 0.0,
-            None => spans.last().map_or(0.0, |s| s.end),
-        }
+        level_on(&self.spans(), t)
     }
 
     /// ∫ level from 0 to `t` (for a rate: the calls offered by `t`).

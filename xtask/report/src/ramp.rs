@@ -3,7 +3,7 @@
 //! least 97 % of offered), with a slack for counting at second boundaries and for Poisson arrivals' spread.
 
 use bench_proto::results::{Interval, StageResults, Timeline};
-use bench_proto::shape::Ramped;
+use bench_proto::shape::{level_on, Ramped, Span};
 
 /// A second is short when it completes fewer than this share of the calls offered in it (max-rate's rule).
 const MIN_ACHIEVED: f64 = 0.97;
@@ -78,14 +78,8 @@ pub fn judge(stages: &[StageResults], timeline: &Timeline) -> Option<Ramp> {
 
 /// The rate offered at `t` seconds: the stage around it, interpolated from its start level to its end.
 fn offered_at(stages: &[StageResults], t: f64) -> f64 {
-    let Some(s) = stages.iter().find(|s| t < s.to_s).or(stages.last()) else {
-        return 0.0;
-    };
-    if s.to_s <= s.from_s {
-        return s.end;
-    }
-    let f = ((t - s.from_s) / (s.to_s - s.from_s)).clamp(0.0, 1.0);
-    s.start + (s.end - s.start) * f
+    let spans: Vec<Span> = stages.iter().map(StageResults::span).collect();
+    level_on(&spans, t)
 }
 
 #[cfg(test)]
