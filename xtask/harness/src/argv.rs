@@ -262,7 +262,7 @@ pub enum PeerPlace<'a> {
 /// A peer server's whole command line (program and flags; after the CPU pinning prefix for a process, the
 /// container's command in its image), from its peer.toml's templates — the one place it is built, for every
 /// backend. It listens on `http` (`127.0.0.1:0` as a process, `0.0.0.0:8080` in a container); its workers are
-/// its configuration's rule (gsoap's pool: at least the instance's largest client count; cxf's: 4 for each of
+/// its configuration's rule (gsoap's pool: at least the instance's largest client count; jaxws's: 2 for each of
 /// the `cores` the server is given), else `workers` (the harness's: the scenario's, or the pinned server CPUs);
 /// store cap and body bound are the scenario's.
 pub fn peer(
