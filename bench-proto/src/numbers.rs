@@ -159,6 +159,16 @@ pub fn compact(v: f64) -> String {
     }
 }
 
+/// Milliseconds to about four significant digits, without separators (report.html's step table).
+pub fn fmt_ms(ms: f64) -> String {
+    match ms.abs() {
+        a if a >= 1000.0 => format!("{ms:.0}"),
+        a if a >= 100.0 => format!("{ms:.1}"),
+        a if a >= 10.0 => format!("{ms:.2}"),
+        _ => format!("{ms:.3}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -193,6 +203,14 @@ mod tests {
         assert_eq!(num(0.0), "0");
         assert_eq!(thousands(76), "76");
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn milliseconds_to_four_digits() {
+        assert_eq!(fmt_ms(1234.4), "1234");
+        assert_eq!(fmt_ms(123.46), "123.5");
+        assert_eq!(fmt_ms(12.346), "12.35");
+        assert_eq!(fmt_ms(0.4), "0.400");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use quick_xml::escape::escape;
 use super::charts::{short_source, Chart};
 use super::sweep::Curve;
 use crate::summary::published_value;
-use bench_proto::numbers::{fmt_num, fmt_x, num};
+use bench_proto::numbers::{fmt_ms, fmt_num, fmt_x, num};
 use wsbench_harness::results::{flatten, Axis, Run, Step};
 use wsbench_harness::rundoc::Status;
 use wsbench_harness::stats::Estimate;
@@ -507,16 +507,6 @@ fn status(h: &mut String, m: &wsbench_harness::rundoc::RunDoc) {
         "<div class=\"{class}\" id=\"status\" data-status=\"{key}\">Status: <strong>{}</strong></div>",
         esc(&m.status_words())
     );
-}
-
-/// Milliseconds to about four significant digits.
-fn fmt_ms(ms: f64) -> String {
-    match ms.abs() {
-        a if a >= 1000.0 => format!("{ms:.0}"),
-        a if a >= 100.0 => format!("{ms:.1}"),
-        a if a >= 10.0 => format!("{ms:.2}"),
-        _ => format!("{ms:.3}"),
-    }
 }
 
 /// One step's cells after its label: counts, throughput, latencies, CPU and memory.
