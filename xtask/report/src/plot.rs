@@ -434,9 +434,11 @@ impl Plot {
                 .map_err(plot_err)?;
             if !label.is_empty() {
                 let pos = chart.backend_coord(&(*vx, y_hi));
+                // The bands' labels take the top line: a mark's label goes on the next, not over them.
+                let down = if self.bands.is_empty() { 4 } else { 20 };
                 area.draw(&Text::new(
                     label.clone(),
-                    (pos.0 + 4, pos.1 + 4),
+                    (pos.0 + 4, pos.1 + down),
                     (FONT, 12).into_font().color(&self.vmark_color),
                 ))
                 .map_err(plot_err)?;
@@ -1047,6 +1049,34 @@ mod tests {
             }
         }
         assert!(placed.iter().any(|t| t.1 == 300 && t.2.contains("Intel")));
+    }
+
+    /// A mark at a band's edge ("breaks down" where stage 2 starts) is labelled below the band's label, not
+    /// over it.
+    #[test]
+    fn a_marks_label_is_not_drawn_over_a_bands_label() {
+        let mut p = Plot::new("t", "s", "calls/s");
+        p.lines
+            .push(Line::new("ok", vec![(0.0, 1.0), (20.0, 5.0)], PALETTE[0]));
+        p.bands = vec![
+            (0.0, 10.0, "1 0→8 clients".into()),
+            (10.0, 20.0, "2 8 clients".into()),
+        ];
+        p.vmarks.push((10.0, "breaks down".into()));
+        let svg = p.to_svg().unwrap();
+        let y_of = |label: &str| -> i32 {
+            // plotters writes a text's content on a line of its own.
+            let at = svg.find(&format!("\n{label}\n")).expect(label);
+            let head = &svg[..at];
+            let y = &head[head.rfind(" y=\"").expect("a y") + 4..];
+            y[..y.find('"').unwrap()].parse().unwrap()
+        };
+        assert!(
+            y_of("breaks down") - y_of("2 8 clients") >= 12,
+            "{} vs {}",
+            y_of("breaks down"),
+            y_of("2 8 clients")
+        );
     }
 
     #[test]
