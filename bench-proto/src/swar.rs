@@ -3,9 +3,9 @@
 //! module.
 
 /// 0x01 in every byte.
-pub const LO: u64 = u64::from_le_bytes([0x01; 8]);
+pub(crate) const LO: u64 = u64::from_le_bytes([0x01; 8]);
 /// 0x80 in every byte.
-pub const HI: u64 = u64::from_le_bytes([0x80; 8]);
+pub(crate) const HI: u64 = u64::from_le_bytes([0x80; 8]);
 
 /// The eight bytes of `bytes` at `at`, the first in the lowest bits.
 #[inline]

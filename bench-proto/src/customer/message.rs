@@ -36,13 +36,13 @@ impl Operation {
         }
     }
 
-    pub fn from_name(name: &[u8]) -> Option<Self> {
+    pub(crate) fn from_name(name: &[u8]) -> Option<Self> {
         Self::ALL
             .into_iter()
             .find(|op| op.as_str().as_bytes() == name)
     }
 
-    pub fn from_response_element(name: &[u8]) -> Option<Self> {
+    pub(crate) fn from_response_element(name: &[u8]) -> Option<Self> {
         Self::ALL
             .into_iter()
             .find(|op| op.response_element().is_some_and(|r| r.as_bytes() == name))

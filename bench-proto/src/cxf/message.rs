@@ -40,14 +40,14 @@ impl Operation {
     }
 
     /// The operation with this wire name.
-    pub fn from_name(name: &[u8]) -> Option<Self> {
+    pub(crate) fn from_name(name: &[u8]) -> Option<Self> {
         Self::ALL
             .into_iter()
             .find(|op| op.as_str().as_bytes() == name)
     }
 
     /// The operation whose response wrapper element this is.
-    pub fn from_response_element(name: &[u8]) -> Option<Self> {
+    pub(crate) fn from_response_element(name: &[u8]) -> Option<Self> {
         Self::ALL
             .into_iter()
             .find(|op| op.response_element().as_bytes() == name)
@@ -103,7 +103,7 @@ impl<'a> Request<'a> {
 
 impl Request<'_> {
     /// The same request, owning its values.
-    pub fn to_owned_static(&self) -> Request<'static> {
+    pub(crate) fn to_owned_static(&self) -> Request<'static> {
         match self {
             Self::EchoString(s) => Request::EchoString(Cow::Owned(s.to_string())),
             Self::EchoBase64(b) => Request::EchoBase64(Cow::Owned(b.to_vec())),
@@ -125,7 +125,7 @@ impl Response<'_> {
     }
 
     /// The same response, owning its values.
-    pub fn to_owned_static(&self) -> Response<'static> {
+    pub(crate) fn to_owned_static(&self) -> Response<'static> {
         match self {
             Self::EchoString(s) => Response::EchoString(Cow::Owned(s.to_string())),
             Self::EchoBase64(b) => Response::EchoBase64(Cow::Owned(b.to_vec())),

@@ -32,4 +32,4 @@ pub const PATH: &str = "/cxf-benchmark-soapdoclit/services/SoapHttpDocLitPort";
 /// Namespace of the message elements and types (`elementFormDefault="qualified"`).
 pub const TYPES_NS: &str = "http://cxf.apache.org/cxf/performance/types";
 /// Namespace of the WSDL definitions (service, port type, binding).
-pub const SERVICE_NS: &str = "http://cxf.apache.org/cxf/performance";
+pub(crate) const SERVICE_NS: &str = "http://cxf.apache.org/cxf/performance";

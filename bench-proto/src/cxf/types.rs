@@ -56,7 +56,7 @@ pub struct SimpleStruct<'a> {
 
 impl SimpleStruct<'_> {
     /// The same value, owning its text.
-    pub fn to_owned_static(&self) -> SimpleStruct<'static> {
+    pub(crate) fn to_owned_static(&self) -> SimpleStruct<'static> {
         SimpleStruct {
             var_string: Cow::Owned(self.var_string.to_string()),
             var_attr_string: self
@@ -85,7 +85,7 @@ pub struct NestedComplexType<'a> {
 
 impl NestedComplexType<'_> {
     /// The same value, owning its text and bytes.
-    pub fn to_owned_static(&self) -> NestedComplexType<'static> {
+    pub(crate) fn to_owned_static(&self) -> NestedComplexType<'static> {
         NestedComplexType {
             var_string: Cow::Owned(self.var_string.to_string()),
             var_ubyte: self.var_ubyte,
@@ -120,7 +120,7 @@ impl<'a> Items<'a> {
     }
 
     /// The same items, owning everything.
-    pub fn to_owned_static(&self) -> Items<'static> {
+    pub(crate) fn to_owned_static(&self) -> Items<'static> {
         Items::Owned(
             self.iter()
                 .map(NestedComplexType::to_owned_static)

@@ -181,7 +181,7 @@ pub struct Throughput {
 }
 
 impl Throughput {
-    pub fn compute(counts: &Counts, elapsed_s: f64, clients: u64) -> Throughput {
+    pub(crate) fn compute(counts: &Counts, elapsed_s: f64, clients: u64) -> Throughput {
         if elapsed_s <= 0.0 {
             return Throughput::default();
         }

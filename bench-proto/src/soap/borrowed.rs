@@ -13,7 +13,7 @@ use crate::xsd::{self, QName};
 impl<'a> BodyReader<'a> {
     /// The next child `{ns}name` as an xsd:string: borrowed from the input when it has no references, else
     /// expanded into `arena`.
-    pub fn str_field_in(
+    pub(crate) fn str_field_in(
         &mut self,
         ns: &'static str,
         name: &'static str,
@@ -43,7 +43,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// The next child `{ns}name` as an xsd:QName, its parts borrowed (see [`qname_in`](Self::qname_in)).
-    pub fn qname_field_in(
+    pub(crate) fn qname_field_in(
         &mut self,
         ns: &'static str,
         name: &'static str,
@@ -57,7 +57,7 @@ impl<'a> BodyReader<'a> {
 
     /// The next child, `{ns}name`, and the value of its attribute `attr` (in no namespace) if present, as
     /// [`attribute_in`](Self::attribute_in) gives it. Errors have an empty path: callers add `name`.
-    pub fn child_with_attribute_in(
+    pub(crate) fn child_with_attribute_in(
         &mut self,
         ns: &'static str,
         name: &'static str,
@@ -101,7 +101,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// [`repeated`](Self::repeated) into `arena`: the items as a slice of it.
-    pub fn repeated_in<T>(
+    pub(crate) fn repeated_in<T>(
         &mut self,
         ns: &'static str,
         name: &'static str,

@@ -33,7 +33,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// As [`open`](Self::open), but ignoring `mustUnderstand` (for reading faults, whatever the headers).
-    pub fn open_ignoring_headers(input: &'a [u8]) -> Result<Self, SoapError> {
+    pub(crate) fn open_ignoring_headers(input: &'a [u8]) -> Result<Self, SoapError> {
         Self::open_inner(input, &Limits::default(), false)
     }
 

@@ -19,7 +19,7 @@ pub enum FaultCode {
 
 impl FaultCode {
     /// The local part of the code's QName in the envelope namespace.
-    pub fn local_name(self) -> &'static str {
+    pub(crate) fn local_name(self) -> &'static str {
         match self {
             Self::VersionMismatch => "VersionMismatch",
             Self::MustUnderstand => "MustUnderstand",

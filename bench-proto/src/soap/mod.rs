@@ -40,7 +40,7 @@ pub use writer::{
 pub use wsdl::{wsdl, WsdlSpec};
 
 /// The SOAP 1.1 envelope namespace.
-pub const SOAP11_ENV_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
+pub(crate) const SOAP11_ENV_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
 
 /// `Content-Type` of SOAP 1.1 messages.
 pub const CONTENT_TYPE: &str = "text/xml; charset=utf-8";

@@ -35,7 +35,7 @@ pub struct Element<'a> {
 
 impl<'a> Element<'a> {
     /// The local name (without prefix).
-    pub fn local_name(&self) -> &'a [u8] {
+    pub(crate) fn local_name(&self) -> &'a [u8] {
         &self.name[self.local..]
     }
 
@@ -536,7 +536,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// The namespace of `el` as text, for error messages (shortened if long).
-    pub fn namespace_of(&self, el: &Element<'_>) -> String {
+    pub(crate) fn namespace_of(&self, el: &Element<'_>) -> String {
         match self.resolve(el) {
             Resolved::Bound(n) => shorten(n),
             Resolved::NoNamespace => String::new(),
@@ -653,7 +653,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// As [`text`](Self::text), as bytes: plain text needs no UTF-8 check (it is ASCII).
-    pub fn text_bytes(&mut self) -> Result<Cow<'a, [u8]>, SoapError> {
+    pub(crate) fn text_bytes(&mut self) -> Result<Cow<'a, [u8]>, SoapError> {
         if let Some(raw) = self.plain_text()? {
             return Ok(Cow::Borrowed(raw));
         }
@@ -794,7 +794,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// [`text`](Self::text), borrowed from the input or (references expanded) put in `arena`.
-    pub fn text_in(&mut self, arena: &'a Bump) -> Result<&'a str, SoapError> {
+    pub(crate) fn text_in(&mut self, arena: &'a Bump) -> Result<&'a str, SoapError> {
         Ok(match self.text()? {
             Cow::Borrowed(s) => s,
             Cow::Owned(s) => arena.alloc_str(&s),
@@ -802,7 +802,7 @@ impl<'a> BodyReader<'a> {
     }
 
     /// All text inside the current element, its descendants' included, up to its end tag.
-    pub fn deep_text(&mut self) -> Result<String, SoapError> {
+    pub(crate) fn deep_text(&mut self) -> Result<String, SoapError> {
         let mut text = String::new();
         self.consume_rest(Some(&mut text))?;
         Ok(text)

@@ -117,13 +117,13 @@ impl<'a> UsualRun<'_, 'a> {
 
     /// The usual QName leaf `<name xmlns:p="uri">p:local</name>`.
     #[inline]
-    pub fn qname(&mut self, name: &str) -> Option<QName<'a>> {
+    pub(crate) fn qname(&mut self, name: &str) -> Option<QName<'a>> {
         self.r.usual_qname_leaf(self.ns, name)
     }
 
     /// `<name attr="value">` right here, entered: the value.
     #[inline]
-    pub fn open_with_attribute(&mut self, name: &str, attr: &str) -> Option<&'a str> {
+    pub(crate) fn open_with_attribute(&mut self, name: &str, attr: &str) -> Option<&'a str> {
         let (_, value) = self
             .r
             .usual_child_with_attribute(self.ns, name, attr, self.arena)?;

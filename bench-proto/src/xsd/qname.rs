@@ -53,7 +53,7 @@ impl<'a> QName<'a> {
 
     /// Splits the collapsed lexical form `prefix:local` or `local` and checks both parts are NCNames.
     /// The caller resolves the prefix.
-    pub fn split_lexical(raw: &str) -> Result<(Option<&str>, &str), XsdError> {
+    pub(crate) fn split_lexical(raw: &str) -> Result<(Option<&str>, &str), XsdError> {
         let s = collapse(raw);
         let (prefix, local) = match s.bytes().position(|b| b == b':') {
             Some(i) => (Some(&s[..i]), &s[i + 1..]),
@@ -67,7 +67,7 @@ impl<'a> QName<'a> {
 
     /// Appends a whole element `<name …>p:local</name>` whose text is this QName. `name` is written
     /// unprefixed and must resolve to `element_ns` through the default namespace of the context.
-    pub fn write_element(&self, out: &mut Vec<u8>, name: &str, element_ns: &str) {
+    pub(crate) fn write_element(&self, out: &mut Vec<u8>, name: &str, element_ns: &str) {
         out.push(b'<');
         if self.namespace.is_empty() {
             // An unprefixed QName would take the default namespace, so undeclare it; the element itself
