@@ -24,7 +24,7 @@ const GATED: &[&str] = &[
 ];
 
 /// `(name, iterations)` of the hostile hot paths the gate counts.
-pub fn gated() -> impl Iterator<Item = (String, u64)> {
+pub(crate) fn gated() -> impl Iterator<Item = (String, u64)> {
     GATED.iter().map(|s| (format!("hostile_1MB/{s}"), 1))
 }
 
@@ -39,7 +39,7 @@ fn valid_of(service: Service) -> &'static str {
 /// `hostile-list SIZE…`: a line per case of the gate's hostile tier at each size, `name bytes valid`: the hot
 /// path of the shape, the size of its body, and the hot path of the valid echo it is compared with (the valid
 /// echoes are cases too, each its own reference).
-pub fn list(sizes: &[String]) -> Result<(), String> {
+pub(crate) fn list(sizes: &[String]) -> Result<(), String> {
     for size in sizes {
         for service in [Service::Cxf, Service::Customer] {
             let valid = format!("hostile_{size}/{}", valid_of(service));
@@ -70,7 +70,7 @@ fn body_of(name: &str) -> Option<(Service, Vec<u8>)> {
 }
 
 /// The work of a hostile hot path, if `name` is one.
-pub fn setup(name: &str) -> Option<Box<dyn FnMut()>> {
+pub(crate) fn setup(name: &str) -> Option<Box<dyn FnMut()>> {
     let (service, body) = body_of(name)?;
     let limits = Limits::default();
     let mut out = Vec::with_capacity(2 * body.len());

@@ -125,16 +125,16 @@ impl ChatConfig {
     /// Default `max_connections` (as the HTTP server's).
     pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
     /// Default `idle_timeout`: VOLANO's benchmark configuration (`server.timeout=10` minutes).
-    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+    pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(600);
     /// Default `send_buffer`: hundreds of VolanoMark messages, far above the one per room a paced run
     /// has in flight.
     pub const DEFAULT_SEND_BUFFER: usize = 64 * 1024;
     /// Default `send_memory`.
     pub const DEFAULT_SEND_MEMORY: usize = 32 * 1024 * 1024;
     /// Default `packet_timeout`.
-    pub const DEFAULT_PACKET_TIMEOUT: Duration = Duration::from_secs(30);
+    pub(crate) const DEFAULT_PACKET_TIMEOUT: Duration = Duration::from_secs(30);
     /// Default `max_packet`: room for the largest request VolanoMark sends (its `Access`) many times over.
-    pub const DEFAULT_MAX_PACKET: usize = 8 * 1024;
+    pub(crate) const DEFAULT_MAX_PACKET: usize = 8 * 1024;
 
     /// Checks the settings make sense together.
     pub fn validate(&self) -> anyhow::Result<()> {

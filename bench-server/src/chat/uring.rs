@@ -26,7 +26,7 @@ thread_local! {
 }
 
 /// Why io_uring cannot be used here, as the READY line and provenance name it (one word).
-pub fn probe() -> Result<(), String> {
+pub(super) fn probe() -> Result<(), String> {
     // 2: disabled for everyone; 1: only for a group (the attempt below decides); 0: allowed.
     if let Ok(s) = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled") {
         if s.trim() == "2" {

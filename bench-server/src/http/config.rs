@@ -63,27 +63,27 @@ impl HttpConfig {
     /// Default `store_prefill`.
     pub const DEFAULT_STORE_PREFILL: usize = 1_000;
     /// Default `max_get`: 20 000 customers, about 10 MB of XML.
-    pub const DEFAULT_MAX_GET: u32 = 20_000;
+    pub(crate) const DEFAULT_MAX_GET: u32 = 20_000;
     /// Default `header_timeout`.
-    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+    pub(crate) const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
     /// Default `idle_timeout`.
-    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
     /// Default `body_timeout`.
-    pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+    pub(crate) const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
     /// Default `send_timeout`.
-    pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(10);
+    pub(crate) const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(10);
     /// Default `request_budget`: four bodies of the default `max_body` at once (or 320 of 100 KB).
     pub const DEFAULT_REQUEST_BUDGET: usize = 32 * 1024 * 1024;
     /// Default `response_budget`.
     pub const DEFAULT_RESPONSE_BUDGET: usize = 16 * 1024 * 1024;
     /// Default `linger`.
-    pub const DEFAULT_LINGER: Duration = Duration::from_secs(5);
+    pub(crate) const DEFAULT_LINGER: Duration = Duration::from_secs(5);
     /// Default `max_connections`.
     pub const DEFAULT_MAX_CONNECTIONS: usize = 16_384;
     /// Default `rest_above`: below it, a connection keeps its session (no set-up per request).
     pub const DEFAULT_REST_ABOVE: usize = 1_024;
     /// Default `shutdown_grace`.
-    pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+    pub(crate) const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 }
 
 impl Default for HttpConfig {

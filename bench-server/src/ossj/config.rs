@@ -24,10 +24,10 @@ pub struct PortalConfig {
 }
 
 impl PortalConfig {
-    pub const DEFAULT_REPLY_TIMEOUT: Duration = Duration::from_secs(2);
+    pub(crate) const DEFAULT_REPLY_TIMEOUT: Duration = Duration::from_secs(2);
     pub const DEFAULT_MAX_PENDING: usize = 4096;
-    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-    pub const DEFAULT_BROKER_WAIT: Duration = Duration::from_secs(60);
+    pub(crate) const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+    pub(crate) const DEFAULT_BROKER_WAIT: Duration = Duration::from_secs(60);
 
     /// The defaults, for `broker` and `instance`.
     pub fn new(broker: impl Into<String>, instance: impl Into<String>) -> PortalConfig {
@@ -81,7 +81,7 @@ pub struct BackendConfig {
 
 impl BackendConfig {
     pub const DEFAULT_PREFETCH: u32 = 256;
-    pub const DEFAULT_DRAIN_GRACE: Duration = Duration::from_secs(5);
+    pub(crate) const DEFAULT_DRAIN_GRACE: Duration = Duration::from_secs(5);
 
     pub fn new(broker: impl Into<String>) -> BackendConfig {
         BackendConfig {

@@ -188,7 +188,7 @@ impl Portal {
     }
 
     /// The portal's `/metrics` lines.
-    pub fn render_metrics(&self, out: &mut String) {
+    pub(crate) fn render_metrics(&self, out: &mut String) {
         let s = &self.shared.stats;
         let c = |a: &AtomicU64| a.load(Ordering::Relaxed);
         let _ = writeln!(

@@ -18,30 +18,30 @@ use tokio::task::JoinHandle;
 
 /// Upper bound on any single wait in a test, so a broken server fails the test instead of hanging CI.
 /// Never used to wait for something to happen; only to stop waiting for something that does not.
-pub const BOUND: Duration = Duration::from_secs(20);
+pub(crate) const BOUND: Duration = Duration::from_secs(20);
 
-pub const SOAP_XML: &str = "text/xml; charset=utf-8";
+pub(crate) const SOAP_XML: &str = "text/xml; charset=utf-8";
 
 /// Awaits `fut`, failing the test if it takes longer than [`BOUND`].
-pub async fn bounded<F: std::future::Future>(what: &str, fut: F) -> F::Output {
+pub(crate) async fn bounded<F: std::future::Future>(what: &str, fut: F) -> F::Output {
     tokio::time::timeout(BOUND, fut)
         .await
         .unwrap_or_else(|_| panic!("{what}: no result within {BOUND:?}"))
 }
 
 /// A server running in this test's runtime.
-pub struct TestServer {
+pub(crate) struct TestServer {
     pub addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<anyhow::Result<()>>>,
 }
 
 impl TestServer {
-    pub async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         Self::with(HttpConfig::default()).await
     }
 
-    pub async fn with(config: HttpConfig) -> Self {
+    pub(crate) async fn with(config: HttpConfig) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
@@ -58,7 +58,7 @@ impl TestServer {
     }
 
     /// A server some other `run` serves on `addr`, stopped through `stop`.
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         addr: SocketAddr,
         stop: oneshot::Sender<()>,
         task: JoinHandle<anyhow::Result<()>>,
@@ -71,26 +71,26 @@ impl TestServer {
     }
 
     /// A fresh keep-alive client connection.
-    pub async fn client(&self) -> Client {
+    pub(crate) async fn client(&self) -> Client {
         Client::connect(self.addr).await
     }
 
     /// The /metrics text, fetched on a fresh connection.
-    pub async fn metrics(&self) -> String {
+    pub(crate) async fn metrics(&self) -> String {
         let reply = self.client().await.get("/metrics").await;
         assert_eq!(reply.status, StatusCode::OK);
         reply.text()
     }
 
     /// Asks the server to stop, without waiting for it.
-    pub fn request_stop(&mut self) {
+    pub(crate) fn request_stop(&mut self) {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
     }
 
     /// Asks the server to stop and checks that `run` returns Ok.
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         self.request_stop();
         let task = self.task.take().expect("running");
         bounded("server shutdown", task)
@@ -102,7 +102,7 @@ impl TestServer {
 
 /// One sample of the Prometheus text, e.g. `metric(&text, "wsbench_http_connections_open")`; `name` may
 /// include labels exactly as rendered.
-pub fn metric(text: &str, name: &str) -> u64 {
+pub(crate) fn metric(text: &str, name: &str) -> u64 {
     text.lines()
         .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
         .unwrap_or_else(|| panic!("metric {name} missing from:\n{text}"))
@@ -112,18 +112,18 @@ pub fn metric(text: &str, name: &str) -> u64 {
 
 /// A response, fully read.
 #[derive(Debug)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: Bytes,
 }
 
 impl Reply {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         String::from_utf8(self.body.to_vec()).expect("UTF-8 body")
     }
 
-    pub fn header(&self, name: &str) -> &str {
+    pub(crate) fn header(&self, name: &str) -> &str {
         self.headers
             .get(name)
             .and_then(|v| v.to_str().ok())
@@ -131,7 +131,7 @@ impl Reply {
     }
 
     /// The SOAP fault in the body; fails the test unless this is a proper HTTP 500 fault response.
-    pub fn fault(&self) -> bench_proto::soap::Fault {
+    pub(crate) fn fault(&self) -> bench_proto::soap::Fault {
         assert_eq!(
             self.status,
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -145,13 +145,13 @@ impl Reply {
 }
 
 /// A keep-alive HTTP/1.1 client connection.
-pub struct Client {
+pub(crate) struct Client {
     sender: SendRequest<Full<Bytes>>,
     host: String,
 }
 
 impl Client {
-    pub async fn connect(addr: SocketAddr) -> Self {
+    pub(crate) async fn connect(addr: SocketAddr) -> Self {
         let stream = bounded("connect", TcpStream::connect(addr))
             .await
             .expect("connect");
@@ -165,7 +165,7 @@ impl Client {
         }
     }
 
-    pub async fn send(&mut self, req: Request<Full<Bytes>>) -> Reply {
+    pub(crate) async fn send(&mut self, req: Request<Full<Bytes>>) -> Reply {
         bounded("response", async {
             self.sender.ready().await.expect("connection usable");
             let resp = self.sender.send_request(req).await.expect("response");
@@ -180,14 +180,14 @@ impl Client {
         .await
     }
 
-    pub fn request(&self, method: Method, path: &str) -> http::request::Builder {
+    pub(crate) fn request(&self, method: Method, path: &str) -> http::request::Builder {
         Request::builder()
             .method(method)
             .uri(path)
             .header(HOST, &self.host)
     }
 
-    pub async fn get(&mut self, path: &str) -> Reply {
+    pub(crate) async fn get(&mut self, path: &str) -> Reply {
         let req = self
             .request(Method::GET, path)
             .body(Full::default())
@@ -196,11 +196,16 @@ impl Client {
     }
 
     /// POSTs `body` as SOAP 1.1 (`text/xml; charset=utf-8`).
-    pub async fn soap(&mut self, path: &str, body: Vec<u8>) -> Reply {
+    pub(crate) async fn soap(&mut self, path: &str, body: Vec<u8>) -> Reply {
         self.post(path, Some(SOAP_XML), body).await
     }
 
-    pub async fn post(&mut self, path: &str, content_type: Option<&str>, body: Vec<u8>) -> Reply {
+    pub(crate) async fn post(
+        &mut self,
+        path: &str,
+        content_type: Option<&str>,
+        body: Vec<u8>,
+    ) -> Reply {
         let mut req = self.request(Method::POST, path);
         if let Some(ct) = content_type {
             req = req.header(CONTENT_TYPE, ct);
@@ -211,7 +216,7 @@ impl Client {
 }
 
 /// Writes `request` on a new connection and reads until the server closes it.
-pub async fn raw_exchange(addr: SocketAddr, request: &[u8]) -> String {
+pub(crate) async fn raw_exchange(addr: SocketAddr, request: &[u8]) -> String {
     let mut stream = bounded("connect", TcpStream::connect(addr))
         .await
         .expect("connect");
@@ -220,14 +225,14 @@ pub async fn raw_exchange(addr: SocketAddr, request: &[u8]) -> String {
 }
 
 /// Reads until the peer closes (EOF or reset); returns what arrived.
-pub async fn read_to_close(stream: &mut TcpStream) -> String {
+pub(crate) async fn read_to_close(stream: &mut TcpStream) -> String {
     let mut got = Vec::new();
     let _ = bounded("connection close", stream.read_to_end(&mut got)).await;
     String::from_utf8_lossy(&got).into_owned()
 }
 
 /// A SOAP 1.1 envelope around `body_xml`, with the `soap` prefix.
-pub fn envelope(body_xml: &str) -> Vec<u8> {
+pub(crate) fn envelope(body_xml: &str) -> Vec<u8> {
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>{body_xml}</soap:Body></soap:Envelope>"#
     )

@@ -21,17 +21,17 @@ const EXE: &str = env!("CARGO_BIN_EXE_bench-server");
 const MIB: u64 = 1024 * 1024;
 
 /// How long a counter [`Server::wait_metric`] waits for may stand still before the wait fails.
-pub const STALL: Duration = Duration::from_secs(60);
+pub(super) const STALL: Duration = Duration::from_secs(60);
 
 /// The bound of a case whose waits are bounded by progress ([`Server::wait_metric`]): it catches only what
 /// they cannot, never a slow machine.
-pub const LAST_RESORT: Duration = Duration::from_secs(600);
+pub(super) const LAST_RESORT: Duration = Duration::from_secs(600);
 
 /// Cases run by the whole battery (each category also checks its own count).
-pub static CASES: AtomicUsize = AtomicUsize::new(0);
+pub(super) static CASES: AtomicUsize = AtomicUsize::new(0);
 
 /// A `bench-server` process serving HTTP and chat on loopback; killed when dropped.
-pub struct Server {
+pub(super) struct Server {
     child: Child,
     pub http: SocketAddr,
     pub chat: SocketAddr,
@@ -51,7 +51,7 @@ impl Drop for Server {
 
 impl Server {
     /// Starts the binary with two workers and `args` on top of the defaults.
-    pub fn start(args: &[&str]) -> Server {
+    pub(super) fn start(args: &[&str]) -> Server {
         let mut child = Command::new(EXE)
             .args([
                 "--http",
@@ -100,22 +100,22 @@ impl Server {
     }
 
     /// Resident memory now, bytes.
-    pub fn rss(&self) -> u64 {
+    pub(super) fn rss(&self) -> u64 {
         self.status_kib("VmRSS:") * 1024
     }
 
     /// The highest resident memory since the last [`Server::reset_peak`], bytes.
-    pub fn peak_rss(&self) -> u64 {
+    pub(super) fn peak_rss(&self) -> u64 {
         self.status_kib("VmHWM:") * 1024
     }
 
     /// Starts measuring the peak RSS afresh (Linux `clear_refs` 5).
-    pub fn reset_peak(&self) {
+    pub(super) fn reset_peak(&self) {
         std::fs::write(format!("/proc/{}/clear_refs", self.pid), "5").expect("clear_refs");
     }
 
     /// The `/metrics` text.
-    pub async fn metrics(&self) -> String {
+    pub(super) async fn metrics(&self) -> String {
         let reply = exchange(
             self.http,
             b"GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
@@ -126,14 +126,14 @@ impl Server {
     }
 
     /// One sample of `/metrics` (`name` may include labels as rendered).
-    pub async fn metric(&self, name: &str) -> u64 {
+    pub(super) async fn metric(&self, name: &str) -> u64 {
         crate::support::metric(&self.metrics().await, name)
     }
 
     /// Waits until `metric` reaches `at_least`, reading it every 20 ms. Bounded by progress, not by a
     /// deadline: the wait fails only when the value has not moved for [`STALL`], so a slow or busy machine
     /// makes it take longer, never fail.
-    pub async fn wait_metric(&self, name: &str, at_least: u64) -> u64 {
+    pub(super) async fn wait_metric(&self, name: &str, at_least: u64) -> u64 {
         let mut last = self.metric(name).await;
         let mut moved = std::time::Instant::now();
         while last < at_least {
@@ -151,12 +151,17 @@ impl Server {
     /// Runs one hostile case, then checks that the server still answers a valid SOAP call and relays a
     /// chat message, and that its peak RSS during all that grew by at most `max_growth_mib` over what it
     /// was before. Panics (failing the test) naming the case otherwise.
-    pub async fn case(&self, name: &str, max_growth_mib: u64, case: impl std::future::Future) {
+    pub(super) async fn case(
+        &self,
+        name: &str,
+        max_growth_mib: u64,
+        case: impl std::future::Future,
+    ) {
         self.case_within(name, max_growth_mib, BOUND, case).await;
     }
 
     /// [`Server::case`] for a case that may take up to `limit` (many connections, each cut by a timeout).
-    pub async fn case_within(
+    pub(super) async fn case_within(
         &self,
         name: &str,
         max_growth_mib: u64,
@@ -197,12 +202,12 @@ impl Server {
     }
 
     /// Cases run against this server so far.
-    pub fn cases_run(&self) -> usize {
+    pub(super) fn cases_run(&self) -> usize {
         self.ran.load(Ordering::Relaxed)
     }
 
     /// A valid echoComplexTypeDoc, answered 200 with exactly the items sent.
-    pub async fn assert_serves_soap(&self) {
+    pub(super) async fn assert_serves_soap(&self) {
         let req = cxf::echo_complex_request(2, 7);
         let mut body = Vec::new();
         cxf::write_request(&req, &mut body);
@@ -213,7 +218,7 @@ impl Server {
     }
 
     /// Two users enter a fresh room; one's message reaches the other.
-    pub async fn assert_serves_chat(&self) {
+    pub(super) async fn assert_serves_chat(&self) {
         let room = format!("Check{}", self.checks.fetch_add(1, Ordering::Relaxed));
         let (mut a, _) = ChatClient::enter(self.chat, &room, "Ann").await;
         let (mut b, _) = ChatClient::enter(self.chat, &room, "Bob").await;
@@ -224,7 +229,7 @@ impl Server {
 }
 
 /// A POST of `body` as SOAP 1.1 to `path`, closing after the response.
-pub fn soap_request(path: &str, body: &[u8]) -> Vec<u8> {
+pub(super) fn soap_request(path: &str, body: &[u8]) -> Vec<u8> {
     let mut req = format!(
         "POST {path} HTTP/1.1\r\nHost: t\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
@@ -236,7 +241,7 @@ pub fn soap_request(path: &str, body: &[u8]) -> Vec<u8> {
 
 /// A response read off a raw connection.
 #[derive(Debug, Default)]
-pub struct Reply {
+pub(super) struct Reply {
     /// 0 when no status line arrived.
     pub status: u16,
     pub head: String,
@@ -246,11 +251,11 @@ pub struct Reply {
 }
 
 impl Reply {
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         String::from_utf8_lossy(&self.raw).into_owned()
     }
 
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.head.lines().skip(1).find_map(|l| {
             let (k, v) = l.split_once(':')?;
             k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
@@ -259,13 +264,13 @@ impl Reply {
 }
 
 /// Writes `request` on a new connection and reads until the server closes it (or resets it).
-pub async fn exchange(addr: SocketAddr, request: &[u8]) -> Reply {
+pub(super) async fn exchange(addr: SocketAddr, request: &[u8]) -> Reply {
     let mut stream = connect(addr).await;
     let _ = stream.write_all(request).await;
     read_reply(&mut stream).await
 }
 
-pub async fn connect(addr: SocketAddr) -> TcpStream {
+pub(super) async fn connect(addr: SocketAddr) -> TcpStream {
     bounded("connect", TcpStream::connect(addr))
         .await
         .expect("connect")
@@ -273,7 +278,7 @@ pub async fn connect(addr: SocketAddr) -> TcpStream {
 
 /// A connection with a small receive buffer, for a client that will not read (so the kernel holds
 /// little on its behalf and the server's own buffering shows).
-pub async fn connect_small(addr: SocketAddr) -> TcpStream {
+pub(super) async fn connect_small(addr: SocketAddr) -> TcpStream {
     let socket = TcpSocket::new_v4().expect("socket");
     socket.set_recv_buffer_size(4096).expect("SO_RCVBUF");
     bounded("connect", socket.connect(addr))
@@ -282,7 +287,7 @@ pub async fn connect_small(addr: SocketAddr) -> TcpStream {
 }
 
 /// Reads until EOF or a reset, then parses the first response in what came.
-pub async fn read_reply(stream: &mut TcpStream) -> Reply {
+pub(super) async fn read_reply(stream: &mut TcpStream) -> Reply {
     let mut raw = Vec::new();
     let _ = bounded("connection close", async {
         let mut buf = vec![0u8; 64 * 1024];
@@ -298,7 +303,7 @@ pub async fn read_reply(stream: &mut TcpStream) -> Reply {
 }
 
 /// Parses the first response in `raw` (Content-Length, chunked, or to the end).
-pub fn parse_reply(raw: Vec<u8>) -> Reply {
+pub(super) fn parse_reply(raw: Vec<u8>) -> Reply {
     let Some(end) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
         return Reply {
             raw,

@@ -16,7 +16,7 @@ use tokio::task::AbortHandle;
 
 /// How the broker behaves (changeable while it runs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Behaviour {
+pub(super) enum Behaviour {
     Normal,
     /// Answers CONNECT with an ERROR frame and closes.
     RefuseConnect,
@@ -37,7 +37,7 @@ struct State {
     seen: Mutex<Vec<Command>>,
 }
 
-pub struct FakeBroker {
+pub(super) struct FakeBroker {
     pub addr: SocketAddr,
     state: Arc<State>,
     accept: AbortHandle,
@@ -51,7 +51,7 @@ impl Drop for FakeBroker {
 }
 
 impl FakeBroker {
-    pub async fn start(behaviour: Behaviour) -> FakeBroker {
+    pub(super) async fn start(behaviour: Behaviour) -> FakeBroker {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let state = Arc::new(State::default());
@@ -72,16 +72,16 @@ impl FakeBroker {
         }
     }
 
-    pub fn address(&self) -> String {
+    pub(super) fn address(&self) -> String {
         self.addr.to_string()
     }
 
-    pub fn set(&self, behaviour: Behaviour) {
+    pub(super) fn set(&self, behaviour: Behaviour) {
         *self.state.behaviour.lock().unwrap() = Some(behaviour);
     }
 
     /// Closes every connection (as a broker that crashed would).
-    pub fn drop_connections(&self) {
+    pub(super) fn drop_connections(&self) {
         for c in self.state.conns.lock().unwrap().drain(..) {
             c.abort();
         }
@@ -89,7 +89,7 @@ impl FakeBroker {
     }
 
     /// How many frames of `command` the broker has received.
-    pub fn seen(&self, command: Command) -> usize {
+    pub(super) fn seen(&self, command: Command) -> usize {
         self.state
             .seen
             .lock()
@@ -100,7 +100,7 @@ impl FakeBroker {
     }
 
     /// Subscribers of `destination` now.
-    pub fn subscribers(&self, destination: &str) -> usize {
+    pub(super) fn subscribers(&self, destination: &str) -> usize {
         self.state
             .subs
             .lock()
@@ -242,7 +242,7 @@ fn route(state: &State, frame: Frame) {
 
 /// A back end of the tests' own: subscribes to the orders queue and answers each order with what
 /// `reply` makes of it (a frame whose destination and correlation id it then sets).
-pub async fn fake_backend(broker: SocketAddr, reply: fn(&Frame) -> Frame) -> AbortHandle {
+pub(super) async fn fake_backend(broker: SocketAddr, reply: fn(&Frame) -> Frame) -> AbortHandle {
     let mut stream = TcpStream::connect(broker).await.expect("connect");
     let mut out = Vec::new();
     Frame::new(Command::Connect)
