@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 /// What the run fails with.
-pub const NOT_HTTP2: &str = "the server did not answer HTTP/2 (prior knowledge, h2c)";
+pub(crate) const NOT_HTTP2: &str = "the server did not answer HTTP/2 (prior knowledge, h2c)";
 
 /// The client connection preface and an empty SETTINGS frame (length 0, type 4, no flags, stream 0).
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";

@@ -16,7 +16,7 @@ const SPARE_FILES: u64 = 64;
 
 /// `--source-ips`: comma-separated addresses and ranges, `A-B` (B a whole address, or for IPv4 the last
 /// octet: `127.0.0.1-16`).
-pub fn parse_source_ips(text: &str) -> Result<Vec<IpAddr>, String> {
+pub(crate) fn parse_source_ips(text: &str) -> Result<Vec<IpAddr>, String> {
     let mut out = Vec::new();
     for item in text.split(',').map(str::trim) {
         let bad = || format!("--source-ips: {item:?} is not an address or a range A-B");
@@ -57,7 +57,7 @@ pub fn parse_source_ips(text: &str) -> Result<Vec<IpAddr>, String> {
 }
 
 /// net.ipv4.ip_local_port_range: the ports a connection's local end is given from, both ends included.
-pub fn local_port_range() -> Option<(u16, u16)> {
+pub(crate) fn local_port_range() -> Option<(u16, u16)> {
     parse_port_range(&std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?)
 }
 
@@ -77,7 +77,11 @@ fn ports_per_source(range: (u16, u16)) -> u64 {
 /// The addresses to spread `clients` connections over when none are given: for a server on IPv4
 /// loopback, as many of 127.0.0.1, 127.0.0.2, … as keep each within the ports one source has (`ports_per_source`); otherwise
 /// none (the system chooses).
-pub fn auto_sources(server: SocketAddr, clients: u64, range: Option<(u16, u16)>) -> Vec<IpAddr> {
+pub(crate) fn auto_sources(
+    server: SocketAddr,
+    clients: u64,
+    range: Option<(u16, u16)>,
+) -> Vec<IpAddr> {
     let (IpAddr::V4(ip), Some(range)) = (server.ip(), range) else {
         return Vec::new();
     };

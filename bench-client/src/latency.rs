@@ -4,7 +4,7 @@
 use hdrhistogram::Histogram;
 
 /// Latencies above an hour are clamped (and would be timeouts long before).
-pub const MAX_LATENCY_US: u64 = 3_600_000_000;
+pub(crate) const MAX_LATENCY_US: u64 = 3_600_000_000;
 
 /// A fixed-range histogram: allocated once, never resized on the hot path.
 pub fn latency_histogram() -> Histogram<u64> {

@@ -9,7 +9,7 @@ pub fn request_operations() -> impl Iterator<Item = Operation> {
 }
 
 /// clap's value parser for `--operation`.
-pub fn parse_request_operation(s: &str) -> Result<Operation, String> {
+pub(crate) fn parse_request_operation(s: &str) -> Result<Operation, String> {
     match s.parse::<Operation>() {
         Ok(op) if op.is_chat() => {
             Err("the chat load is `bench-client chat …`, not an --operation".to_owned())

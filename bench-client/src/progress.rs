@@ -22,17 +22,17 @@ pub struct WorkerCounter {
 impl WorkerCounter {
     // Only the owning worker writes, so a plain load + store (no read-modify-write) is enough.
     #[inline]
-    pub fn add_ok(&self) {
+    pub(crate) fn add_ok(&self) {
         self.ok.store(self.ok.load(Relaxed) + 1, Relaxed);
     }
 
     #[inline]
-    pub fn add_error(&self) {
+    pub(crate) fn add_error(&self) {
         self.add_errors(1);
     }
 
     #[inline]
-    pub fn add_errors(&self, n: u64) {
+    pub(crate) fn add_errors(&self, n: u64) {
         self.errors.store(self.errors.load(Relaxed) + n, Relaxed);
     }
 }

@@ -106,7 +106,7 @@ impl HostCounters {
     }
 
     /// CPU shares between `earlier` and `self`.
-    pub fn shares_since(&self, earlier: &HostCounters) -> Option<CpuShares> {
+    pub(crate) fn shares_since(&self, earlier: &HostCounters) -> Option<CpuShares> {
         let total = self.total().saturating_sub(earlier.total());
         if total == 0 {
             return None;
@@ -219,7 +219,7 @@ impl Proc {
 
     /// A process's open file descriptors (the entries of /proc/PID/fd); `None` when they cannot be listed
     /// (it exited, or belongs to another user).
-    pub fn open_fds(&self, pid: u32) -> Option<u64> {
+    pub(crate) fn open_fds(&self, pid: u32) -> Option<u64> {
         let dir = std::fs::read_dir(self.root.join(format!("{pid}/fd"))).ok()?;
         Some(dir.filter(Result::is_ok).count() as u64)
     }
@@ -328,19 +328,19 @@ impl Gauge {
 }
 
 /// This process's resident memory, kB.
-pub fn own_rss_kb() -> Option<u64> {
+pub(crate) fn own_rss_kb() -> Option<u64> {
     Proc::default().rss_kb(std::process::id())
 }
 
 /// CLOCK_MONOTONIC now, µs (the clock the timeline's `start_monotonic_us` is on).
-pub fn monotonic_us() -> u64 {
+pub(crate) fn monotonic_us() -> u64 {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC).map_or(0, |t| {
         t.tv_sec() as u64 * 1_000_000 + t.tv_nsec() as u64 / 1_000
     })
 }
 
 /// /proc/stat: the `cpu ` line, `ctxt` and `softirq`.
-pub fn parse_stat(text: &str) -> Option<HostCounters> {
+pub(crate) fn parse_stat(text: &str) -> Option<HostCounters> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<u64> = line
         .split_whitespace()
@@ -373,7 +373,7 @@ pub fn parse_stat(text: &str) -> Option<HostCounters> {
 }
 
 /// `VmRSS:    10240 kB` from /proc/PID/status.
-pub fn parse_vm_rss_kb(text: &str) -> Option<u64> {
+pub(crate) fn parse_vm_rss_kb(text: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -6,7 +6,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 
 /// A flag that turns true on the first SIGINT or SIGTERM. Call inside the tokio runtime that will watch it.
-pub fn stop_on_signals() -> anyhow::Result<watch::Receiver<bool>> {
+pub(crate) fn stop_on_signals() -> anyhow::Result<watch::Receiver<bool>> {
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let (tx, rx) = watch::channel(false);

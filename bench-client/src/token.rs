@@ -46,7 +46,9 @@ impl Token {
     }
 
     /// The token of `WSBENCH_AGENT_TOKEN`, or of a file (its first line), or `None` when neither is given.
-    pub fn from_env_or_file(file: Option<&std::path::Path>) -> anyhow::Result<Option<Token>> {
+    pub(crate) fn from_env_or_file(
+        file: Option<&std::path::Path>,
+    ) -> anyhow::Result<Option<Token>> {
         use anyhow::Context as _;
         if let Some(path) = file {
             let text = std::fs::read_to_string(path)

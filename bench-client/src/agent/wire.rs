@@ -8,18 +8,18 @@ use tokio::io::{
 
 pub use crate::token::{BadToken, Side, Token, TOKEN_ENV};
 /// The longest line either end accepts.
-pub const MAX_LINE: usize = 64 * 1024;
+pub(crate) const MAX_LINE: usize = 64 * 1024;
 /// The TLS exporter label both ends derive their proofs from.
 const EXPORTER_LABEL: &[u8] = b"EXPORTER-wsbench-agent";
 /// The name the agent's certificate is made for (not a host name: the certificate is not what is trusted).
-pub const SERVER_NAME: &str = "wsbench-agent";
+pub(crate) const SERVER_NAME: &str = "wsbench-agent";
 
 /// The session's exported keying material (both ends of one TLS session get the same 32 bytes).
-pub fn ekm_client(conn: &rustls::ClientConnection) -> Result<[u8; 32], rustls::Error> {
+pub(crate) fn ekm_client(conn: &rustls::ClientConnection) -> Result<[u8; 32], rustls::Error> {
     conn.export_keying_material([0u8; 32], EXPORTER_LABEL, None)
 }
 
-pub fn ekm_server(conn: &rustls::ServerConnection) -> Result<[u8; 32], rustls::Error> {
+pub(crate) fn ekm_server(conn: &rustls::ServerConnection) -> Result<[u8; 32], rustls::Error> {
     conn.export_keying_material([0u8; 32], EXPORTER_LABEL, None)
 }
 

@@ -46,7 +46,7 @@ pub async fn run(
 }
 
 /// [`run`], sampling system CPU and `monitor_pid`'s RSS once a second.
-pub async fn run_monitored(
+pub(crate) async fn run_monitored(
     load: &ChatLoad,
     threads: u64,
     label: Option<String>,

@@ -30,7 +30,7 @@ pub enum Stop {
 }
 
 /// The server's address when no URL is given: bench-server's default.
-pub const DEFAULT_URL: &str = "http://127.0.0.1:8080";
+pub(crate) const DEFAULT_URL: &str = "http://127.0.0.1:8080";
 
 /// What is driven: where and with which request line.
 #[derive(Debug, Clone)]
@@ -156,10 +156,10 @@ fn agent_of(a: &RunArgs) -> anyhow::Result<Option<AgentTarget>> {
 }
 
 /// The shortest `--interval`: shorter ones would make the timeline and the checkpoints the work.
-pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
+pub(crate) const MIN_INTERVAL: Duration = Duration::from_millis(10);
 
 /// Without --duration or --requests a run measures this long.
-pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_DURATION: Duration = Duration::from_secs(10);
 
 /// The one URL of the run: the argument or `--url`, or the default server's for a bare `--operation`.
 fn url_of(a: &RunArgs) -> anyhow::Result<&str> {
@@ -329,7 +329,7 @@ impl RunConfig {
     }
 
     /// The path `op`'s requests go to: the URL's own, or its service's.
-    pub fn path_of(&self, op: Operation) -> PathAndQuery {
+    pub(crate) fn path_of(&self, op: Operation) -> PathAndQuery {
         if self.target.own_path {
             return self.target.path.clone();
         }
@@ -345,7 +345,7 @@ impl RunConfig {
     }
 
     /// How many measured calls connection `conn` makes in a count-based run (the total split evenly).
-    pub fn requests_for(&self, conn: u64) -> Option<u64> {
+    pub(crate) fn requests_for(&self, conn: u64) -> Option<u64> {
         match self.stop {
             Stop::Requests(n) => Some(n / self.clients + u64::from(conn < n % self.clients)),
             Stop::Duration(_) => None,
@@ -409,7 +409,7 @@ pub enum Family {
 
 impl Family {
     /// Whether `addr` is of this family (any address is, without one).
-    pub fn admits(family: Option<Family>, addr: &SocketAddr) -> bool {
+    pub(crate) fn admits(family: Option<Family>, addr: &SocketAddr) -> bool {
         match family {
             None => true,
             Some(Family::V4) => addr.is_ipv4(),

@@ -49,7 +49,7 @@ impl Shape {
     }
 
     /// Whether the stages ramp an open loop's rate.
-    pub fn ramps_rate(&self) -> bool {
+    pub(crate) fn ramps_rate(&self) -> bool {
         self.stages
             .as_ref()
             .is_some_and(|s| s.ramped() == Ramped::Rate)
@@ -57,7 +57,7 @@ impl Shape {
 }
 
 /// The shape `a` asks for, checked against the rest of its flags; `path_given`: the URL has a path of its own.
-pub fn of(a: &RunArgs, path_given: bool) -> anyhow::Result<Shape> {
+pub(super) fn of(a: &RunArgs, path_given: bool) -> anyhow::Result<Shape> {
     let mix = match &a.mix {
         Some(m) => Some(mix(a, m, path_given)?),
         None => None,

@@ -160,7 +160,7 @@ impl Running {
     }
 
     /// When the last call completed (once [`Event::Finished`] has come).
-    pub fn last_completion(&self) -> Option<Instant> {
+    pub(crate) fn last_completion(&self) -> Option<Instant> {
         self.collector.last_completion()
     }
 

@@ -140,7 +140,7 @@ impl Schedule {
 
     /// Skips every send due before `t`; returns how many of them fall in the measured interval (at or after
     /// `measure_start`, before `deadline` if any).
-    pub fn skip_before(
+    pub(crate) fn skip_before(
         &mut self,
         t: Instant,
         measure_start: Instant,
@@ -159,7 +159,7 @@ impl Schedule {
 
 /// A seed of its own for connection `conn`'s draws (SplitMix64 of the pair), so that connections draw
 /// independent sequences from one run seed.
-pub fn stream_seed(seed: u64, conn: u64) -> u64 {
+pub(crate) fn stream_seed(seed: u64, conn: u64) -> u64 {
     let mut z = seed ^ conn.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -281,7 +281,7 @@ impl WorkerStats {
 
     /// A successful call of operation `op` (its index in a mix), with its body bytes.
     #[inline]
-    pub fn record_ok(
+    pub(crate) fn record_ok(
         &mut self,
         op: usize,
         latency_us: u64,
@@ -310,7 +310,7 @@ impl WorkerStats {
 
     /// The phases of an ok call timed apart (see [`Timed`]): its latency from the actual send, its time to
     /// first byte and its transfer, µs.
-    pub fn record_timed(&mut self, from_send_us: u64, ttfb_us: u64, transfer_us: u64) {
+    pub(crate) fn record_timed(&mut self, from_send_us: u64, ttfb_us: u64, transfer_us: u64) {
         let t = &mut self.now.timed;
         t.calls += 1;
         for (h, v) in [
@@ -333,7 +333,7 @@ impl WorkerStats {
 
     /// `n` calls an open loop gave up unsent (their connection down), failed as `kind`; `op` says which
     /// operation each would have been (a mix).
-    pub fn record_unsent(&mut self, kind: ErrorKind, n: u64, mut op: impl FnMut() -> usize) {
+    pub(crate) fn record_unsent(&mut self, kind: ErrorKind, n: u64, mut op: impl FnMut() -> usize) {
         self.now.errors[kind.index()] += n;
         if !self.now.ops.is_empty() {
             for _ in 0..n {
@@ -343,17 +343,17 @@ impl WorkerStats {
     }
 
     /// An `http_status` error's code (the error itself is counted by `record_error`).
-    pub fn record_status(&mut self, code: u16) {
+    pub(crate) fn record_status(&mut self, code: u16) {
         add_status(&mut self.now.status_codes, code, 1);
     }
 
     /// A `fault` error's kind, where the service names it (the error itself is counted by `record_error`).
-    pub fn record_failure(&mut self, kind: Failure) {
+    pub(crate) fn record_failure(&mut self, kind: Failure) {
         add_failure(&mut self.now.failures, kind, 1);
     }
 
     /// A connection attempt: its set-up time if it succeeded.
-    pub fn record_connect(&mut self, setup: Option<Duration>) {
+    pub(crate) fn record_connect(&mut self, setup: Option<Duration>) {
         let c = &mut self.now.connects;
         match setup {
             Some(d) => {
@@ -366,7 +366,13 @@ impl WorkerStats {
     }
 
     /// A connection's run of `failures` failed calls, the first at `from`, ended by a success at `ok`.
-    pub fn record_recovery(&mut self, t0: Instant, from: Instant, ok: Instant, failures: u64) {
+    pub(crate) fn record_recovery(
+        &mut self,
+        t0: Instant,
+        from: Instant,
+        ok: Instant,
+        failures: u64,
+    ) {
         let s = |t: Instant| t.saturating_duration_since(t0).as_secs_f64();
         let r = Recovery {
             failed_from_s: s(from),
@@ -379,7 +385,7 @@ impl WorkerStats {
     }
 
     /// A call still waiting when the run ended, after `waited`; at or past `timeout` it is a timeout error.
-    pub fn record_in_flight(&mut self, op: usize, waited: Duration, timeout: Duration) {
+    pub(crate) fn record_in_flight(&mut self, op: usize, waited: Duration, timeout: Duration) {
         let f = &mut self.end.in_flight;
         f.calls += 1;
         let us = waited.as_micros().min(u128::from(u64::MAX)) as u64;
@@ -392,22 +398,22 @@ impl WorkerStats {
 
     /// Whether a description of a `kind` failure is still wanted (only the first is kept).
     #[inline]
-    pub fn wants_detail(&self, kind: ErrorKind) -> bool {
+    pub(crate) fn wants_detail(&self, kind: ErrorKind) -> bool {
         self.end.first_errors[kind.index()].is_none()
     }
 
-    pub fn set_detail(&mut self, kind: ErrorKind, detail: String) {
+    pub(crate) fn set_detail(&mut self, kind: ErrorKind, detail: String) {
         self.end.first_errors[kind.index()].get_or_insert(detail);
     }
 
     /// Ends the current interval: its tally goes to the collector, a fresh one takes its place.
-    pub fn ship(&mut self) {
+    pub(crate) fn ship(&mut self) {
         self.ship_part(true);
     }
 
     /// Ends the current stage: the tally so far goes to the collector (the interval goes on), and the calls
     /// recorded from now on belong to the next stage.
-    pub fn end_stage(&mut self) {
+    pub(crate) fn end_stage(&mut self) {
         self.ship_part(false);
         self.stage += 1;
     }
@@ -427,7 +433,7 @@ impl WorkerStats {
     }
 
     /// The worker's last report: the tally since the last interval, and what it kept for the run.
-    pub fn ship_last(&mut self) {
+    pub(crate) fn ship_last(&mut self) {
         let fresh = self.now.fresh();
         let _ = self.tx.send(Report::Last {
             worker: self.worker,

@@ -9,7 +9,7 @@ use bench_proto::units::parse_duration;
 
 /// DUR: `30s`, `500ms`, `8h` (humantime's grammar), or a bare number of seconds (`3`, `0.5`) as wrk reads
 /// it. wrk's units are case-insensitive, so `2M` is two minutes there (humantime would read months).
-pub fn duration(s: &str) -> Result<Duration, String> {
+pub(super) fn duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     if t.starts_with(|c: char| c.is_ascii_digit()) {
         if let Ok(secs) = t.parse::<f64>() {
@@ -29,13 +29,13 @@ pub fn duration(s: &str) -> Result<Duration, String> {
 }
 
 /// `-d`/`-z`: a duration; oha's `-d` (a request body) is `--body` here.
-pub fn run_length(s: &str) -> Result<Duration, String> {
+pub(crate) fn run_length(s: &str) -> Result<Duration, String> {
     duration(s)
         .map_err(|e| format!("{e}; -d is wrk's duration (oha's -z): oha's -d, a body, is --body"))
 }
 
 /// `--timeout`/`-T`: a duration; oha's `-T` (a Content-Type) is `-H 'Content-Type: …'` here.
-pub fn timeout(s: &str) -> Result<Duration, String> {
+pub(super) fn timeout(s: &str) -> Result<Duration, String> {
     duration(s).map_err(|e| {
         format!("{e}; -T is wrk's timeout: oha's -T, a Content-Type, is -H 'Content-Type: …'")
     })
@@ -43,7 +43,7 @@ pub fn timeout(s: &str) -> Result<Duration, String> {
 
 /// A count of at least 1: `100`, or with an SI suffix, `10k`, `1.5k`, `1M`, `1G` (k = 1,000; M and m =
 /// 1,000,000, as both wrk and oha read them; G = 10⁹).
-pub fn count(s: &str) -> Result<u64, String> {
+pub(super) fn count(s: &str) -> Result<u64, String> {
     let bad = || format!("{s:?} is not a count of at least 1 (examples: 100, 10k, 1.5k, 1M)");
     let (num, scale) = si(s.trim());
     let n = if num.contains(['.', 'e', 'E']) {
@@ -65,7 +65,7 @@ pub fn count(s: &str) -> Result<u64, String> {
 }
 
 /// R/s: requests per second in total, `5000`, `5000/s`, `5k` (wrk2 reads `-R` with SI suffixes).
-pub fn rate(s: &str) -> Result<f64, String> {
+pub(super) fn rate(s: &str) -> Result<f64, String> {
     let t = s.trim();
     let (num, scale) = si(t.strip_suffix("/s").unwrap_or(t).trim());
     match num.parse::<f64>().map(|r| r * scale as f64) {
@@ -77,7 +77,7 @@ pub fn rate(s: &str) -> Result<f64, String> {
 }
 
 /// `--json`'s value: a path, or `-` for standard output; never a URL.
-pub fn output_path(s: &str) -> Result<PathBuf, String> {
+pub(crate) fn output_path(s: &str) -> Result<PathBuf, String> {
     if s.contains("://") {
         return Err(format!(
             "{s:?} is a URL: --json needs where to write the results document, a path or `-` for \

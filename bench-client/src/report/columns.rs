@@ -5,22 +5,22 @@
 use std::fmt::Write as _;
 
 /// The width every line of the summary fits in.
-pub const WIDTH: usize = 80;
+pub(super) const WIDTH: usize = 80;
 /// Where a field's text starts: two spaces, then the label padded to 15.
-pub const TEXT_COLUMN: usize = 17;
+pub(crate) const TEXT_COLUMN: usize = 17;
 
 /// `  Label          text…`, the text wrapped under itself.
-pub fn field(s: &mut String, label: &str, text: &str) {
+pub(super) fn field(s: &mut String, label: &str, text: &str) {
     words(s, &format!("  {label:<15}"), TEXT_COLUMN, text);
 }
 
 /// `  Label          a  b  c`: list items two spaces apart, wrapped between items.
-pub fn list<I: AsRef<str>>(s: &mut String, label: &str, items: impl IntoIterator<Item = I>) {
+pub(super) fn list<I: AsRef<str>>(s: &mut String, label: &str, items: impl IntoIterator<Item = I>) {
     wrap(s, &format!("  {label:<15}"), TEXT_COLUMN, items, "  ");
 }
 
 /// `first` then the words of `text`, continuation lines indented by `indent` columns.
-pub fn words(s: &mut String, first: &str, indent: usize, text: &str) {
+pub(super) fn words(s: &mut String, first: &str, indent: usize, text: &str) {
     wrap(
         s,
         first,

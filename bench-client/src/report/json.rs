@@ -182,7 +182,7 @@ fn shape_results(cfg: &RunConfig, stats: &RunStats, aborted: Option<Aborted>) ->
 }
 
 /// Whether `--json` names standard output (`-`).
-pub fn is_stdout(path: Option<&Path>) -> bool {
+pub(crate) fn is_stdout(path: Option<&Path>) -> bool {
     path.is_some_and(|p| p.as_os_str() == "-")
 }
 
@@ -224,7 +224,7 @@ pub fn serialise(doc: &ResultsDoc, record: Option<&RunRecord>) -> anyhow::Result
 /// Writes `text` to `path` via a temporary file in the same directory, synced, and a rename (the folder
 /// synced after it): a reader, a kill or a crash at any moment finds the old document or the new one,
 /// whole. On failure the temporary file is removed and the old document stays.
-pub fn write_atomic(path: &Path, text: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &[u8]) -> anyhow::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

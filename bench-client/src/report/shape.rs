@@ -11,7 +11,7 @@ use super::columns;
 use bench_proto::numbers::{thousands, thousands_f};
 
 /// How the load was shaped, for the heading: the stages, the arrivals, the seed.
-pub fn load(doc: &ResultsDoc) -> Option<String> {
+pub(super) fn load(doc: &ResultsDoc) -> Option<String> {
     let sh = &doc.params.shape;
     let mut parts = Vec::new();
     if let Some(a) = sh.arrivals.filter(|a| *a != Default::default()) {
@@ -36,7 +36,7 @@ pub fn load(doc: &ResultsDoc) -> Option<String> {
 }
 
 /// A run stopped on a failed threshold: when, which, what the window measured.
-pub fn aborted(s: &mut String, doc: &ResultsDoc) {
+pub(super) fn aborted(s: &mut String, doc: &ResultsDoc) {
     let Some(a) = &doc.shape.aborted else {
         return;
     };
@@ -54,7 +54,7 @@ pub fn aborted(s: &mut String, doc: &ResultsDoc) {
 }
 
 /// Connect, time to first byte and transfer, in ms (the run's ok calls; connect: every connection made).
-pub fn phases(s: &mut String, doc: &ResultsDoc) {
+pub(super) fn phases(s: &mut String, doc: &ResultsDoc) {
     let Some(p) = &doc.shape.phases else {
         return;
     };
@@ -80,7 +80,7 @@ pub fn phases(s: &mut String, doc: &ResultsDoc) {
 }
 
 /// Each operation of a mix: its share of the weights, calls, errors, p50 and p99.
-pub fn operations(s: &mut String, doc: &ResultsDoc) {
+pub(super) fn operations(s: &mut String, doc: &ResultsDoc) {
     let ops = &doc.shape.operations;
     if ops.is_empty() {
         return;
@@ -115,7 +115,7 @@ pub fn operations(s: &mut String, doc: &ResultsDoc) {
 }
 
 /// Each stage: where it lies, its level from start to end, calls, errors and p99.
-pub fn stages(s: &mut String, doc: &ResultsDoc) {
+pub(super) fn stages(s: &mut String, doc: &ResultsDoc) {
     let st = &doc.shape.stages;
     if st.is_empty() {
         return;

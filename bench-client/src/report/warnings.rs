@@ -14,7 +14,7 @@ const RATE_REACHED: f64 = 0.95;
 
 /// Warnings for a finished run (its counts, client stats and params already filled in); `stopped_by` says
 /// what stopped a partial one.
-pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64, stopped_by: &str) -> Vec<String> {
+pub(crate) fn for_run(doc: &ResultsDoc, addr_not_avail: u64, stopped_by: &str) -> Vec<String> {
     let mut w = Vec::new();
     if doc.partial {
         w.push(format!(
@@ -66,7 +66,7 @@ pub fn for_run(doc: &ResultsDoc, addr_not_avail: u64, stopped_by: &str) -> Vec<S
 }
 
 /// The warning of a checkpoint: a document written while the run was still measuring.
-pub fn for_checkpoint(doc: &ResultsDoc) -> String {
+pub(crate) fn for_checkpoint(doc: &ResultsDoc) -> String {
     format!(
         "checkpoint after {:.1} s: written while the run was measuring; if the client is gone, the run was cut \
          short here",
@@ -76,7 +76,7 @@ pub fn for_checkpoint(doc: &ResultsDoc) -> String {
 
 /// Why a run with no successful call measured nothing (`None` if some call succeeded): such a run fails,
 /// whatever `--allow-errors` says.
-pub fn nothing_measured(doc: &ResultsDoc) -> Option<String> {
+pub(crate) fn nothing_measured(doc: &ResultsDoc) -> Option<String> {
     let c = &doc.counts;
     if c.ok > 0 {
         return None;

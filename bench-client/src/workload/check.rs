@@ -13,7 +13,12 @@ use super::variant::{Expect, Variant};
 
 /// `Ok(true)` if the call succeeded and was fully validated, `Ok(false)` if it succeeded on the
 /// per-response checks alone, `Err(kind)` if it failed. `full` asks for the full parse and comparison.
-pub fn check(v: &Variant, status: StatusCode, body: &[u8], full: bool) -> Result<bool, ErrorKind> {
+pub(super) fn check(
+    v: &Variant,
+    status: StatusCode,
+    body: &[u8],
+    full: bool,
+) -> Result<bool, ErrorKind> {
     if !status.is_success() {
         let fault = match &v.expect {
             Expect::Ossj(_) => OrderFault::parse(body).is_some(),
@@ -63,7 +68,7 @@ pub fn check(v: &Variant, status: StatusCode, body: &[u8], full: bool) -> Result
 }
 
 /// What was wrong with a failed call, for the summary's first-error sample (error path only).
-pub fn describe(v: &Variant, kind: ErrorKind, status: StatusCode, body: &[u8]) -> String {
+pub(super) fn describe(v: &Variant, kind: ErrorKind, status: StatusCode, body: &[u8]) -> String {
     match kind {
         ErrorKind::Fault => match (OrderFault::parse(body), parse_fault(body)) {
             (Some(f), _) => format!(

@@ -8,7 +8,7 @@ use super::snippet::snippet;
 use crate::operation::Operation;
 
 /// Without --message-size the Customer operations use the T2000 seed's small messages.
-pub const DEFAULT_MESSAGE_SIZE: u64 = 1024;
+pub(crate) const DEFAULT_MESSAGE_SIZE: u64 = 1024;
 /// The generator's seed: the same bytes every run.
 const SEED: u64 = 0x5EED_2006;
 

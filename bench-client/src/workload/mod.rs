@@ -159,7 +159,7 @@ impl Workload {
     }
 
     /// The request connection `conn` sends for operation `op` (an index in the mix's order).
-    pub fn variant_of(&self, op: usize, conn: u64) -> &Variant {
+    pub(crate) fn variant_of(&self, op: usize, conn: u64) -> &Variant {
         let vs = &self.ops[op];
         &vs[(conn % vs.len() as u64) as usize]
     }

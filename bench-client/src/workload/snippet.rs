@@ -1,7 +1,7 @@
 //! A printable excerpt of a response body, for error messages (error path only).
 
 /// The first bytes of a body, printable.
-pub fn snippet(body: &[u8]) -> String {
+pub(crate) fn snippet(body: &[u8]) -> String {
     let s = String::from_utf8_lossy(&body[..body.len().min(120)]);
     let s: String = s
         .chars()

@@ -27,19 +27,19 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 /// A server on 127.0.0.1:0 running on a thread of its own (its own runtime), stopped on drop.
-pub struct Server {
+pub(crate) struct Server {
     pub addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Server {
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// The real bench-server (`bench_server::http::run`).
-    pub fn bench_server() -> Server {
+    pub(crate) fn bench_server() -> Server {
         Server::spawn(|listener, stopped| async move {
             let config = bench_server::http::HttpConfig::default();
             bench_server::http::run(listener, config, async {
@@ -51,7 +51,7 @@ impl Server {
     }
 
     /// Every accepted connection is handed to `handle` (raw bytes: for servers that do not speak HTTP).
-    pub fn raw<F, Fut>(handle: F) -> Server
+    pub(crate) fn raw<F, Fut>(handle: F) -> Server
     where
         F: Fn(TcpStream) -> Fut + Send + 'static,
         Fut: Future<Output = ()> + Send + 'static,
@@ -68,7 +68,7 @@ impl Server {
 
     /// An HTTP/1.1 server answering every request with `respond(n, request body)`, `n` counting requests
     /// from 0; `stats` counts connections and requests.
-    pub fn http<F>(stats: Arc<Counts>, respond: F) -> Server
+    pub(crate) fn http<F>(stats: Arc<Counts>, respond: F) -> Server
     where
         F: Fn(u64, Bytes) -> Response<Full<Bytes>> + Send + Sync + 'static,
     {
@@ -136,27 +136,27 @@ impl Drop for Server {
 
 /// What a test server saw.
 #[derive(Debug, Default)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub connections: AtomicU64,
     pub requests: AtomicU64,
 }
 
 impl Counts {
-    pub fn new() -> Arc<Counts> {
+    pub(crate) fn new() -> Arc<Counts> {
         Arc::new(Counts::default())
     }
 
-    pub fn requests(&self) -> u64 {
+    pub(crate) fn requests(&self) -> u64 {
         self.requests.load(Ordering::SeqCst)
     }
 
-    pub fn connections(&self) -> u64 {
+    pub(crate) fn connections(&self) -> u64 {
         self.connections.load(Ordering::SeqCst)
     }
 }
 
 /// Reads until the end of a request head (the requests here have small bodies, read or not).
-pub async fn read_head(stream: &mut TcpStream) -> bool {
+pub(crate) async fn read_head(stream: &mut TcpStream) -> bool {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -168,14 +168,14 @@ pub async fn read_head(stream: &mut TcpStream) -> bool {
     true
 }
 
-pub fn respond(status: StatusCode, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
+pub(crate) fn respond(status: StatusCode, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
     let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
     r
 }
 
 /// Runs the client in-process with these flags (as after `bench-client run`).
-pub fn client(args: &[&str]) -> Outcome {
+pub(crate) fn client(args: &[&str]) -> Outcome {
     let cli = Cli::try_parse_from(std::iter::once("bench-client").chain(args.iter().copied()))
         .expect("valid flags");
     let cfg = RunConfig::from_args(cli.run).expect("valid configuration");
@@ -189,11 +189,11 @@ pub fn client(args: &[&str]) -> Outcome {
 }
 
 /// The real binary.
-pub fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_bench-client"))
 }
 
-pub fn run_bin(args: &[&str]) -> Output {
+pub(crate) fn run_bin(args: &[&str]) -> Output {
     bin().args(args).output().expect("bench-client runs")
 }
 
@@ -223,7 +223,7 @@ pub fn added_histograms(a: &str, b: &str) -> Histogram<u64> {
 }
 
 /// A fresh path under the test target's temporary directory.
-pub fn tmp(name: &str) -> PathBuf {
+pub(crate) fn tmp(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench-client-it");
     std::fs::create_dir_all(&dir).expect("tmp dir");
     let path = dir.join(format!("{}-{name}", std::process::id()));
@@ -232,7 +232,7 @@ pub fn tmp(name: &str) -> PathBuf {
 }
 
 /// Reads a results document as JSON, checks it against the committed schema, and returns it.
-pub fn schema_checked(path: &std::path::Path) -> serde_json::Value {
+pub(crate) fn schema_checked(path: &std::path::Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).expect("results document written");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     let schema_path = concat!(
@@ -259,7 +259,7 @@ pub fn schema_checked(path: &std::path::Path) -> serde_json::Value {
 /// The real bench-server on a thread of its own that a test can kill (its runtime dropped: every socket
 /// closed, as when a process is killed), restart on the same port, and pause (its thread blocked: the
 /// kernel still accepts connections and takes requests, nothing answers, as under SIGSTOP).
-pub struct Faulty {
+pub(crate) struct Faulty {
     pub addr: SocketAddr,
     up: Option<Up>,
 }
@@ -277,7 +277,7 @@ struct Pause {
 }
 
 impl Faulty {
-    pub fn start() -> Faulty {
+    pub(crate) fn start() -> Faulty {
         let mut f = Faulty {
             addr: "127.0.0.1:0".parse().expect("an address"),
             up: None,
@@ -286,12 +286,12 @@ impl Faulty {
         f
     }
 
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
 
     /// Starts the server again, on the port it had.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         assert!(self.up.is_none(), "the server is running");
         let (addr_tx, addr_rx) = std::sync::mpsc::channel();
         let (kill, killed) = oneshot::channel::<()>();
@@ -330,14 +330,14 @@ impl Faulty {
     }
 
     /// Kills the server: returns once every one of its sockets is closed.
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         let up = self.up.take().expect("the server is running");
         let _ = up.kill.send(());
         up.thread.join().expect("the server thread ends");
     }
 
     /// Pauses the server until the returned sender is used or dropped; returns once it is paused.
-    pub fn pause(&self) -> std::sync::mpsc::Sender<()> {
+    pub(crate) fn pause(&self) -> std::sync::mpsc::Sender<()> {
         let up = self.up.as_ref().expect("the server is running");
         let (paused, is_paused) = std::sync::mpsc::channel();
         let (resume, resumed) = std::sync::mpsc::channel();
@@ -362,7 +362,7 @@ impl Drop for Faulty {
 
 /// Waits (bounded) until the document at `path` — a checkpoint of a running client, or its last word —
 /// satisfies `ready`, and returns it with its record.
-pub fn wait_for_doc(
+pub(crate) fn wait_for_doc(
     path: &std::path::Path,
     what: &str,
     mut ready: impl FnMut(&ResultsDoc, &RunRecord) -> bool,
@@ -386,7 +386,7 @@ pub fn wait_for_doc(
 }
 
 /// Seconds from the timeline's t = 0 to `t` (the client's clock and the test's are this machine's).
-pub fn since_start(record: &RunRecord, t: SystemTime) -> f64 {
+pub(crate) fn since_start(record: &RunRecord, t: SystemTime) -> f64 {
     let start = record.timeline.as_ref().expect("a timeline").start_unix_us;
     let t = t
         .duration_since(UNIX_EPOCH)
@@ -396,19 +396,19 @@ pub fn since_start(record: &RunRecord, t: SystemTime) -> f64 {
 }
 
 /// A child process that is killed if the test ends (or fails) without waiting for it.
-pub struct Child(Option<std::process::Child>);
+pub(crate) struct Child(Option<std::process::Child>);
 
 impl Child {
-    pub fn spawn(cmd: &mut Command) -> Child {
+    pub(crate) fn spawn(cmd: &mut Command) -> Child {
         Child(Some(cmd.spawn().expect("the child starts")))
     }
 
-    pub fn id(&self) -> u32 {
+    pub(crate) fn id(&self) -> u32 {
         self.0.as_ref().expect("running").id()
     }
 
     /// Waits for the exit, at most `limit` (a client that does not stop fails the test, not hangs it).
-    pub fn wait(mut self, limit: Duration) -> Output {
+    pub(crate) fn wait(mut self, limit: Duration) -> Output {
         let child = self.0.take().expect("running");
         let (tx, rx) = std::sync::mpsc::channel();
         let waiter = std::thread::spawn(move || {
@@ -434,7 +434,7 @@ impl Drop for Child {
 }
 
 /// Sends `signal` (`-INT`, `-KILL`, …) to a process by its id.
-pub fn signal(pid: u32, signal: &str) {
+pub(crate) fn signal(pid: u32, signal: &str) {
     let status = Command::new("kill")
         .args([signal, &pid.to_string()])
         .status()

@@ -5,7 +5,7 @@
 //! (TLS, HTTP/2, a request it cannot encode) goes through hyper instead.
 
 mod head;
-pub mod wire;
+pub(super) mod wire;
 
 use std::io;
 use std::ops::Range;
@@ -14,7 +14,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _, Interest};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-pub use wire::{Encoded, WireError};
+pub(super) use wire::{Encoded, WireError};
 
 /// The least free room a read is given (the whole of a small response in one read).
 const MIN_READ: usize = 8 * 1024;

@@ -15,7 +15,7 @@ use super::head;
 /// The most a response head (with any informational heads before it) may take.
 pub const MAX_HEAD: usize = 64 * 1024;
 /// The most header fields a response head may have.
-pub const MAX_HEADERS: usize = 64;
+pub(crate) const MAX_HEADERS: usize = 64;
 /// The largest response body accepted; a larger one is an error (the biggest this suite asks for is a
 /// few MB).
 pub const MAX_BODY: usize = 64 << 20;
@@ -182,7 +182,7 @@ impl Reader {
     }
 
     /// The peer closed the connection: the end of a close-delimited body, or a truncated response.
-    pub fn eof(&mut self, buf: &[u8]) -> Result<Response, WireError> {
+    pub(crate) fn eof(&mut self, buf: &[u8]) -> Result<Response, WireError> {
         match self.state {
             State::Close => Ok(self.response(buf.len())),
             _ => Err(WireError::Closed),
