@@ -80,7 +80,7 @@ pub fn shared_objects(sh: &Shell, binary: &Path) -> anyhow::Result<Vec<PathBuf>>
 
 /// The absolute paths in `ldd`'s output (`libx.so => /lib/…/libx.so (0x…)`, `/lib64/ld-linux… (0x…)`); the
 /// vDSO has none.
-pub fn parse_ldd(out: &str) -> Vec<PathBuf> {
+pub(crate) fn parse_ldd(out: &str) -> Vec<PathBuf> {
     out.lines()
         .filter_map(|l| {
             let l = l.trim();

@@ -22,7 +22,7 @@ pub const SOAPCPP2: Program = Program {
 };
 
 /// gSOAP's import directory (stl.h, …), from the `gsoap` package.
-pub const IMPORT: &str = "/usr/share/gsoap/import";
+pub(crate) const IMPORT: &str = "/usr/share/gsoap/import";
 
 /// Where Debian's `libgsoap-dev` puts the static `libgsoap++.a` the peer links, if it is installed.
 pub fn library() -> Option<PathBuf> {

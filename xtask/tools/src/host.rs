@@ -9,7 +9,7 @@ use nix::sys::resource::{getrlimit, setrlimit, Resource, RLIM_INFINITY};
 use serde::{Deserialize, Serialize};
 
 /// The kernel tunables that matter for connection-heavy benchmarks (the OSS/J seed tuned their Solaris analogues).
-pub const TUNABLES: &[&str] = &[
+pub(crate) const TUNABLES: &[&str] = &[
     "net.core.somaxconn",
     "net.ipv4.tcp_max_syn_backlog",
     "net.ipv4.tcp_tw_reuse",
@@ -121,7 +121,7 @@ pub fn memory_total_kb() -> Option<u64> {
 }
 
 /// The mount points at or under `dir` (`/proc/self/mountinfo`), as written there.
-pub fn mounts_under(dir: &Path) -> Vec<String> {
+pub(crate) fn mounts_under(dir: &Path) -> Vec<String> {
     let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     mount_points_under(&info, &dir.display().to_string())
 }
@@ -154,7 +154,7 @@ pub fn exists(path: &str) -> bool {
 }
 
 /// binfmt_misc's entry `name` (`qemu-ppc64le`), as text; Err saying whether binfmt_misc is mounted at all.
-pub fn binfmt_entry(name: &str) -> Result<String, BinfmtMissing> {
+pub(crate) fn binfmt_entry(name: &str) -> Result<String, BinfmtMissing> {
     std::fs::read_to_string(format!("/proc/sys/fs/binfmt_misc/{name}")).map_err(|_| {
         if Path::new("/proc/sys/fs/binfmt_misc/status").exists() {
             BinfmtMissing::Entry
@@ -166,7 +166,7 @@ pub fn binfmt_entry(name: &str) -> Result<String, BinfmtMissing> {
 
 /// Why a binfmt_misc entry could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BinfmtMissing {
+pub(crate) enum BinfmtMissing {
     NotMounted,
     Entry,
 }

@@ -29,13 +29,13 @@ pub const JAR: Program = Program {
 };
 
 /// Debian's JAX-WS RI (Metro) jars: the tools (wsimport) and the runtime the peer's manifest names.
-pub const JAXWS_TOOLS: &str = "/usr/share/java/jaxws-tools.jar";
-pub const JAXWS_RT: &str = "/usr/share/java/jaxws-rt.jar";
+pub(crate) const JAXWS_TOOLS: &str = "/usr/share/java/jaxws-tools.jar";
+pub(crate) const JAXWS_RT: &str = "/usr/share/java/jaxws-rt.jar";
 /// What installs them.
-pub const JAXWS_INSTALL: &str = "apt-get install libjaxws-java";
+pub(crate) const JAXWS_INSTALL: &str = "apt-get install libjaxws-java";
 
 /// The JAX-WS RI's jars, or what installs them.
-pub fn jaxws_jars() -> anyhow::Result<(PathBuf, PathBuf)> {
+pub(crate) fn jaxws_jars() -> anyhow::Result<(PathBuf, PathBuf)> {
     let (tools, rt) = (PathBuf::from(JAXWS_TOOLS), PathBuf::from(JAXWS_RT));
     if !tools.exists() || !rt.exists() {
         anyhow::bail!(

@@ -162,7 +162,7 @@ pub fn tcp_readable() -> Result<(), String> {
 }
 
 /// Sockets per TCP state name across /proc/net/tcp and tcp6 (the kernel's view of every socket on the host).
-pub fn tcp_states() -> BTreeMap<&'static str, u64> {
+pub(crate) fn tcp_states() -> BTreeMap<&'static str, u64> {
     let mut counts = BTreeMap::new();
     for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
         if let Ok(text) = std::fs::read_to_string(file) {

@@ -4,7 +4,7 @@ use xshell::{cmd, Shell};
 
 use crate::Program;
 
-pub const DETECT_VIRT: Program = Program {
+pub(crate) const DETECT_VIRT: Program = Program {
     name: "systemd-detect-virt",
     version_args: &["--version"],
     install: "apt-get install systemd",
