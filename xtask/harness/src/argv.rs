@@ -43,7 +43,7 @@ pub fn server(spec: &ServerSpec, workers: Option<u32>, listen: &Listen) -> Vec<S
 
 /// bench-server as an OSS/J application instance named `name`: the portal on `http`, its orders through the
 /// broker at `broker` (`--role app`).
-pub fn portal_app(
+pub(crate) fn portal_app(
     spec: &ServerSpec,
     workers: Option<u32>,
     http: &str,
@@ -60,7 +60,7 @@ pub fn portal_app(
 }
 
 /// bench-server as an OSS/J back end consuming the orders at `broker` (`--role backend`, no HTTP).
-pub fn portal_backend(workers: Option<u32>, broker: &str) -> Vec<String> {
+pub(crate) fn portal_backend(workers: Option<u32>, broker: &str) -> Vec<String> {
     let mut a = ["--role", "backend", "--http", "off", "--broker", broker]
         .map(String::from)
         .to_vec();
@@ -246,7 +246,7 @@ pub fn verify(step: &ClientStep, url: &str) -> Vec<String> {
 
 /// bench-client's arguments to verify a chat server at `addr` before any load: two users enter the first
 /// room, exchange a message each way and leave (`chat --verify-only`).
-pub fn verify_chat(addr: &str) -> Vec<String> {
+pub(crate) fn verify_chat(addr: &str) -> Vec<String> {
     ["chat", "--addr", addr, "--verify-only"]
         .map(str::to_owned)
         .to_vec()

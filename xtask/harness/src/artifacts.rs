@@ -59,7 +59,7 @@ impl Arch {
     }
 
     /// Docker's `TARGETARCH` for it.
-    pub fn docker_arch(self) -> &'static str {
+    pub(crate) fn docker_arch(self) -> &'static str {
         match self {
             Arch::X86_64 => "amd64",
             Arch::Ppc64le => "ppc64le",
@@ -75,7 +75,7 @@ impl Arch {
     }
 
     /// Debian's name for it, as in `gcc-<prefix>` / `libc6-dev-<deb>-cross`.
-    pub fn debian_arch(self) -> &'static str {
+    pub(crate) fn debian_arch(self) -> &'static str {
         match self {
             Arch::X86_64 => "amd64",
             Arch::Ppc64le => "ppc64el",

@@ -92,7 +92,7 @@ pub struct ClientRun {
 
 impl ClientRun {
     /// The exit code the step is judged by, from every client's (None: killed by a signal).
-    pub fn worst_exit(codes: &[Option<i32>]) -> Option<i32> {
+    pub(crate) fn worst_exit(codes: &[Option<i32>]) -> Option<i32> {
         if codes.iter().any(Option::is_none) {
             return None;
         }
@@ -151,7 +151,7 @@ pub trait Backend {
 
 /// [`Backend::verify`] by a bench-client on this machine (`client`: its command, after any runner), for a
 /// backend whose servers this machine reaches at their endpoint's URL.
-pub fn verify_with(client: &[String], step: &Step, servers: &Servers) -> Result<bool> {
+pub(crate) fn verify_with(client: &[String], step: &Step, servers: &Servers) -> Result<bool> {
     verify_by(step, servers, |args| {
         let mut cmd = client.to_vec();
         cmd.extend(args);
@@ -162,7 +162,7 @@ pub fn verify_with(client: &[String], step: &Step, servers: &Servers) -> Result<
 /// [`Backend::verify`] by bench-client in a throwaway container (`docker [-H engine] run --rm` with `run`:
 /// its network, labels and the client image, bench-client its entry point) where the servers are reached
 /// as the step's clients reach them: on the run's network, or the host's for a `--target`.
-pub fn verify_in_container(
+pub(crate) fn verify_in_container(
     engine: &EngineAddr,
     run: &[String],
     step: &Step,

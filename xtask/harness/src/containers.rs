@@ -16,7 +16,7 @@ pub fn label(session: &str) -> String {
 
 /// A session id, unique enough on one engine or swarm manager: the process id and the sub-second clock, in hex
 /// (safe in container, service and network names).
-pub fn session_id() -> String {
+pub(crate) fn session_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());

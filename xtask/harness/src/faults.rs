@@ -250,7 +250,7 @@ impl FaultKind {
 
     /// Which kinds each backend does, for a refusal: `kill-server and pause-server are done to a server process
     /// on this machine (…), link and disconnect-server to a server container (--containers), …`.
-    pub fn who_does_which() -> String {
+    pub(crate) fn who_does_which() -> String {
         let mut groups: Vec<(Reach, Vec<&str>)> = Vec::new();
         for k in TABLE {
             match groups.iter_mut().find(|(r, _)| *r == k.reach) {

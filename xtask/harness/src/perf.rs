@@ -7,7 +7,7 @@ pub mod icount;
 pub mod max_rate;
 
 /// A wrk script posting the CXF client's 1-item echoComplexTypeDoc request, as bench-client does.
-pub fn echo_complex_post_script() -> String {
+pub(crate) fn echo_complex_post_script() -> String {
     let mut body = Vec::new();
     bench_proto::cxf::write_request(&bench_proto::cxf::echo_complex_request(1, 0), &mut body);
     wsbench_tools::wrk::post_script(

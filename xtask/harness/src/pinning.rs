@@ -106,7 +106,7 @@ pub struct CpuSets {
 /// Servers and clients on separate CPUs when there are at least two: each server instance gets its own CPU
 /// while there are enough (keeping at least one for the clients), they share CPUs `0..n-1` otherwise, and the
 /// clients get the CPUs left. One CPU: no pinning.
-pub fn for_containers(ncpu: usize, servers: usize) -> CpuSets {
+pub(crate) fn for_containers(ncpu: usize, servers: usize) -> CpuSets {
     if ncpu < 2 {
         return CpuSets {
             servers: vec![None; servers],
@@ -136,7 +136,7 @@ pub fn for_containers(ncpu: usize, servers: usize) -> CpuSets {
 
 impl CpuSets {
     /// The placement in provenance's terms (`ncpu`: the Docker host's CPUs).
-    pub fn as_pinning(&self, ncpu: usize) -> Pinning {
+    pub(crate) fn as_pinning(&self, ncpu: usize) -> Pinning {
         let cpus = |list: Option<&String>| {
             list.and_then(|l| parse_cpu_list(l).ok())
                 .unwrap_or_default()

@@ -260,7 +260,7 @@ pub fn measure(
 
 /// The one step loop: per instance, start its servers, run each step's clients, judge the step by
 /// [`Status::of_step`], stop; every problem is recorded in `run`, none ends the run early but Ctrl-C.
-pub fn run_steps(
+pub(crate) fn run_steps(
     plan: &Plan,
     backend: &mut dyn Backend,
     dir: &Path,

@@ -13,7 +13,7 @@ pub use bench_proto::ready::Ready;
 
 /// A server's READY line (bench-server's or a peer's): [`Ready::parse`], and it names the server's pid; or a
 /// sampling agent's (`bench-client agent`), which names its address and may watch no process yet.
-pub fn parse_ready(line: &str) -> Result<Ready> {
+pub(crate) fn parse_ready(line: &str) -> Result<Ready> {
     let ready = Ready::parse(line)?;
     ensure!(
         ready.pid.is_some() || ready.agent.is_some(),

@@ -26,7 +26,7 @@ use super::thresholds::{self, Threshold};
 pub type StepDoc = Result<ResultsDoc, String>;
 
 /// A step's `(corrected, uncorrected)` latency histograms.
-pub type HistogramPair = (Option<Histogram<u64>>, Option<Histogram<u64>>);
+pub(crate) type HistogramPair = (Option<Histogram<u64>>, Option<Histogram<u64>>);
 
 /// A results directory, loaded.
 #[derive(Debug)]
@@ -484,12 +484,12 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> anyhow::Result<T> {
 }
 
 /// The record beside a step's figures (None: no document, or one without a record).
-pub fn read_record(path: &Path) -> Option<RunRecord> {
+pub(crate) fn read_record(path: &Path) -> Option<RunRecord> {
     RunRecord::from_json(&fs::read(path).ok()?).ok()
 }
 
 /// Reads bench-client's results document for one step, or says why there is none.
-pub fn read_doc(path: &Path) -> StepDoc {
+pub(crate) fn read_doc(path: &Path) -> StepDoc {
     if !path.exists() {
         return Err(format!("no results document ({} missing)", path.display()));
     }

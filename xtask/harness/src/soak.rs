@@ -39,7 +39,7 @@ impl Default for SoakLimits {
 }
 
 /// The fewest judged minutes a verdict is given on (a slope and thirds need some length).
-pub const MIN_MINUTES: usize = 3;
+pub(crate) const MIN_MINUTES: usize = 3;
 
 /// One minute of a step's timeline.
 #[derive(Debug, Clone)]

@@ -45,7 +45,7 @@ pub fn t975(df: f64) -> f64 {
 }
 
 /// The `p` quantile of Student's t with `df` degrees of freedom (the normal's for an infinite `df`).
-pub fn t_quantile(p: f64, df: f64) -> f64 {
+pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
     match StudentsT::new(0.0, 1.0, df.max(1.0)) {
         Ok(t) if df.is_finite() => t.inverse_cdf(p),
         _ => statrs::distribution::Normal::standard().inverse_cdf(p),

@@ -133,7 +133,7 @@ impl Sut {
     }
 
     /// Whether wsbench starts it (and so can stop it, pin it and sample it).
-    pub fn started_here(&self) -> bool {
+    pub(crate) fn started_here(&self) -> bool {
         !matches!(self, Sut::External(_))
     }
 

@@ -113,7 +113,7 @@ pub fn ensure(sh: &Shell, arches: &[Arch], rebuild: bool) -> anyhow::Result<Vec<
 }
 
 /// debootstrap and chroot need root and the `debootstrap` package; `docker import` needs the daemon.
-pub fn preflight_for(what: &str, sh: &Shell) -> anyhow::Result<()> {
+pub(crate) fn preflight_for(what: &str, sh: &Shell) -> anyhow::Result<()> {
     if !is_root() {
         bail!("{what} runs debootstrap and chroot, which need root: run as root (sudo -E)");
     }
@@ -158,7 +158,7 @@ fn install_and_import(sh: &Shell, arch: Arch, root: &Path, work: &Path) -> anyho
 }
 
 /// Every `wsbench-builder:<arch>-…` tag in the engine.
-pub fn tags_of(sh: &Shell, arch: Arch) -> Vec<String> {
+pub(crate) fn tags_of(sh: &Shell, arch: Arch) -> Vec<String> {
     let prefix = format!("{REPOSITORY}:{}-", arch.name());
     docker::tags(sh, REPOSITORY)
         .into_iter()

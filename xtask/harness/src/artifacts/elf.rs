@@ -20,7 +20,7 @@ pub struct ElfFacts {
 
 impl ElfFacts {
     /// Runs `FROM scratch`: no loader and no shared library (a static-pie still has a dynamic section).
-    pub fn is_static(&self) -> bool {
+    pub(crate) fn is_static(&self) -> bool {
         !self.interpreter && self.needed == 0
     }
 

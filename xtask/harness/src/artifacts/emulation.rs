@@ -29,7 +29,7 @@ pub fn binfmt(arch: Arch) -> anyhow::Result<String> {
 }
 
 /// `qemu-<arch>-static --version`'s first line (the interpreter binfmt_misc runs for containers).
-pub fn static_qemu_version(sh: &Shell, arch: Arch) -> Option<String> {
+pub(crate) fn static_qemu_version(sh: &Shell, arch: Arch) -> Option<String> {
     qemu::static_version(sh, &qemu(arch))
 }
 

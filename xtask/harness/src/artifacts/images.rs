@@ -63,7 +63,7 @@ pub fn build_all(sh: &Shell, dist: &Dist) -> anyhow::Result<Vec<Image>> {
 }
 
 /// Builds one of the two images (`SERVER` or `CLIENT`) from `dist`'s binaries.
-pub fn build_image(sh: &Shell, dist: &Dist, image: &str) -> anyhow::Result<Image> {
+pub(crate) fn build_image(sh: &Shell, dist: &Dist, image: &str) -> anyhow::Result<Image> {
     let context = stage_context(dist)?;
     let name = image.strip_prefix("wsbench-").unwrap_or(image);
     build_one(

@@ -23,11 +23,11 @@ use crate::sut::PeerSut;
 /// The repository of the peer images; the tag is `<peer>-<build>-<hash>`.
 pub const REPOSITORY: &str = "wsbench-peer";
 /// The repository of the Debian runtimes (a JRE and the packages a build names) the images are built on.
-pub const RUNTIME: &str = "wsbench-peer-runtime";
+pub(crate) const RUNTIME: &str = "wsbench-peer-runtime";
 const SUITE: &str = "bookworm";
 const MIRROR: &str = "http://deb.debian.org/debian";
 /// The port a peer container serves HTTP on (bench-server's container port).
-pub const HTTP_PORT: u16 = 8080;
+pub(crate) const HTTP_PORT: u16 = 8080;
 
 /// One peer image, built or found.
 #[derive(Debug, Clone)]

@@ -21,7 +21,7 @@ use wsbench_tools::{cc, gsoap, jdk, maven};
 const RECIPE: &str = "wsbench peers recipe 2";
 /// Where the Maven builds keep what they download, unless `WSBENCH_MAVEN_REPO` names another directory
 /// (`.ci/run` points it at a cache that outlives the clone).
-pub const MAVEN_REPO: &str = "target/m2";
+pub(crate) const MAVEN_REPO: &str = "target/m2";
 
 /// The built peers of a run, by build (`<peer>/<build>`).
 #[derive(Debug, Clone, Default)]
@@ -96,7 +96,7 @@ fn run_recipe(sh: &Shell, root: &Path, b: &Build, out: &Path) -> Result<()> {
 }
 
 /// The local Maven repository.
-pub fn maven_repo(root: &Path) -> PathBuf {
+pub(crate) fn maven_repo(root: &Path) -> PathBuf {
     std::env::var_os("WSBENCH_MAVEN_REPO")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join(MAVEN_REPO))

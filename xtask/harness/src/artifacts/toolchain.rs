@@ -237,7 +237,7 @@ pub fn cross_path() -> anyhow::Result<String> {
 }
 
 /// The cross-rs image Cross.toml names for `arch` (the pinned cross release's).
-pub fn cross_rs_image(arch: Arch) -> String {
+pub(crate) fn cross_rs_image(arch: Arch) -> String {
     format!("ghcr.io/cross-rs/{}:{CROSS_VERSION}", arch.triple())
 }
 

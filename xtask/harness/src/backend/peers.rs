@@ -38,7 +38,7 @@ pub fn peer_images(sh: &Shell, suts: &[Sut], builds: &PeerBuilds) -> Result<Vec<
 /// The image tag and container command of `peer` for `instance` (the image has no ENTRYPOINT: the command is
 /// the peer's whole command line), listening on the port bench-server's container uses, with the flags it
 /// gets as a process; a per-core worker rule counts `cores`, the CPUs its container is given.
-pub fn peer_command(
+pub(crate) fn peer_command(
     images: &[PeerImage],
     peer: &PeerSut,
     plan: &Plan,

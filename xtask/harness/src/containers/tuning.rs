@@ -3,17 +3,17 @@
 /// Server: the seed's Solaris `tcp_conn_req_max_q 2048` and `tcp_conn_req_max_q0 10240` are Linux's accept
 /// and SYN backlogs. Its `tcp_time_wait_interval 1000` has no Linux counterpart (TIME_WAIT is fixed at 60 s);
 /// the clients reuse TIME_WAIT ports instead (below).
-pub const SERVER_SYSCTLS: [(&str, &str); 2] = [
+pub(crate) const SERVER_SYSCTLS: [(&str, &str); 2] = [
     ("net.core.somaxconn", "2048"),
     ("net.ipv4.tcp_max_syn_backlog", "10240"),
 ];
 
 /// Server: the seed's `rlim_fd_cur=4096`, `rlim_fd_max=8192`.
-pub const SERVER_NOFILE: &str = "4096:8192";
+pub(crate) const SERVER_NOFILE: &str = "4096:8192";
 
 /// Clients open (and, without keep-alive, churn) many connections. Their RLIMIT_NOFILE is the Docker daemon's
 /// default: a limit above the daemon's own hard limit would make `docker run` fail.
-pub const CLIENT_SYSCTLS: [(&str, &str); 2] = [
+pub(crate) const CLIENT_SYSCTLS: [(&str, &str); 2] = [
     ("net.ipv4.tcp_tw_reuse", "1"),
     ("net.ipv4.ip_local_port_range", "1024 65535"),
 ];

@@ -40,7 +40,7 @@ const OUT: &str = "/out";
 
 /// Everything created for one `cargo xtask run … --containers`; Drop removes it.
 #[derive(Debug)]
-pub struct Session {
+pub(super) struct Session {
     sh: Shell,
     id: String,
     network: String,
@@ -64,7 +64,7 @@ pub struct Session {
 
 impl Session {
     /// Builds the static binaries and images, creates the private network.
-    pub fn start(sh: &Shell, args: &DockerOptions) -> anyhow::Result<Session> {
+    pub(super) fn start(sh: &Shell, args: &DockerOptions) -> anyhow::Result<Session> {
         interrupt::install()?;
         ensure!(
             args.clients_containers >= 1,
@@ -113,7 +113,7 @@ impl Session {
 
     /// Starts `instances` server containers and waits for each one's READY line: bench-server's image, or
     /// `other` (a peer's image tag and its command line, listening on the same port).
-    pub fn start_servers(
+    pub(crate) fn start_servers(
         &mut self,
         spec: &ServerSpec,
         workers: Option<u32>,
@@ -212,7 +212,7 @@ impl Session {
     /// the host's network namespace (`--network host`), so the target's URL means in them what it means on
     /// this machine — a server on this machine's loopback or on another host alike — and, with `--target-pid`,
     /// the host's PID namespace to sample that process.
-    pub fn use_target(&mut self, target: &Target) -> anyhow::Result<()> {
+    pub(crate) fn use_target(&mut self, target: &Target) -> anyhow::Result<()> {
         ensure!(
             self.servers.is_empty(),
             "servers are already running: stop them first"
@@ -224,7 +224,7 @@ impl Session {
 
     /// `docker run` options and image of a throwaway client container on the run's network (labelled, so a
     /// leftover is removed with the run's), for `bench-client --verify-only`.
-    pub fn verifier(&self) -> Vec<String> {
+    pub(super) fn verifier(&self) -> Vec<String> {
         vec![
             "--network".to_owned(),
             self.network.clone(),
@@ -273,7 +273,7 @@ impl Session {
 
     /// Runs one step in client containers (at least one per server, spreading the load across them), writes
     /// the step's results document to `json_out` (merged exactly when there are several).
-    pub fn run_step(
+    pub(crate) fn run_step(
         &mut self,
         step: &Step,
         json_out: &Path,
@@ -412,7 +412,7 @@ impl Session {
 
     /// Stops the servers gracefully (SIGTERM), appends their stderr (and shaping statistics) to `log`, removes
     /// them; fails if one did not exit cleanly.
-    pub fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
+    pub(crate) fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
         self.external = None;
         let mut text = String::new();
         let mut failures = Vec::new();
@@ -449,12 +449,12 @@ impl Session {
     }
 
     /// This machine's bench-client (the static build the client image holds).
-    pub fn native_client(&self) -> PathBuf {
+    pub(crate) fn native_client(&self) -> PathBuf {
         self.dist.client()
     }
 
     /// How the binaries in the images were built.
-    pub fn build_info(&self) -> &artifacts::BuildInfo {
+    pub(crate) fn build_info(&self) -> &artifacts::BuildInfo {
         &self.dist.info
     }
 
@@ -472,12 +472,12 @@ impl Session {
     }
 
     /// The last placement of servers and clients on CPUs, in provenance's terms.
-    pub fn pinning(&self) -> Option<pinning::Pinning> {
+    pub(super) fn pinning(&self) -> Option<pinning::Pinning> {
         self.pinning.as_ref().map(|p| p.as_pinning(self.ncpu))
     }
 
     /// Why a server container is no longer running, if one is not.
-    pub fn gone(&self) -> Option<String> {
+    pub(super) fn gone(&self) -> Option<String> {
         self.servers
             .iter()
             .find(|s| !docker::running(&self.sh, &s.name))
@@ -486,7 +486,7 @@ impl Session {
     }
 
     /// How the containers were built, placed and tuned, for provenance.json.
-    pub fn record(&self) -> ContainersRecord {
+    pub(super) fn record(&self) -> ContainersRecord {
         ContainersRecord {
             engine: "docker".to_owned(),
             engine_version: docker::server_version(&self.sh),
@@ -521,7 +521,7 @@ impl Session {
     }
 
     /// Labels a run with an emulated side as emulated, in run.json, its notes and provenance.json.
-    pub fn record_arches(&self, run: &mut RunDoc, prov: &mut Provenance) {
+    pub(crate) fn record_arches(&self, run: &mut RunDoc, prov: &mut Provenance) {
         let sides = [("server", &self.server), ("client", &self.client)];
         let emulated: Vec<String> = sides
             .iter()

@@ -27,7 +27,7 @@ pub const MIN_WINDOW: usize = 4;
 
 /// Where the level of `xs` moves: each index `i` is the first run of a new level (the change lies between
 /// runs `i − 1` and `i`), in increasing order.
-pub fn change_points(xs: &[f64]) -> Vec<usize> {
+pub(crate) fn change_points(xs: &[f64]) -> Vec<usize> {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut cuts = vec![0, xs.len()];
     loop {

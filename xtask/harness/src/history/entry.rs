@@ -34,7 +34,7 @@ impl Kind {
         }
     }
 
-    pub fn from_key(key: &str) -> Option<Kind> {
+    pub(crate) fn from_key(key: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.key() == key)
     }
 }
@@ -73,7 +73,7 @@ impl Machine {
 
     /// With the state provenance records (`host_state.at_start`): the governor, turbo, SMT, the hypervisor
     /// or container, the cgroup's CPU quota, transparent huge pages — what was set, not what was counted.
-    pub fn with_state(mut self, state: Option<&HostState>) -> Machine {
+    pub(crate) fn with_state(mut self, state: Option<&HostState>) -> Machine {
         const KEPT: [&str; 7] = [
             "governor",
             "turbo",
@@ -182,7 +182,7 @@ pub struct Recorded {
 }
 
 /// The metric a key names, if this wsbench knows it.
-pub fn metric_of_key(key: &str) -> Option<Metric> {
+pub(crate) fn metric_of_key(key: &str) -> Option<Metric> {
     Metric::ALL.into_iter().find(|m| m.key() == key)
 }
 

@@ -11,7 +11,7 @@ use super::store::Store;
 use crate::results::{self, Run};
 
 /// The store of the results root a run folder (`<root>/<scenario>/<time>`) was written under.
-pub fn store_of_folder(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn store_of_folder(dir: &Path) -> Option<PathBuf> {
     dir.parent()?.parent().map(Store::in_folder)
 }
 

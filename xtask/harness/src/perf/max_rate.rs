@@ -237,7 +237,7 @@ fn probe(
 }
 
 /// The highest offered rate that passed a probe but is not the confirmed answer (above it, or none).
-pub fn best_unconfirmed(out: &Outcome) -> Option<&search::Probe> {
+pub(crate) fn best_unconfirmed(out: &Outcome) -> Option<&search::Probe> {
     out.probes
         .iter()
         .filter(|p| p.pass && out.best.map_or(true, |b| p.rate > b))

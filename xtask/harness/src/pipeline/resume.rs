@@ -88,7 +88,11 @@ impl Resumed {
 
     /// The directory, run.json and provenance.json to go on with: finished steps kept, the others set to
     /// run, the documents of those cut short set aside, the resume recorded.
-    pub fn continue_run(self, sh: &Shell, at: &str) -> Result<(PathBuf, RunDoc, Provenance)> {
+    pub(crate) fn continue_run(
+        self,
+        sh: &Shell,
+        at: &str,
+    ) -> Result<(PathBuf, RunDoc, Provenance)> {
         let Resumed {
             dir,
             mut run,

@@ -101,7 +101,7 @@ pub struct Node {
 impl Node {
     /// The architecture of the images this node runs (its `wsbench.arch` label, else its own), if wsbench
     /// builds for it.
-    pub fn wsbench_arch(&self) -> Option<Arch> {
+    pub(crate) fn wsbench_arch(&self) -> Option<Arch> {
         arch_of(self.image_arch.as_deref().unwrap_or(&self.arch))
     }
 

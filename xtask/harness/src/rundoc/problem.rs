@@ -59,7 +59,7 @@ pub enum Problem {
 
 impl Problem {
     /// Whether the run stops at it: nothing more is run into a directory that cannot hold it.
-    pub fn stops_run(&self) -> bool {
+    pub(crate) fn stops_run(&self) -> bool {
         matches!(
             self,
             Problem::RunUnwritable { .. } | Problem::ClientUnwritable { .. }

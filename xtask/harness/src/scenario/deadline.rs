@@ -10,11 +10,11 @@ use super::validate::{ClientStep, Length};
 pub const GRACE: Duration = Duration::from_secs(120);
 
 /// How long a step of a request count (no duration) may take: the count says nothing of the time.
-pub const UNTIMED: Duration = Duration::from_secs(3600);
+pub(crate) const UNTIMED: Duration = Duration::from_secs(3600);
 
 /// Each chat run ends by this (bench-client's `--deadline`): VolanoMark's runs have a message count, not a
 /// duration. The full scenario's runs take seconds to a minute here; a server that slow is a finding.
-pub const CHAT_RUN: Duration = Duration::from_secs(600);
+pub(crate) const CHAT_RUN: Duration = Duration::from_secs(600);
 
 impl ClientStep {
     /// The step's deadline, from the start of its clients: for chat, each run's deadline (bench-client ends a

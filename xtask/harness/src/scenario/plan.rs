@@ -372,7 +372,7 @@ impl Plan {
     }
 
     /// Several server instances: only container runs provide them.
-    pub fn needs_containers(&self) -> bool {
+    pub(crate) fn needs_containers(&self) -> bool {
         // A portal's app instances are processes behind its front end, on this machine too.
         self.portal.is_none() && self.instances.iter().any(|i| i.servers > 1)
     }

@@ -75,9 +75,9 @@ pub struct ClientStep {
 }
 
 /// bench-client's checkpoint interval when a scenario sets none (its own default).
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(10);
 /// The interval of `--quick` runs: a smoke run of seconds still has a timeline and loses at most a second.
-pub const QUICK_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const QUICK_INTERVAL: Duration = Duration::from_secs(1);
 
 impl ClientStep {
     pub(super) fn validate(s: &StepSpec, server: &ServerSpec) -> Result<ClientStep> {

@@ -16,9 +16,9 @@ use bench_proto::operation::Operation;
 use serde::{Deserialize, Serialize};
 
 /// Where a peer's files are in its container image (`{build}` there).
-pub const IMAGE_DIR: &str = "/peer";
+pub(crate) const IMAGE_DIR: &str = "/peer";
 /// The JVM in a `debian` image (`{java}` there).
-pub const IMAGE_JAVA: &str = "/usr/bin/java";
+pub(crate) const IMAGE_JAVA: &str = "/usr/bin/java";
 
 /// `peers/<name>/peer.toml`, as written.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -485,7 +485,7 @@ impl PeerDef {
     }
 
     /// The build of `config`.
-    pub fn build_of(&self, config: &Config) -> (&str, &Build) {
+    pub(crate) fn build_of(&self, config: &Config) -> (&str, &Build) {
         let (name, build) = match &config.build {
             Some(b) => self.builds.get_key_value(b),
             None => self.builds.iter().next(),
@@ -619,7 +619,7 @@ impl PeerSut {
     }
 
     /// What the peer needs before it may be measured, stated in every summary that has it.
-    pub fn warm_up_note(&self) -> Option<String> {
+    pub(crate) fn warm_up_note(&self) -> Option<String> {
         let w = self.def.warmup?;
         Some(format!(
             "{} runs on a JIT-compiling runtime: its figures include the warm-up each step gave it (the step's \

@@ -13,18 +13,18 @@ pub use crate::provenance::swarm::Placed;
 use wsbench_tools::docker::EngineAddr;
 
 /// The tag every service runs: the same on every node, whatever its architecture.
-pub fn service_tag(image: &str) -> String {
+pub(crate) fn service_tag(image: &str) -> String {
     images::tag(image)
 }
 
 /// The local tag of `image` built for `arch`, as `harness::artifacts::images` names it (x86_64 the plain tag,
 /// another arch `<tag>-<arch>`).
-pub fn local_tag(image: &str, arch: Arch) -> String {
+pub(crate) fn local_tag(image: &str, arch: Arch) -> String {
     images::tag_for(image, arch)
 }
 
 /// The image a role's tasks run.
-pub fn image_of(role: super::nodes::Role) -> &'static str {
+pub(crate) fn image_of(role: super::nodes::Role) -> &'static str {
     match role {
         super::nodes::Role::Server => SERVER,
         super::nodes::Role::Client => CLIENT,
@@ -32,7 +32,7 @@ pub fn image_of(role: super::nodes::Role) -> &'static str {
 }
 
 /// The image id of `tag` on `engine`, if it has it.
-pub fn id_on(sh: &Shell, engine: &EngineAddr, tag: &str) -> Option<String> {
+pub(crate) fn id_on(sh: &Shell, engine: &EngineAddr, tag: &str) -> Option<String> {
     engine
         .read(sh, &["image", "inspect", "--format", "{{.Id}}", tag])
         .ok()
@@ -40,7 +40,7 @@ pub fn id_on(sh: &Shell, engine: &EngineAddr, tag: &str) -> Option<String> {
 
 /// Makes sure every labelled node holds its role's images for its arch (a server node bench-client's too, for the
 /// sampling agent), under the service tags.
-pub fn distribute(sh: &Shell, nodes: &[Node]) -> anyhow::Result<Vec<Placed>> {
+pub(crate) fn distribute(sh: &Shell, nodes: &[Node]) -> anyhow::Result<Vec<Placed>> {
     let local = EngineAddr::default();
     let mut placed = Vec::new();
     for node in nodes.iter().filter(|n| n.usable()) {
@@ -116,7 +116,7 @@ fn place(
 
 /// Puts the peer images `tags` (built here, for this machine's architecture) on every server node, under the
 /// same tag: a peer runs where bench-server would.
-pub fn distribute_peers(
+pub(crate) fn distribute_peers(
     sh: &Shell,
     nodes: &[Node],
     tags: &[String],

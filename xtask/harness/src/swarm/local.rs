@@ -78,7 +78,7 @@ fn state_path() -> PathBuf {
 }
 
 /// The state file, if a local swarm is up.
-pub fn read_state() -> anyhow::Result<Option<LocalSwarm>> {
+pub(crate) fn read_state() -> anyhow::Result<Option<LocalSwarm>> {
     match std::fs::read_to_string(state_path()) {
         Ok(text) => Ok(Some(
             serde_json::from_str(&text).context("parsing the local swarm state")?,

@@ -11,7 +11,7 @@ pub use crate::provenance::swarm::{Facts, Node, Role};
 use wsbench_tools::docker::EngineAddr;
 
 /// Whether this machine's engine is a swarm manager: `active` + manager, or why not.
-pub fn manager_state(sh: &Shell) -> anyhow::Result<Result<(), String>> {
+pub(crate) fn manager_state(sh: &Shell) -> anyhow::Result<Result<(), String>> {
     let out = EngineAddr::default().read(
         sh,
         &[
@@ -136,7 +136,7 @@ pub fn facts(sh: &Shell, node: &Node) -> anyhow::Result<Facts> {
 }
 
 /// Milliseconds since the epoch of `2026-12-01T10:14:35.556127250Z` or `…+01:00` (what docker prints).
-pub fn parse_rfc3339_ms(t: &str) -> Option<i64> {
+pub(crate) fn parse_rfc3339_ms(t: &str) -> Option<i64> {
     let (date, rest) = t.split_once('T')?;
     let mut d = date.split('-').map(|x| x.parse::<i64>());
     let (y, m, day) = (d.next()?.ok()?, d.next()?.ok()?, d.next()?.ok()?);

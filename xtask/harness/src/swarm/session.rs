@@ -40,7 +40,7 @@ const TEARDOWN: Duration = Duration::from_secs(60);
 
 /// A server instance that printed READY.
 #[derive(Debug, Clone)]
-pub struct ServerTask {
+pub(crate) struct ServerTask {
     pub service: String,
     pub task: Task,
     pub ready: String,
@@ -53,7 +53,7 @@ pub struct ServerTask {
 
 /// A task as `docker inspect --type task` shows it.
 #[derive(Debug, Clone, Default)]
-pub struct Task {
+pub(super) struct Task {
     pub id: String,
     pub node: String,
     pub state: String,
@@ -75,7 +75,7 @@ impl Task {
 
 /// What a step's client tasks did.
 #[derive(Debug)]
-pub struct StepRun {
+pub(crate) struct StepRun {
     pub exit_codes: Vec<Option<i32>>,
     pub commands: Vec<Vec<String>>,
     /// The step's faults, as they happened.
@@ -86,7 +86,7 @@ pub struct StepRun {
 
 /// Everything created for one `cargo xtask run … --swarm`; Drop removes it.
 #[derive(Debug)]
-pub struct Session {
+pub(super) struct Session {
     sh: Shell,
     id: String,
     network: String,
@@ -109,7 +109,7 @@ pub struct Session {
 impl Session {
     /// Checks the swarm, puts the images on every labelled node (and `peers`, peer image tags, on the server
     /// nodes), creates the overlay network.
-    pub fn start(
+    pub(super) fn start(
         sh: &Shell,
         client_bin: PathBuf,
         clients_per_step: usize,
@@ -306,7 +306,7 @@ impl Session {
     /// bench-server's image, or `other` (a peer's image tag and its arguments, serving the same port). With
     /// `come_back` the task is restarted when it did not exit cleanly (on-failure, at once): a task shut down
     /// because its node was drained is scheduled again when the node is active.
-    pub fn start_servers(
+    pub(crate) fn start_servers(
         &mut self,
         spec: &ServerSpec,
         workers: Option<u32>,
@@ -454,7 +454,7 @@ impl Session {
 
     /// Drives `target` from now on instead of server services (none is started): the client tasks join their
     /// node's network (`--network host`), so the target's URL means in them what it means on that node.
-    pub fn use_target(&mut self, target: &Target) -> anyhow::Result<()> {
+    pub(crate) fn use_target(&mut self, target: &Target) -> anyhow::Result<()> {
         ensure!(
             self.servers.is_empty(),
             "servers are already running: stop them first"
@@ -466,7 +466,7 @@ impl Session {
     /// Checks each call of `step` once on `servers` before the load (bench-client `--verify-only` in a
     /// throwaway container reaching them as the client tasks do): on this machine's engine attached to the
     /// run's overlay network, or, for a `--target`, on a client node's network.
-    pub fn verify(&self, step: &Step, servers: &Servers) -> anyhow::Result<bool> {
+    pub(super) fn verify(&self, step: &Step, servers: &Servers) -> anyhow::Result<bool> {
         let label = session_label(&self.id);
         let (engine, network, image) = match &self.external {
             None => (self.manager(), self.network.clone(), built::tag(CLIENT)),
@@ -497,7 +497,7 @@ impl Session {
     }
 
     /// Why a server instance is gone, if one is.
-    pub fn gone(&self) -> Option<String> {
+    pub(super) fn gone(&self) -> Option<String> {
         if self.external.is_some() {
             return None;
         }
@@ -545,7 +545,7 @@ impl Session {
 
     /// Runs one step as client services (at least one per server instance), copies each results document
     /// back from its node and leaves the step's document at `json_out` (merged exactly when several).
-    pub fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<StepRun> {
+    pub(crate) fn run_step(&mut self, step: &Step, json_out: &Path) -> anyhow::Result<StepRun> {
         ensure!(
             !self.servers.is_empty() || self.external.is_some(),
             "no server instance is running"
@@ -705,7 +705,7 @@ impl Session {
     /// Stops the server instances (`docker stop` on their node: SIGTERM, SIGKILL after 10 s; with restart
     /// condition none the task then stays ended), appends their logs to `log`; Err when one did not exit
     /// cleanly.
-    pub fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
+    pub(crate) fn stop_servers(&mut self, log: &Path) -> anyhow::Result<()> {
         let servers = std::mem::take(&mut self.servers);
         let mut unclean = Vec::new();
         for s in &servers {
@@ -754,7 +754,7 @@ impl Session {
     }
 
     /// The nodes, images, network and tasks, for provenance.json.
-    pub fn record(&self) -> SwarmRecord {
+    pub(super) fn record(&self) -> SwarmRecord {
         SwarmRecord {
             manager_engine_version: self
                 .manager()

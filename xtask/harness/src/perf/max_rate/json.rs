@@ -4,7 +4,7 @@ use super::search::Outcome;
 use super::{best_unconfirmed, Args};
 
 /// The answer and every probe as one JSON document (`wsbench.max-rate/v1`).
-pub fn render(args: &Args, url: &str, out: &Outcome) -> anyhow::Result<String> {
+pub(super) fn render(args: &Args, url: &str, out: &Outcome) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(&value(args, url, out))?)
 }
 

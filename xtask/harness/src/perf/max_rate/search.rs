@@ -9,7 +9,7 @@ use std::fmt;
 
 /// Why a probe was run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     Ramp,
     Bisect,
     Confirm,
@@ -27,7 +27,7 @@ impl fmt::Display for Phase {
 
 /// What one probe measured.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Measured {
+pub(crate) struct Measured {
     pub achieved: f64,
     pub p99_us: u64,
     pub ok: u64,
@@ -38,7 +38,7 @@ pub struct Measured {
 
 /// One probe with its verdict.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Probe {
+pub(crate) struct Probe {
     pub phase: Phase,
     pub rate: f64,
     pub measured: Measured,
@@ -48,7 +48,7 @@ pub struct Probe {
 }
 
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(super) struct Config {
     pub start: f64,
     pub max: f64,
     pub slo_p99_us: u64,
@@ -61,7 +61,7 @@ pub struct Config {
 }
 
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The highest confirmed rate, if any.
     pub best: Option<f64>,
     /// The lowest rate seen failing (the answer lies below it).
@@ -72,7 +72,7 @@ pub struct Outcome {
 }
 
 impl Config {
-    pub fn judge(&self, rate: f64, m: &Measured) -> (bool, String) {
+    pub(super) fn judge(&self, rate: f64, m: &Measured) -> (bool, String) {
         let mut why = vec![];
         let total = m.ok + m.errors;
         let err_ratio = if total == 0 {
@@ -107,7 +107,7 @@ impl Config {
 }
 
 /// Runs the search; `run_probe(rate, phase)` measures one rate (an error aborts the search).
-pub fn search(
+pub(super) fn search(
     cfg: &Config,
     mut run_probe: impl FnMut(f64, Phase) -> anyhow::Result<Measured>,
 ) -> anyhow::Result<Outcome> {
