@@ -12,7 +12,7 @@ use wsbench_harness::scenario::Published;
 
 /// A rendered chart.
 #[derive(Debug, Clone)]
-pub struct Chart {
+pub(crate) struct Chart {
     /// File name under `charts/`.
     pub file: String,
     /// How to read it (shown under the chart).
@@ -21,7 +21,7 @@ pub struct Chart {
 }
 
 /// Every chart the run has data for, in reading order.
-pub fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec<Chart>> {
+pub(crate) fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec<Chart>> {
     plots(run, axis, curves)?
         .into_iter()
         .map(|(file, plot, caption)| {
@@ -35,7 +35,7 @@ pub fn all(run: &Run, axis: Axis, curves: &[Curve]) -> anyhow::Result<Vec<Chart>
 }
 
 /// Every chart the run has data for, before rendering: `(file, plot, caption)`.
-pub fn plots(
+pub(crate) fn plots(
     run: &Run,
     axis: Axis,
     curves: &[Curve],
@@ -269,7 +269,7 @@ fn whisker_words(curves: &[Curve]) -> String {
 }
 
 /// `000_9511573ff911d3e0.txt` → `seed 000`; other sources as they are.
-pub fn short_source(source: &str) -> String {
+pub(crate) fn short_source(source: &str) -> String {
     match source.split_once('_') {
         Some((n, _)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
             format!("seed {n}")
@@ -406,7 +406,7 @@ const MB_METRICS: [Metric; 4] = [
 ];
 
 /// Whether MB/s matters for this run: published MB/s figures or sized messages.
-pub fn wants_mb(run: &Run) -> bool {
+pub(crate) fn wants_mb(run: &Run) -> bool {
     let published = run
         .manifest
         .published

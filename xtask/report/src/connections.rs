@@ -9,7 +9,7 @@ use wsbench_harness::results;
 const MANY: u32 = 1000;
 
 /// The section's lines (none when no step holds many connections).
-pub fn section(loaded: &results::Run) -> Vec<String> {
+pub(crate) fn section(loaded: &results::Run) -> Vec<String> {
     let mut o = Vec::new();
     let steps: Vec<_> = loaded
         .steps

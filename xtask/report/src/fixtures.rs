@@ -21,13 +21,15 @@ pub fn root() -> PathBuf {
 }
 
 /// A closed-loop client sweep (first of the A repeats).
-pub fn sweep_a() -> PathBuf {
+pub(crate) fn sweep_a() -> PathBuf {
     root().join("cxf-client-sweep/20260301T100000Z")
 }
 
 /// The A repeats, comma-joined as `compare` takes them.
-pub const SWEEP_A_ALL: [&str; 3] = ["20260301T100000Z", "20260301T110000Z", "20260301T120000Z"];
-pub const SWEEP_B_ALL: [&str; 3] = ["20260302T100000Z", "20260302T110000Z", "20260302T120000Z"];
+pub(crate) const SWEEP_A_ALL: [&str; 3] =
+    ["20260301T100000Z", "20260301T110000Z", "20260301T120000Z"];
+pub(crate) const SWEEP_B_ALL: [&str; 3] =
+    ["20260302T100000Z", "20260302T110000Z", "20260302T120000Z"];
 
 pub fn open_loop() -> PathBuf {
     root().join("cxf-rate-sweep/20260303T100000Z")

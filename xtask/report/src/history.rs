@@ -15,7 +15,7 @@ pub use chart::html;
 pub use export::{bencher, csv};
 
 /// The commit as the table shows it: 10 hex digits, `+` when the tree was dirty.
-pub fn short_commit(r: &Recorded) -> String {
+pub(crate) fn short_commit(r: &Recorded) -> String {
     let c = r.entry.commit.as_deref().unwrap_or("?");
     format!(
         "{}{}",
@@ -34,7 +34,7 @@ fn machine_name(fingerprint: &str, this: &str) -> String {
 }
 
 /// The heading of a series: step, server, and where it differs from the plain case, machine and config.
-pub fn series_title(s: &Series, this: &str) -> String {
+pub(crate) fn series_title(s: &Series, this: &str) -> String {
     let mut t = format!("{} · {}", s.step, s.sut);
     if s.fingerprint != this {
         let _ = write!(t, " · machine {}", machine_name(&s.fingerprint, this));

@@ -40,7 +40,7 @@ fn steals(loaded: &results::Run) -> Vec<Steal<'_>> {
 }
 
 /// The summary's top lines: each step that lost more than 5 % of its CPU time to the hypervisor.
-pub fn flags(loaded: &results::Run) -> Vec<String> {
+pub(crate) fn flags(loaded: &results::Run) -> Vec<String> {
     steal_flags(loaded)
         .into_iter()
         .map(|f| format!("- ⚠ {f}"))
@@ -48,7 +48,7 @@ pub fn flags(loaded: &results::Run) -> Vec<String> {
 }
 
 /// Each step that lost more than 5 % of its CPU time to the hypervisor, in a sentence.
-pub fn steal_flags(loaded: &results::Run) -> Vec<String> {
+pub(crate) fn steal_flags(loaded: &results::Run) -> Vec<String> {
     steals(loaded)
         .iter()
         .filter_map(|s| {
@@ -67,7 +67,7 @@ pub fn steal_flags(loaded: &results::Run) -> Vec<String> {
 }
 
 /// The section's lines (none for a run recorded before host states were).
-pub fn section(loaded: &results::Run) -> Vec<String> {
+pub(crate) fn section(loaded: &results::Run) -> Vec<String> {
     let Some(states) = loaded
         .provenance
         .as_ref()

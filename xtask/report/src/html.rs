@@ -43,7 +43,7 @@ footer { color: #777; font-size: 0.85em; margin-top: 3em; }
 "#;
 
 /// Everything the page shows.
-pub struct Page<'a> {
+pub(crate) struct Page<'a> {
     pub run: &'a Run,
     pub axis: Axis,
     pub curves: &'a [Curve],
@@ -56,7 +56,7 @@ fn esc(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl Page<'_> {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let run = self.run;
         let m = &run.manifest;
         let mut h = String::with_capacity(256 * 1024);

@@ -30,7 +30,7 @@ pub struct Knee {
 /// that point not to be the knee (0.05 = 5 %); latency must grow by more than the same fraction
 /// from the knee to the last point and never fall below the knee's by more than it.
 /// `None` when throughput keeps rising, when latency does not rise, or with fewer than two points.
-pub fn find_knee(points: &[(f64, f64, f64)], min_gain: f64) -> Option<Knee> {
+pub(crate) fn find_knee(points: &[(f64, f64, f64)], min_gain: f64) -> Option<Knee> {
     let mut pts: Vec<(f64, f64, f64)> = points
         .iter()
         .copied()

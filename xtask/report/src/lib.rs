@@ -28,7 +28,7 @@ mod sweep;
 #[cfg(test)]
 mod tests;
 mod tiers;
-pub mod usl;
+pub(crate) mod usl;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ pub fn write_report(dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// One summary line per curve of the run saying where its knee is (or that it has none); empty
 /// for runs that do not sweep a numeric variable.
-pub fn knee_lines(run: &results::Run) -> Vec<String> {
+pub(crate) fn knee_lines(run: &results::Run) -> Vec<String> {
     let (axis, curves) = sweep::curves(run, DEFAULT_KNEE_GAIN);
     sweep::knee_sentences(axis, &curves, DEFAULT_KNEE_GAIN)
 }

@@ -8,13 +8,13 @@ use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-pub const WIDTH: u32 = 980;
-pub const HEIGHT: u32 = 440;
+pub(crate) const WIDTH: u32 = 980;
+pub(crate) const HEIGHT: u32 = 440;
 const LEGEND_W: u32 = 270;
 const FONT: &str = "sans-serif";
 
 /// Tableau 10: distinguishable, colour-blind tolerable.
-pub const PALETTE: [RGBColor; 10] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(0x4e, 0x79, 0xa7),
     RGBColor(0xf2, 0x8e, 0x2b),
     RGBColor(0xe1, 0x57, 0x59),
@@ -26,11 +26,11 @@ pub const PALETTE: [RGBColor; 10] = [
     RGBColor(0xff, 0x9d, 0xa7),
     RGBColor(0xba, 0xb0, 0xac),
 ];
-pub const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
-pub const GREY: RGBColor = RGBColor(0x88, 0x88, 0x88);
+pub(crate) const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+pub(crate) const GREY: RGBColor = RGBColor(0x88, 0x88, 0x88);
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Scale {
+pub(crate) enum Scale {
     Linear,
     /// Logarithmic with the given base for its ticks (2 for client counts, 10 otherwise).
     Log(f64),
@@ -39,7 +39,7 @@ pub enum Scale {
 /// How the points of a series (a line, a reference figure) are marked, here and in the legend: every series
 /// of a chart its own mark, so two at one place both show (a ring around a dot).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Marker {
+pub(crate) enum Marker {
     Dot,
     /// A hollow circle wider than a dot.
     Ring,
@@ -50,7 +50,7 @@ pub enum Marker {
 }
 
 #[derive(Debug, Clone)]
-pub struct Line {
+pub(crate) struct Line {
     pub name: String,
     pub points: Vec<(f64, f64)>,
     pub color: RGBColor,
@@ -64,7 +64,7 @@ pub struct Line {
 }
 
 impl Line {
-    pub fn new(name: impl Into<String>, points: Vec<(f64, f64)>, color: RGBColor) -> Line {
+    pub(crate) fn new(name: impl Into<String>, points: Vec<(f64, f64)>, color: RGBColor) -> Line {
         Line {
             name: name.into(),
             points,
@@ -76,19 +76,19 @@ impl Line {
             whiskers: vec![],
         }
     }
-    pub fn dashed(mut self) -> Line {
+    pub(crate) fn dashed(mut self) -> Line {
         self.dashed = true;
         self
     }
-    pub fn marked(mut self, marker: Marker) -> Line {
+    pub(crate) fn marked(mut self, marker: Marker) -> Line {
         self.marker = marker;
         self
     }
-    pub fn no_dots(mut self) -> Line {
+    pub(crate) fn no_dots(mut self) -> Line {
         self.dots = false;
         self
     }
-    pub fn unlisted(mut self) -> Line {
+    pub(crate) fn unlisted(mut self) -> Line {
         self.in_legend = false;
         self
     }
@@ -96,7 +96,7 @@ impl Line {
 
 /// A published figure: points at known x, or a horizontal level when it has no x on this axis.
 #[derive(Debug, Clone)]
-pub struct Reference {
+pub(crate) struct Reference {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub levels: Vec<f64>,
@@ -106,14 +106,14 @@ pub struct Reference {
 
 /// A legend-only entry (e.g. "dashed = uncorrected").
 #[derive(Debug, Clone)]
-pub struct Note {
+pub(crate) struct Note {
     pub text: String,
     pub color: RGBColor,
     pub dashed: bool,
 }
 
 #[derive(Debug, Clone)]
-pub struct Plot {
+pub(crate) struct Plot {
     pub title: String,
     pub x_desc: String,
     pub y_desc: String,
@@ -146,7 +146,7 @@ pub struct Plot {
 
 /// One axis's ticks, with the label of each: distinct and in increasing order of value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ticks(pub Vec<(f64, String)>);
+pub(crate) struct Ticks(pub Vec<(f64, String)>);
 
 impl Ticks {
     fn values(&self) -> Vec<f64> {
@@ -164,7 +164,7 @@ impl Ticks {
 }
 
 impl Plot {
-    pub fn new(
+    pub(crate) fn new(
         title: impl Into<String>,
         x_desc: impl Into<String>,
         y_desc: impl Into<String>,
@@ -193,7 +193,7 @@ impl Plot {
     }
 
     /// Whether there is anything to draw.
-    pub fn has_data(&self) -> bool {
+    pub(crate) fn has_data(&self) -> bool {
         self.lines
             .iter()
             .chain(&self.areas)
@@ -275,7 +275,7 @@ impl Plot {
     }
 
     /// The x axis's ticks for the bounds `(lo, hi)`: the categories, the data's x values, or nice values.
-    pub fn x_ticks(&self, lo: f64, hi: f64) -> Ticks {
+    pub(crate) fn x_ticks(&self, lo: f64, hi: f64) -> Ticks {
         if !self.categories.is_empty() {
             return Ticks(self.categories.clone());
         }
@@ -288,7 +288,7 @@ impl Plot {
     }
 
     /// The y axis's ticks for the bounds `(lo, hi)`.
-    pub fn y_ticks(&self, lo: f64, hi: f64) -> Ticks {
+    pub(crate) fn y_ticks(&self, lo: f64, hi: f64) -> Ticks {
         let values = match self.y_scale {
             Scale::Log(b) => log_ticks(lo, hi, b, false),
             Scale::Linear => linear_ticks(lo, hi, 8),
@@ -298,14 +298,14 @@ impl Plot {
 
     /// The ticks of both axes as drawn: `(x, y)`.
     #[cfg(test)]
-    pub fn ticks(&self) -> (Ticks, Ticks) {
+    pub(crate) fn ticks(&self) -> (Ticks, Ticks) {
         let (x0, x1) = self.x_bounds();
         let (y0, y1) = self.y_bounds();
         (self.x_ticks(x0, x1), self.y_ticks(y0, y1))
     }
 
     /// Renders the chart to an SVG document.
-    pub fn to_svg(&self) -> anyhow::Result<String> {
+    pub(crate) fn to_svg(&self) -> anyhow::Result<String> {
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -763,7 +763,7 @@ fn pad(vals: &[f64], scale: Scale, is_y: bool) -> (f64, f64) {
 }
 
 /// Wraps `s` at spaces into lines of at most `width` characters (longer words stay whole).
-pub fn wrap(s: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(s: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = vec![];
     let mut cur = String::new();
     for word in s.split_whitespace() {
@@ -817,7 +817,7 @@ impl Ranged for Fixed {
 }
 
 /// Nice linear ticks (steps of 1, 2, 2.5 or 5 × 10ⁿ), about `target` of them within `[lo, hi]`.
-pub fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+pub(crate) fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     let span = hi - lo;
     if span.is_nan() || span <= 0.0 || !span.is_finite() {
         return vec![lo];
@@ -839,7 +839,7 @@ pub fn linear_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 
 /// Log ticks within `[lo, hi]`: powers of two for base 2; for base 10, 1-2-5 per decade over a few
 /// decades (so a latency axis is labelled below 1 ms too), whole decades only over many or when asked.
-pub fn log_ticks(lo: f64, hi: f64, base: f64, decades_only: bool) -> Vec<f64> {
+pub(crate) fn log_ticks(lo: f64, hi: f64, base: f64, decades_only: bool) -> Vec<f64> {
     if lo.is_nan() || hi.is_nan() || lo <= 0.0 || hi <= lo {
         return vec![lo.max(f64::MIN_POSITIVE)];
     }
@@ -887,7 +887,7 @@ fn spaced(ticks: Ticks, scale: Scale, lo: f64, hi: f64) -> Ticks {
 
 /// Labels ticks with `fmt`; where two labels would read the same, with more digits, and ticks whose
 /// label still repeats are dropped: every label on an axis is distinct and they ascend.
-pub fn label_ticks(values: Vec<f64>, fmt: fn(f64) -> String) -> Ticks {
+pub(crate) fn label_ticks(values: Vec<f64>, fmt: fn(f64) -> String) -> Ticks {
     let labelled: Vec<(f64, String)> = values.iter().map(|&v| (v, fmt(v))).collect();
     let distinct = |t: &[(f64, String)]| t.windows(2).all(|w| w[0].1 != w[1].1);
     if distinct(&labelled) {

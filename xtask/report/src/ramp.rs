@@ -12,7 +12,7 @@ const RUNNING: usize = 3;
 
 /// What a rate ramp showed, second by second.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Ramp {
+pub(crate) enum Ramp {
     /// Every second kept up with the rate offered.
     KeptUp {
         /// The highest rate offered (calls/s) and the worst second's p99 (µs), short seconds included.
@@ -32,7 +32,7 @@ pub enum Ramp {
 }
 
 /// The ramp of a step whose stages ramp the rate (None: a clients ramp, no stages, or no whole second).
-pub fn judge(stages: &[StageResults], timeline: &Timeline) -> Option<Ramp> {
+pub(crate) fn judge(stages: &[StageResults], timeline: &Timeline) -> Option<Ramp> {
     if stages.first()?.ramped != Ramped::Rate {
         return None;
     }

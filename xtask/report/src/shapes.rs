@@ -10,7 +10,7 @@ use wsbench_harness::results::{Run, Step};
 use super::ramp::{self, Ramp};
 
 /// The section's lines (none when no step was shaped).
-pub fn section(run: &Run) -> Vec<String> {
+pub(crate) fn section(run: &Run) -> Vec<String> {
     let shaped: Vec<(&Step, &ResultsDoc)> = run
         .steps
         .iter()
@@ -144,7 +144,7 @@ fn stages(o: &mut Vec<String>, shaped: &[(&Step, &ResultsDoc)]) {
 }
 
 /// A rate ramp in a sentence: how far it kept up, or where the calls completed fell short of it.
-pub fn breakdown_line(s: &Step, d: &ResultsDoc) -> Option<String> {
+pub(crate) fn breakdown_line(s: &Step, d: &ResultsDoc) -> Option<String> {
     let timeline = s.record.as_ref()?.timeline.as_ref()?;
     let words = match ramp::judge(&d.shape.stages, timeline)? {
         Ramp::KeptUp {

@@ -9,7 +9,7 @@ use wsbench_harness::results::Run;
 
 /// The grouped charts, `(file, plot, caption)`; none unless the run measured more than one server.
 /// `published`: the published figures of the given metrics, as levels (a step is a category here).
-pub fn plots(
+pub(crate) fn plots(
     run: &Run,
     published: impl Fn(&[Metric]) -> Vec<Reference>,
 ) -> Vec<(&'static str, Plot, String)> {

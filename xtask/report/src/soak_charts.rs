@@ -12,7 +12,7 @@ use super::plot::{Line, Plot, GREY, PALETTE};
 const LIMIT: plotters::prelude::RGBColor = plotters::prelude::RGBColor(0xc0, 0x39, 0x2b);
 
 /// The three charts, or none when the run was not judged as a soak.
-pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
+pub(crate) fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
     let Some(limits) = &run.manifest.soak else {
         return Vec::new();
     };

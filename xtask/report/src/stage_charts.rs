@@ -18,7 +18,7 @@ struct Staged<'a> {
 }
 
 /// The three charts, or none when no step of the run had stages (or none recorded its seconds).
-pub fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
+pub(crate) fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
     let staged: Vec<Staged<'_>> = run
         .steps
         .iter()

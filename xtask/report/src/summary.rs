@@ -11,24 +11,24 @@ use wsbench_harness::stats::{self, Estimate};
 
 /// Markdown being written. Writing into a String cannot fail, so lines are pushed, not `writeln!`-ed.
 #[derive(Debug, Default)]
-pub struct Md(String);
+pub(crate) struct Md(String);
 
 impl Md {
     /// Appends `text` and a newline.
-    pub fn line(&mut self, text: impl AsRef<str>) {
+    pub(crate) fn line(&mut self, text: impl AsRef<str>) {
         self.0.push_str(text.as_ref());
         self.0.push('\n');
     }
 
     /// The text written.
-    pub fn text(self) -> String {
+    pub(crate) fn text(self) -> String {
         self.0
     }
 }
 
 /// `N failed calls (kind n, …)`, the kinds in `ErrorKind::ALL`'s order; None when no call failed. The one
 /// place this text is built, for summary.md and report.html.
-pub fn failed_calls(counts: &Counts) -> Option<String> {
+pub(crate) fn failed_calls(counts: &Counts) -> Option<String> {
     if counts.errors_total == 0 {
         return None;
     }
@@ -499,7 +499,7 @@ fn footnote(docs: &[&StepDoc]) -> String {
 }
 
 /// A step's row name: its id, and for a round of a repeated step which round it is.
-pub fn step_name(run: &RunDoc, e: &StepEntry) -> String {
+pub(crate) fn step_name(run: &RunDoc, e: &StepEntry) -> String {
     match (e.round, run.repeat) {
         (Some(r), Some(n)) => format!("{} (round {r} of {n})", e.group()),
         (Some(r), None) => format!("{} (round {r})", e.group()),

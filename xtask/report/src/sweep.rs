@@ -10,7 +10,7 @@ type Row = (usize, Vec<usize>, Estimate, (f64, f64, f64));
 
 /// One curve of the sweep.
 #[derive(Debug, Clone)]
-pub struct Curve {
+pub(crate) struct Curve {
     pub name: String,
     /// Indices into `run.steps`, sorted by x, only steps with a results document: a repeated step's first round.
     pub steps: Vec<usize>,
@@ -24,7 +24,7 @@ pub struct Curve {
 }
 
 /// The run's axis and curves; knees only when something numeric is swept over at least three points.
-pub fn curves(run: &Run, min_gain: f64) -> (Axis, Vec<Curve>) {
+pub(crate) fn curves(run: &Run, min_gain: f64) -> (Axis, Vec<Curve>) {
     let axis = run.axis();
     let curves = run
         .series()
@@ -72,7 +72,7 @@ pub fn curves(run: &Run, min_gain: f64) -> (Axis, Vec<Curve>) {
 }
 
 /// Summary sentences for the knees (or their absence) of every curve.
-pub fn knee_sentences(axis: Axis, curves: &[Curve], min_gain: f64) -> Vec<String> {
+pub(crate) fn knee_sentences(axis: Axis, curves: &[Curve], min_gain: f64) -> Vec<String> {
     if axis == Axis::Step {
         return vec![];
     }

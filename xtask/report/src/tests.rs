@@ -9,7 +9,7 @@ use super::fixtures;
 use wsbench_harness::results::Run;
 
 /// A private copy of a fixture run (removed when dropped), so tests never write into the source tree.
-pub struct Scratch(tempfile::TempDir);
+pub(crate) struct Scratch(tempfile::TempDir);
 
 impl std::ops::Deref for Scratch {
     type Target = Path;

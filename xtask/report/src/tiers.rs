@@ -6,7 +6,7 @@ use bench_proto::numbers::num;
 use wsbench_harness::results;
 
 /// The section's lines (none when no step has tier figures).
-pub fn section(loaded: &results::Run) -> Vec<String> {
+pub(crate) fn section(loaded: &results::Run) -> Vec<String> {
     let steps: Vec<_> = loaded
         .steps
         .iter()

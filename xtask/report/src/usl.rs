@@ -10,7 +10,7 @@ use wsbench_harness::scenario::Published;
 
 /// A fitted model.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Usl {
+pub(crate) struct Usl {
     /// Throughput of one instance (measured), per s.
     pub one: f64,
     pub sigma: f64,
@@ -22,7 +22,7 @@ pub struct Usl {
 impl Usl {
     /// Fits `(instances, throughput/s)` points; needs the one-instance point and at least one other.
     /// Least squares on the linear form `N·X(1)/X(N) − 1 = σ(N−1) + κN(N−1)`, with σ, κ ≥ 0.
-    pub fn fit(points: &[(u32, f64)]) -> Option<Usl> {
+    pub(crate) fn fit(points: &[(u32, f64)]) -> Option<Usl> {
         let one = points.iter().find(|p| p.0 == 1)?.1;
         let rows: Vec<(f64, f64, f64)> = points
             .iter()
@@ -86,17 +86,17 @@ impl Usl {
     }
 
     /// The modelled throughput of `n` instances.
-    pub fn at(&self, n: f64) -> f64 {
+    pub(crate) fn at(&self, n: f64) -> f64 {
         self.one * n / (1.0 + self.sigma * (n - 1.0) + self.kappa * n * (n - 1.0))
     }
 
     /// Where the modelled throughput peaks (instances), when it does.
-    pub fn peak(&self) -> Option<f64> {
+    pub(crate) fn peak(&self) -> Option<f64> {
         (self.kappa > 0.0).then(|| ((1.0 - self.sigma) / self.kappa).sqrt().max(1.0))
     }
 
     /// The fewest instances (up to 1,000) whose modelled throughput reaches `target`; None beyond the peak.
-    pub fn instances_for(&self, target: f64) -> Option<u32> {
+    pub(crate) fn instances_for(&self, target: f64) -> Option<u32> {
         (1..=1000u32).find(|&n| self.at(f64::from(n)) >= target)
     }
 }
@@ -104,7 +104,7 @@ impl Usl {
 /// The summary's section: for each step measured at several instance counts, the measured points, the
 /// fit, and the instances the scenario's published throughput for most instances would need (OSS/J: the
 /// paper's 4,590 tps, itself a projection) — all marked as model.
-pub fn section(run: &results::Run) -> Vec<String> {
+pub(crate) fn section(run: &results::Run) -> Vec<String> {
     let target = run
         .manifest
         .published

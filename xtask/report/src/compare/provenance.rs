@@ -111,7 +111,7 @@ type KeyDiff = (String, BTreeSet<String>, BTreeSet<String>);
 
 /// The provenance verdict: sentences about differences first (between the sides, then within a
 /// side's repeats), then one line naming what matched.
-pub fn differences(a: &[Run], b: &[Run]) -> Vec<String> {
+pub(super) fn differences(a: &[Run], b: &[Run]) -> Vec<String> {
     let mut out = vec![];
     for (name, side) in [("A", a), ("B", b)] {
         let missing = side.iter().filter(|r| r.provenance.is_none()).count();

@@ -6,7 +6,7 @@ use wsbench_harness::stats::{mean_sd, t975};
 /// The change from `a` to `b` in their means, with the half-width of its 95 % interval when both
 /// sides have at least two values (Welch's t, Welch–Satterthwaite degrees of freedom).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Change {
+pub(super) struct Change {
     pub a: f64,
     pub b: f64,
     pub diff: f64,
@@ -15,17 +15,17 @@ pub struct Change {
 
 impl Change {
     /// Relative change, `None` when `a` is zero.
-    pub fn relative(&self) -> Option<f64> {
+    pub(super) fn relative(&self) -> Option<f64> {
         (self.a != 0.0).then(|| self.diff / self.a)
     }
 
     /// Whether the 95 % interval excludes zero (`None`: no interval).
-    pub fn significant(&self) -> Option<bool> {
+    pub(super) fn significant(&self) -> Option<bool> {
         self.half_width.map(|h| self.diff.abs() > h)
     }
 }
 
-pub fn change(a: &[f64], b: &[f64]) -> Option<Change> {
+pub(super) fn change(a: &[f64], b: &[f64]) -> Option<Change> {
     let (ma, sa) = mean_sd(a)?;
     let (mb, sb) = mean_sd(b)?;
     let half_width = (a.len() >= 2 && b.len() >= 2).then(|| {
