@@ -170,7 +170,7 @@ pub struct Portal {
 }
 
 /// The broker's configuration, under the project root (`containers/ossj/activemq.xml`).
-pub(crate) fn broker_config(root: &Path) -> PathBuf {
+pub fn broker_config(root: &Path) -> PathBuf {
     root.join("containers/ossj/activemq.xml")
 }
 
