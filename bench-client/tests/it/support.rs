@@ -198,7 +198,7 @@ pub(crate) fn run_bin(args: &[&str]) -> Output {
 }
 
 /// The real binary, asserted to succeed (its stderr shown when it did not).
-pub fn run_ok(args: &[&str]) -> Output {
+pub(crate) fn run_ok(args: &[&str]) -> Output {
     let out = run_bin(args);
     assert!(
         out.status.success(),
@@ -209,13 +209,13 @@ pub fn run_ok(args: &[&str]) -> Output {
 }
 
 /// `bench-client merge A B --json OUT` on the first two paths into the third, asserted to succeed.
-pub fn merge_ok(paths: &[PathBuf; 3]) -> Output {
+pub(crate) fn merge_ok(paths: &[PathBuf; 3]) -> Output {
     let [a, b, out] = paths.each_ref().map(|p| p.to_str().expect("UTF-8 path"));
     run_ok(&["merge", a, b, "--json", out])
 }
 
 /// Two encoded histograms added, as a merge must add them.
-pub fn added_histograms(a: &str, b: &str) -> Histogram<u64> {
+pub(crate) fn added_histograms(a: &str, b: &str) -> Histogram<u64> {
     let mut sum = decode_histogram(a).expect("a histogram");
     sum.add(decode_histogram(b).expect("a histogram"))
         .expect("histograms of one range");

@@ -460,7 +460,7 @@ impl Session {
 
     /// The CPUs each of `instances` server containers will be given (its cpuset; the engine's all when there
     /// is no pinning), before they start: what a peer's per-core worker rule counts.
-    pub fn server_cores(&self, instances: usize) -> u32 {
+    pub(crate) fn server_cores(&self, instances: usize) -> u32 {
         let sets = pinning::for_containers(self.ncpu, instances);
         let cpus = sets
             .servers

@@ -176,7 +176,7 @@ impl Session {
 
     /// The CPUs a server task may use: server services have no CPU limit, so the fewest CPUs of a usable node
     /// labelled `server` (of any usable node when none is), whole; what a peer's per-core worker rule counts.
-    pub fn server_cores(&self) -> u32 {
+    pub(crate) fn server_cores(&self) -> u32 {
         let usable = || self.nodes.iter().filter(|n| n.usable());
         let servers = || usable().filter(|n| n.role == Some(Role::Server));
         let pool: Vec<&Node> = if servers().next().is_some() {
