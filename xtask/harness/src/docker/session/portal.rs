@@ -106,7 +106,7 @@ impl Session {
     /// Starts the portal: the broker unless it runs, `portal.backends` back ends, `apps` application
     /// instances and the front end over them. The clients' URL (the front end's) and every container's
     /// command line.
-    pub fn start_portal(
+    pub(crate) fn start_portal(
         &mut self,
         spec: &ServerSpec,
         workers: Option<u32>,
@@ -285,7 +285,7 @@ impl Session {
     }
 
     /// Every portal container's host pid with its tier (none when no portal runs), for a step's meter.
-    pub fn portal_pids(&self) -> Vec<(Tier, u32)> {
+    pub(crate) fn portal_pids(&self) -> Vec<(Tier, u32)> {
         if self.portal.front.is_none() {
             return Vec::new();
         }
@@ -319,7 +319,7 @@ impl Session {
     }
 
     /// At the run's end: stops the broker, appends its log to `log`.
-    pub fn stop_broker(&mut self, log: &Path) -> Result<()> {
+    pub(crate) fn stop_broker(&mut self, log: &Path) -> Result<()> {
         let (mut text, mut failures) = (String::new(), Vec::new());
         if let Some(b) = self.portal.broker.take() {
             self.stop_tier(b, &mut text, &mut failures);
@@ -332,12 +332,12 @@ impl Session {
     }
 
     /// The broker's and the front end's image tags, once built or found.
-    pub fn portal_images(&self) -> Option<&(String, String)> {
+    pub(crate) fn portal_images(&self) -> Option<&(String, String)> {
         self.portal.images.as_ref()
     }
 
     /// How long the broker took to listen, each time it was started.
-    pub fn broker_started(&self) -> &[Duration] {
+    pub(crate) fn broker_started(&self) -> &[Duration] {
         &self.portal.broker_started
     }
 
