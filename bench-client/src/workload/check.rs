@@ -86,7 +86,7 @@ pub(super) fn describe(v: &Variant, kind: ErrorKind, status: StatusCode, body: &
                 return format!("{e}: {}", snippet(body));
             }
             match v.validate(status, body) {
-                Err(why) => why,
+                Err(why) => why.to_string(),
                 Ok(()) => format!("response not as expected: {}", snippet(body)),
             }
         }

@@ -4,6 +4,7 @@ use bench_proto::customer::{self as proto, Customer, Request, Response};
 use bytes::Bytes;
 use http::StatusCode;
 
+use super::mismatch::Mismatch;
 use super::snippet::snippet;
 use crate::operation::Operation;
 
@@ -46,41 +47,49 @@ pub(super) fn request(op: Operation, message_size: Option<u64>) -> anyhow::Resul
     Ok((Bytes::from(body), expect))
 }
 
-pub(super) fn validate(expected: &Expect, status: StatusCode, body: &[u8]) -> Result<(), String> {
+pub(super) fn validate(
+    expected: &Expect,
+    status: StatusCode,
+    body: &[u8],
+) -> Result<(), Mismatch> {
     if let Expect::AddAsync = expected {
         return if status == StatusCode::ACCEPTED && body.is_empty() {
             Ok(())
         } else {
-            Err(format!(
-                "addAsync answered HTTP {status} with {} bytes, not 202 and no body",
-                body.len()
-            ))
+            Err(Mismatch::AddAsync {
+                status,
+                len: body.len(),
+            })
         };
     }
-    let got = proto::parse_response(body).map_err(|e| format!("unparseable response: {e}"))?;
+    let got = proto::parse_response(body).map_err(|source| Mismatch::CustomerUnparseable { source })?;
     match (expected, &got) {
         (Expect::Add { count }, Response::Add(summary)) if summary.count == *count => Ok(()),
-        (Expect::Add { count }, Response::Add(summary)) => Err(format!(
-            "add summary counts {} customers, {count} sent",
-            summary.count
-        )),
+        (Expect::Add { count }, Response::Add(summary)) => Err(Mismatch::AddCount {
+            counted: summary.count,
+            sent: *count,
+        }),
         (Expect::Get { count }, Response::Get(list)) if list.len() == *count as usize => Ok(()),
-        (Expect::Get { count }, Response::Get(list)) => Err(format!(
-            "get returned {} customers, {count} asked",
-            list.len()
-        )),
+        (Expect::Get { count }, Response::Get(list)) => Err(Mismatch::GetCount {
+            returned: list.len(),
+            asked: *count,
+        }),
         (Expect::Echo(sent), Response::Echo(list)) if list == sent => Ok(()),
         (Expect::Echo(sent), Response::Echo(list)) => {
             Err(match super::diff::first_difference(sent, list) {
-                Some(d) => format!("echoResponse: customer{d}"),
-                None => format!(
-                    "echo differs from the request ({} customers back, {} sent): {}",
-                    list.len(),
-                    sent.len(),
-                    snippet(body)
-                ),
+                Some(d) => Mismatch::Field {
+                    element: "echoResponse".to_owned(),
+                    difference: format!("customer{d}"),
+                },
+                None => Mismatch::NotTheCustomers {
+                    back: list.len(),
+                    sent: sent.len(),
+                    body: snippet(body),
+                },
             })
         }
-        _ => Err(format!("wrong response element: {}", snippet(body))),
+        _ => Err(Mismatch::WrongElement {
+            body: snippet(body),
+        }),
     }
 }

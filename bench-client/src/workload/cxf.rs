@@ -3,6 +3,7 @@
 use bench_proto::cxf::{self as proto, Request, Response};
 use bytes::Bytes;
 
+use super::mismatch::Mismatch;
 use super::snippet::snippet;
 use crate::operation::Operation;
 
@@ -35,15 +36,18 @@ pub(super) fn request(
 }
 
 /// Parses `body` (its values borrowed, in this thread's scratch arena) and compares every field with `expected`.
-pub(super) fn validate(expected: &Response<'static>, body: &[u8]) -> Result<(), String> {
+pub(super) fn validate(expected: &Response<'static>, body: &[u8]) -> Result<(), Mismatch> {
     bench_proto::arena::with_scratch(|arena| {
-        let got = proto::parse_response_in(body, arena)
-            .map_err(|e| format!("unparseable {} response: {e}", expected.operation()))?;
+        let got =
+            proto::parse_response_in(body, arena).map_err(|source| Mismatch::CxfUnparseable {
+                operation: expected.operation(),
+                source,
+            })?;
         compare(expected, &got, body)
     })
 }
 
-fn compare(expected: &Response<'_>, got: &Response<'_>, body: &[u8]) -> Result<(), String> {
+fn compare(expected: &Response<'_>, got: &Response<'_>, body: &[u8]) -> Result<(), Mismatch> {
     if got == expected {
         return Ok(());
     }
@@ -51,20 +55,28 @@ fn compare(expected: &Response<'_>, got: &Response<'_>, body: &[u8]) -> Result<(
         (Response::EchoComplex { id_out, .. }, Response::EchoComplex { id_out: want, .. })
             if id_out != want =>
         {
-            format!("idout {id_out} != id {want}")
+            Mismatch::IdOut {
+                got: *id_out,
+                want: *want,
+            }
         }
         (Response::EchoComplex { items, .. }, Response::EchoComplex { items: want, .. })
             if items.len() != want.len() =>
         {
-            format!("{} items echoed, {} sent", items.len(), want.len())
+            Mismatch::Items {
+                echoed: items.len(),
+                sent: want.len(),
+            }
         }
         _ => match super::diff::first_difference(expected, got) {
-            Some(d) => format!("{}Response: {d}", expected.operation()),
-            None => format!(
-                "{} response differs from the request: {}",
-                expected.operation(),
-                snippet(body)
-            ),
+            Some(difference) => Mismatch::Field {
+                element: format!("{}Response", expected.operation()),
+                difference,
+            },
+            None => Mismatch::NotTheEcho {
+                operation: expected.operation(),
+                body: snippet(body),
+            },
         },
     })
 }

@@ -9,6 +9,7 @@ mod check;
 mod customer;
 mod cxf;
 mod diff;
+mod mismatch;
 mod ossj;
 mod snippet;
 mod variant;
@@ -26,6 +27,7 @@ use crate::config::RunConfig;
 use crate::operation::{Operation, Service};
 use variant::Expect;
 
+pub use mismatch::Mismatch;
 pub use variant::Variant;
 
 /// SOAP 1.1 clients send a `SOAPAction` header; the CXF and Customer bindings use an empty action.

@@ -6,6 +6,7 @@ use bench_proto::customer;
 use bench_proto::ossj::{self, Order, OrderFault, OrderReply};
 use bytes::Bytes;
 
+use super::mismatch::Mismatch;
 use super::snippet::snippet;
 
 /// Distinct orders a load cycles through (over [`ossj::ORDERED_CUSTOMERS`] customers).
@@ -29,9 +30,11 @@ pub(super) fn exact(reply: &OrderReply) -> Vec<u8> {
 }
 
 /// The full check: the answer parsed and each field compared, naming the first that differs.
-pub(super) fn validate(want: &OrderReply, body: &[u8]) -> Result<(), String> {
-    let got = ossj::parse_reply(body)
-        .map_err(|e| format!("the answer is not an order reply ({e}): {}", snippet(body)))?;
+pub(super) fn validate(want: &OrderReply, body: &[u8]) -> Result<(), Mismatch> {
+    let got = ossj::parse_reply(body).map_err(|source| Mismatch::NotAnOrderReply {
+        source,
+        body: snippet(body),
+    })?;
     let fields: [(&str, String, String); 6] = [
         ("orderId", want.order_id.clone(), got.order_id.clone()),
         (
@@ -58,14 +61,16 @@ pub(super) fn validate(want: &OrderReply, body: &[u8]) -> Result<(), String> {
     ];
     for (name, w, g) in fields {
         if w != g {
-            return Err(format!("orderResponse: {name}: expected {w}, received {g}"));
+            return Err(Mismatch::Field {
+                element: "orderResponse".to_owned(),
+                difference: format!("{name}: expected {w}, received {g}"),
+            });
         }
     }
     if body != exact(want) {
-        return Err(format!(
-            "the reply is not written as a back end writes it: {}",
-            snippet(body)
-        ));
+        return Err(Mismatch::NotAsWritten {
+            body: snippet(body),
+        });
     }
     Ok(())
 }

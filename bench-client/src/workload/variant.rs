@@ -6,6 +6,7 @@ use http::{StatusCode, Uri};
 
 use crate::operation::Operation;
 
+use super::mismatch::Mismatch;
 use super::snippet::snippet;
 use super::{customer, cxf, ossj};
 
@@ -54,17 +55,16 @@ impl Variant {
     }
 
     /// The full check: parse the response and compare it with what the request asked for.
-    pub fn validate(&self, status: StatusCode, body: &[u8]) -> Result<(), String> {
+    pub fn validate(&self, status: StatusCode, body: &[u8]) -> Result<(), Mismatch> {
         match &self.expect {
             Expect::Plain(None) => Ok(()),
             Expect::Plain(Some(want)) if body == &want[..] => Ok(()),
-            Expect::Plain(Some(want)) => Err(format!(
-                "the body is not --expect-body's {} ({} bytes): {} ({} bytes)",
-                snippet(want),
-                want.len(),
-                snippet(body),
-                body.len()
-            )),
+            Expect::Plain(Some(want)) => Err(Mismatch::Body {
+                want: snippet(want),
+                want_len: want.len(),
+                got: snippet(body),
+                got_len: body.len(),
+            }),
             Expect::Cxf(expected) => cxf::validate(expected, body),
             Expect::Customer(expected) => customer::validate(expected, status, body),
             Expect::Ossj(expected) => ossj::validate(expected, body),
