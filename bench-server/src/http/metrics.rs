@@ -149,7 +149,8 @@ impl Metrics {
     /// Prometheus text exposition format 0.0.4, appended to `w`.
     pub(crate) fn render(&self, g: &Gauges, w: &mut String) {
         self.render_labelled(w);
-        for (name, kind, help, v) in self.scalars(g) {
+        let scalars = self.connection_scalars().into_iter().chain(budget_scalars(g));
+        for (name, kind, help, v) in scalars {
             header(w, name, kind, help);
             let _ = writeln!(w, "{name} {v}");
         }
@@ -198,8 +199,8 @@ impl Metrics {
         }
     }
 
-    /// The families without labels, (name, type, help, value), the server-wide gauges `g` among them.
-    fn scalars(&self, g: &Gauges) -> [(&'static str, &'static str, &'static str, u64); 16] {
+    /// The families without labels that the server's tasks count: bytes and connections.
+    fn connection_scalars(&self) -> [Scalar; 9] {
         [
             (
                 "wsbench_http_received_bytes_total",
@@ -255,51 +256,60 @@ impl Metrics {
                 "Connections that discarded unread request bytes before closing (lingering close).",
                 self.connections_lingered.load(Relaxed),
             ),
-            (
-                "wsbench_http_request_body_bytes",
-                "gauge",
-                "Request body bytes held in memory now (the request budget in use).",
-                g.request_bytes,
-            ),
-            (
-                "wsbench_http_request_budget_bytes",
-                "gauge",
-                "The request budget: most request body bytes held at once.",
-                g.request_budget,
-            ),
-            (
-                "wsbench_http_request_budget_waits_total",
-                "counter",
-                "Request bodies that waited for the request budget.",
-                g.request_waits,
-            ),
-            (
-                "wsbench_http_response_body_bytes",
-                "gauge",
-                "Response body bytes held in memory, unsent, now (the response budget in use).",
-                g.response_bytes,
-            ),
-            (
-                "wsbench_http_response_budget_bytes",
-                "gauge",
-                "The response budget: most unsent response body bytes held at once.",
-                g.response_budget,
-            ),
-            (
-                "wsbench_http_response_budget_waits_total",
-                "counter",
-                "Responses (or chunks of streamed ones) that waited for the response budget.",
-                g.response_waits,
-            ),
-            (
-                "wsbench_customer_store_size",
-                "gauge",
-                "Customers in the in-memory store.",
-                g.store_size,
-            ),
         ]
     }
 }
+
+/// The families without labels read off the server-wide gauges `g`: the memory budgets and the store.
+fn budget_scalars(g: &Gauges) -> [Scalar; 7] {
+    [
+        (
+            "wsbench_http_request_body_bytes",
+            "gauge",
+            "Request body bytes held in memory now (the request budget in use).",
+            g.request_bytes,
+        ),
+        (
+            "wsbench_http_request_budget_bytes",
+            "gauge",
+            "The request budget: most request body bytes held at once.",
+            g.request_budget,
+        ),
+        (
+            "wsbench_http_request_budget_waits_total",
+            "counter",
+            "Request bodies that waited for the request budget.",
+            g.request_waits,
+        ),
+        (
+            "wsbench_http_response_body_bytes",
+            "gauge",
+            "Response body bytes held in memory, unsent, now (the response budget in use).",
+            g.response_bytes,
+        ),
+        (
+            "wsbench_http_response_budget_bytes",
+            "gauge",
+            "The response budget: most unsent response body bytes held at once.",
+            g.response_budget,
+        ),
+        (
+            "wsbench_http_response_budget_waits_total",
+            "counter",
+            "Responses (or chunks of streamed ones) that waited for the response budget.",
+            g.response_waits,
+        ),
+        (
+            "wsbench_customer_store_size",
+            "gauge",
+            "Customers in the in-memory store.",
+            g.store_size,
+        ),
+    ]
+}
+
+/// One scalar's name, type, help and value.
+type Scalar = (&'static str, &'static str, &'static str, u64);
 
 fn header(w: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(w, "# HELP {name} {help}");

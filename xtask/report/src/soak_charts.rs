@@ -4,7 +4,7 @@
 //! third's p99 + the drift allowed) — and a mark where the settling minutes end.
 
 use wsbench_harness::results::Run;
-use wsbench_harness::soak::{self, Minute, SoakVerdict};
+use wsbench_harness::soak::{self, Minute, SoakLimits, SoakVerdict};
 
 use super::plot::{Line, Plot, GREY, PALETTE};
 
@@ -20,7 +20,6 @@ pub(crate) fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
     let mut rss = plot("Soak: server RSS per minute", "RSS (MiB)");
     let mut fds = plot("Soak: server open file descriptors per minute", "open fds");
     let mut p99 = plot("Soak: p99 latency per minute", "p99 (ms)");
-    let settle = f64::from(limits.settle_minutes);
     for (k, (step, v)) in run.steps.iter().zip(&verdicts).enumerate() {
         let Some(timeline) = step.record.as_ref().and_then(|r| r.timeline.as_ref()) else {
             continue;
@@ -85,6 +84,13 @@ pub(crate) fn plots(run: &Run) -> Vec<(&'static str, Plot, String)> {
             ));
         }
     }
+    captioned([rss, fds, p99], limits)
+}
+
+/// The three charts with the settling mark, named and captioned with the limits they were judged by.
+fn captioned(plots: [Plot; 3], limits: &SoakLimits) -> Vec<(&'static str, Plot, String)> {
+    let [mut rss, mut fds, mut p99] = plots;
+    let settle = f64::from(limits.settle_minutes);
     for p in [&mut rss, &mut fds, &mut p99] {
         if settle > 0.0 {
             p.vmarks.push((settle, "settled".to_owned()));
