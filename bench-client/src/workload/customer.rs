@@ -47,11 +47,7 @@ pub(super) fn request(op: Operation, message_size: Option<u64>) -> anyhow::Resul
     Ok((Bytes::from(body), expect))
 }
 
-pub(super) fn validate(
-    expected: &Expect,
-    status: StatusCode,
-    body: &[u8],
-) -> Result<(), Mismatch> {
+pub(super) fn validate(expected: &Expect, status: StatusCode, body: &[u8]) -> Result<(), Mismatch> {
     if let Expect::AddAsync = expected {
         return if status == StatusCode::ACCEPTED && body.is_empty() {
             Ok(())
@@ -62,7 +58,8 @@ pub(super) fn validate(
             })
         };
     }
-    let got = proto::parse_response(body).map_err(|source| Mismatch::CustomerUnparseable { source })?;
+    let got =
+        proto::parse_response(body).map_err(|source| Mismatch::CustomerUnparseable { source })?;
     match (expected, &got) {
         (Expect::Add { count }, Response::Add(summary)) if summary.count == *count => Ok(()),
         (Expect::Add { count }, Response::Add(summary)) => Err(Mismatch::AddCount {

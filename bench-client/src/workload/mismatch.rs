@@ -1,7 +1,7 @@
 //! What the full check found wrong with an answer: a kind with its data (error path only), put into words
 //! only where a verdict of `--verify-only` or the summary's first-error sample shows it.
 
-use bench_proto::operation::Operation;
+use bench_proto::cxf::Operation;
 use bench_proto::ossj::OrderError;
 use bench_proto::soap::SoapError;
 use http::StatusCode;
@@ -38,10 +38,7 @@ pub enum Mismatch {
     Items { echoed: usize, sent: usize },
     /// The first field that differs, under the response element that holds it.
     #[error("{element}: {difference}")]
-    Field {
-        element: String,
-        difference: String,
-    },
+    Field { element: String, difference: String },
     /// A CXF answer that differs from the request, though no field prints differently.
     #[error("{operation} response differs from the request: {body}")]
     NotTheEcho { operation: Operation, body: String },

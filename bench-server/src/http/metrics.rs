@@ -149,7 +149,10 @@ impl Metrics {
     /// Prometheus text exposition format 0.0.4, appended to `w`.
     pub(crate) fn render(&self, g: &Gauges, w: &mut String) {
         self.render_labelled(w);
-        let scalars = self.connection_scalars().into_iter().chain(budget_scalars(g));
+        let scalars = self
+            .connection_scalars()
+            .into_iter()
+            .chain(budget_scalars(g));
         for (name, kind, help, v) in scalars {
             header(w, name, kind, help);
             let _ = writeln!(w, "{name} {v}");
