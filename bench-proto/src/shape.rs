@@ -8,6 +8,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::operation::Operation;
+use crate::results::StageResults;
 pub use crate::results::{Arrivals, Ramped};
 use crate::units::{parse_duration, DurationArg};
 
@@ -165,6 +166,18 @@ pub struct Span {
     pub to_s: f64,
     pub start: f64,
     pub end: f64,
+}
+
+/// Where a recorded stage lay on the run's clock and its levels, as [`Stages::spans`] gives them.
+impl From<&StageResults> for Span {
+    fn from(stage: &StageResults) -> Span {
+        Span {
+            from_s: stage.from_s,
+            to_s: stage.to_s,
+            start: stage.start,
+            end: stage.end,
+        }
+    }
 }
 
 impl Span {

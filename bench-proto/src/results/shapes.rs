@@ -127,18 +127,6 @@ pub struct StageResults {
     pub calls: Part,
 }
 
-impl StageResults {
-    /// Where the stage lies on the run's clock and its levels, as [`crate::shape::Stages::spans`] gives them.
-    pub fn span(&self) -> crate::shape::Span {
-        crate::shape::Span {
-            from_s: self.from_s,
-            to_s: self.to_s,
-            start: self.start,
-            end: self.end,
-        }
-    }
-}
-
 /// Histograms of a call's phases (µs): `connect`, each connection set up (TCP, plus TLS and the HTTP/2
 /// handshake if any); `ttfb`, from the request's first byte sent (after any connect) to the response's first
 /// byte read; `transfer`, from that first byte to the last. A response read whole by one read has a transfer

@@ -78,7 +78,7 @@ pub(crate) fn judge(stages: &[StageResults], timeline: &Timeline) -> Option<Ramp
 
 /// The rate offered at `t` seconds: the stage around it, interpolated from its start level to its end.
 fn offered_at(stages: &[StageResults], t: f64) -> f64 {
-    let spans: Vec<Span> = stages.iter().map(StageResults::span).collect();
+    let spans: Vec<Span> = stages.iter().map(Span::from).collect();
     level_on(&spans, t)
 }
 
