@@ -24,6 +24,7 @@ use crate::provenance::containers::{
 };
 use crate::provenance::Provenance;
 use crate::ready::{self, NotReady};
+use crate::results;
 use crate::rundoc::{FaultRecord, RunDoc};
 use crate::scenario::{ServerSpec, Step};
 use crate::sut::{Sampler, Target};
@@ -35,6 +36,8 @@ const CHAT_PORT: u16 = 8081;
 const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Seconds a client container gets to write what it measured after SIGTERM at its step's deadline.
 const CLIENT_STOP_GRACE_S: u32 = 10;
+/// How often the step's client containers are looked at while they run.
+const CLIENT_POLL: Duration = Duration::from_millis(50);
 /// Where client containers write their results (a host directory is mounted there).
 const OUT: &str = "/out";
 
@@ -326,7 +329,9 @@ impl Session {
             files.push(self.out_dir.join(file));
         }
         let faults = self.do_faults(step, &files[0], &mut children)?;
-        let (exit_codes, overran) = self.wait_clients(children, &names, deadline)?;
+        let aborts = step.client.abort.is_some();
+        let (exit_codes, overran) =
+            self.wait_clients(children, &names, &files, deadline, aborts)?;
         // Interrupted clients still write what they measured (marked partial): keep it, the caller stops after.
         self.remove_containers_matching(&format!("{}-client-", step.id));
         let missing: Vec<_> = files.iter().filter(|f| !f.exists()).collect();
@@ -386,28 +391,52 @@ impl Session {
         schedule::run(&step.faults, json, &mut net)
     }
 
-    /// Waits for a step's client containers (`docker run` in the foreground, named `names`) by `deadline`;
-    /// past it, stops every one of them (SIGTERM: each writes what it measured; SIGKILL after the grace).
-    /// Their exit codes, and whether the deadline passed.
+    /// Waits for a step's client containers (`docker run` in the foreground, named `names`, writing `files`)
+    /// by `deadline`; past it, stops every one of them (SIGTERM: each writes what it measured; SIGKILL after
+    /// the grace). With `aborts` (abort_on_fail), a part that stopped on a clearly failed threshold stops the
+    /// others too: the step has failed, and the merged result is then what was measured until it stopped, not
+    /// the other parts' load after it. Their exit codes, and whether the deadline passed.
     fn wait_clients(
         &self,
-        children: Vec<std::process::Child>,
+        mut children: Vec<std::process::Child>,
         names: &[String],
+        files: &[PathBuf],
         deadline: Instant,
+        aborts: bool,
     ) -> anyhow::Result<(Vec<Option<i32>>, bool)> {
-        let mut exit_codes = Vec::new();
-        let mut overran = false;
-        for mut child in children {
-            if !overran && process::wait_until(&mut child, deadline)?.is_none() {
-                overran = true;
-                for name in names {
-                    let _ = docker::stop(&self.sh, name, CLIENT_STOP_GRACE_S);
+        let mut ended: Vec<Option<Option<i32>>> = vec![None; children.len()];
+        let (mut stopping, mut overran) = (false, false);
+        loop {
+            for (i, child) in children.iter_mut().enumerate() {
+                if ended[i].is_some() {
+                    continue;
+                }
+                let Some(status) = child.try_wait().context("waiting for a client container")?
+                else {
+                    continue;
+                };
+                ended[i] = Some(status.code());
+                if aborts && !stopping && stopped_on_threshold(status.code(), &files[i]) {
+                    stopping = true;
+                    self.stop_clients(names, &ended);
                 }
             }
-            let status = child.wait().context("waiting for a client container")?;
-            exit_codes.push(status.code());
+            if ended.iter().all(Option::is_some) {
+                return Ok((ended.into_iter().flatten().collect(), overran));
+            }
+            if !stopping && Instant::now() >= deadline {
+                (stopping, overran) = (true, true);
+                self.stop_clients(names, &ended);
+            }
+            std::thread::sleep(CLIENT_POLL);
         }
-        Ok((exit_codes, overran))
+    }
+
+    /// Stops the client containers that have not ended (SIGTERM: each writes what it measured).
+    fn stop_clients(&self, names: &[String], ended: &[Option<Option<i32>>]) {
+        for (name, _) in names.iter().zip(ended).filter(|(_, e)| e.is_none()) {
+            let _ = docker::stop(&self.sh, name, CLIENT_STOP_GRACE_S);
+        }
     }
 
     /// Stops the servers gracefully (SIGTERM), appends their stderr (and shaping statistics) to `log`, removes
@@ -651,9 +680,44 @@ fn create_out_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether a client part that ended with `code`, having written `file`, stopped on a clearly failed threshold
+/// (bench-client exits 4 then, as it does when a threshold fails on the whole run; only the former records
+/// `aborted`).
+fn stopped_on_threshold(code: Option<i32>, file: &Path) -> bool {
+    code == Some(4) && results::read_doc(file).is_ok_and(|d| d.shape.aborted.is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a part that recorded an abort stops the others: exit 4 alone also means a threshold failed on
+    /// a whole run that ended on time, and stopping the others then would cut their last second short.
+    #[test]
+    fn only_a_recorded_abort_stops_the_other_parts() {
+        let fixture = crate::paths::project_root()
+            .join("xtask/tests/fixtures/summary/steps/01-clients-16.json");
+        let mut doc: bench_proto::results::ResultsDoc =
+            serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (ran_out, aborted) = (dir.path().join("1.json"), dir.path().join("2.json"));
+        std::fs::write(&ran_out, serde_json::to_vec(&doc).unwrap()).unwrap();
+        doc.shape.aborted = Some(bench_proto::results::Aborted {
+            at_s: 4.0,
+            threshold: "p99<1us".into(),
+            measured: 0.2,
+            window_s: 2.0,
+            calls: 100,
+        });
+        std::fs::write(&aborted, serde_json::to_vec(&doc).unwrap()).unwrap();
+        assert!(stopped_on_threshold(Some(4), &aborted));
+        assert!(!stopped_on_threshold(Some(4), &ran_out));
+        assert!(!stopped_on_threshold(Some(0), &aborted));
+        assert!(!stopped_on_threshold(
+            Some(4),
+            &dir.path().join("missing.json")
+        ));
+    }
 
     #[test]
     fn ids_are_docker_name_safe() {
