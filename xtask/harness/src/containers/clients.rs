@@ -1,6 +1,8 @@
 //! Splitting one step's load across client containers: clients, open-loop rate and request count are divided so
 //! the shares add up to the step exactly (the merged results then describe the step as asked); and the server
-//! address each share talks to.
+//! address each share talks to; and whether a part's end (a clearly failed threshold) ends the step.
+
+use std::path::Path;
 
 use anyhow::{bail, ensure, Context as _};
 
@@ -127,9 +129,44 @@ fn proportional(total: u64, shares: &[u32], sum: u32) -> Vec<u64> {
     parts
 }
 
+/// Whether a client part that ended with `code`, having written `file`, stopped on a clearly failed threshold
+/// (bench-client exits 4 then, as it does when a threshold fails on the whole run; only the former records
+/// `aborted`).
+pub(crate) fn stopped_on_threshold(code: Option<i32>, file: &Path) -> bool {
+    code == Some(4) && crate::results::read_doc(file).is_ok_and(|d| d.shape.aborted.is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a part that recorded an abort stops the others: exit 4 alone also means a threshold failed on
+    /// a whole run that ended on time, and stopping the others then would cut their last second short.
+    #[test]
+    fn only_a_recorded_abort_stops_the_other_parts() {
+        let fixture = crate::paths::project_root()
+            .join("xtask/tests/fixtures/summary/steps/01-clients-16.json");
+        let mut doc: bench_proto::results::ResultsDoc =
+            serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let (ran_out, aborted) = (dir.path().join("1.json"), dir.path().join("2.json"));
+        std::fs::write(&ran_out, serde_json::to_vec(&doc).unwrap()).unwrap();
+        doc.shape.aborted = Some(bench_proto::results::Aborted {
+            at_s: 4.0,
+            threshold: "p99<1us".into(),
+            measured: 0.2,
+            window_s: 2.0,
+            calls: 100,
+        });
+        std::fs::write(&aborted, serde_json::to_vec(&doc).unwrap()).unwrap();
+        assert!(stopped_on_threshold(Some(4), &aborted));
+        assert!(!stopped_on_threshold(Some(4), &ran_out));
+        assert!(!stopped_on_threshold(Some(0), &aborted));
+        assert!(!stopped_on_threshold(
+            Some(4),
+            &dir.path().join("missing.json")
+        ));
+    }
     use crate::scenario::Scenario;
 
     fn step(extra: &str) -> ClientStep {

@@ -24,7 +24,6 @@ use crate::provenance::containers::{
 };
 use crate::provenance::Provenance;
 use crate::ready::{self, NotReady};
-use crate::results;
 use crate::rundoc::{FaultRecord, RunDoc};
 use crate::scenario::{ServerSpec, Step};
 use crate::sut::{Sampler, Target};
@@ -416,7 +415,7 @@ impl Session {
                     continue;
                 };
                 ended[i] = Some(status.code());
-                if aborts && !stopping && stopped_on_threshold(status.code(), &files[i]) {
+                if aborts && !stopping && clients::stopped_on_threshold(status.code(), &files[i]) {
                     stopping = true;
                     self.stop_clients(names, &ended);
                 }
@@ -680,44 +679,9 @@ fn create_out_dir(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether a client part that ended with `code`, having written `file`, stopped on a clearly failed threshold
-/// (bench-client exits 4 then, as it does when a threshold fails on the whole run; only the former records
-/// `aborted`).
-fn stopped_on_threshold(code: Option<i32>, file: &Path) -> bool {
-    code == Some(4) && results::read_doc(file).is_ok_and(|d| d.shape.aborted.is_some())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Only a part that recorded an abort stops the others: exit 4 alone also means a threshold failed on
-    /// a whole run that ended on time, and stopping the others then would cut their last second short.
-    #[test]
-    fn only_a_recorded_abort_stops_the_other_parts() {
-        let fixture = crate::paths::project_root()
-            .join("xtask/tests/fixtures/summary/steps/01-clients-16.json");
-        let mut doc: bench_proto::results::ResultsDoc =
-            serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let (ran_out, aborted) = (dir.path().join("1.json"), dir.path().join("2.json"));
-        std::fs::write(&ran_out, serde_json::to_vec(&doc).unwrap()).unwrap();
-        doc.shape.aborted = Some(bench_proto::results::Aborted {
-            at_s: 4.0,
-            threshold: "p99<1us".into(),
-            measured: 0.2,
-            window_s: 2.0,
-            calls: 100,
-        });
-        std::fs::write(&aborted, serde_json::to_vec(&doc).unwrap()).unwrap();
-        assert!(stopped_on_threshold(Some(4), &aborted));
-        assert!(!stopped_on_threshold(Some(4), &ran_out));
-        assert!(!stopped_on_threshold(Some(0), &aborted));
-        assert!(!stopped_on_threshold(
-            Some(4),
-            &dir.path().join("missing.json")
-        ));
-    }
 
     #[test]
     fn ids_are_docker_name_safe() {

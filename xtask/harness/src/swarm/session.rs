@@ -592,14 +592,8 @@ impl Session {
         let mut missing = Vec::new();
         for (i, ((service, task), argv)) in services.iter().zip(&tasks).zip(&commands).enumerate() {
             exit_codes.push(task.exit_code.and_then(|c| i32::try_from(c).ok()));
-            let file = self.out_dir.join(format!("{}.{}.json", step.id, i + 1));
-            let copied = self.engine_of(&task.node).and_then(|engine| {
-                let from = format!("{}:{RESULT}", task.container);
-                let to = file.display().to_string();
-                engine.read(&self.sh, &["cp", &from, &to]).map(|_| ())
-            });
-            match copied {
-                Ok(()) => files.push(file),
+            match self.copy_result(step, i, task) {
+                Ok(file) => files.push(file),
                 Err(e) => {
                     missing.push(format!("{service} on {}: {e:#}", self.hostname(&task.node)))
                 }
@@ -673,6 +667,9 @@ impl Session {
         let mut signalled = false;
         let mut overran = false;
         let mut failed_queries = 0;
+        // abort_on_fail: a part that stopped on a clearly failed threshold ends the step for the others too.
+        let aborts = step.client.abort.is_some();
+        let mut looked_at = vec![false; services.len()];
         loop {
             let tasks: Vec<Option<Task>> = match services.iter().map(|s| self.task(s)).collect() {
                 Ok(t) => t,
@@ -687,19 +684,57 @@ impl Session {
             if tasks.iter().all(|t| t.as_ref().is_some_and(Task::ended)) {
                 return Ok((tasks.into_iter().flatten().collect(), overran));
             }
+            if aborts && !signalled && self.one_stopped_on_threshold(step, &tasks, &mut looked_at) {
+                signalled = true;
+                self.interrupt_tasks(&tasks);
+            }
             if (interrupt::interrupted() || Instant::now() > deadline) && !signalled {
                 signalled = true;
                 overran = !interrupt::interrupted();
-                for t in tasks.iter().flatten().filter(|t| !t.container.is_empty()) {
-                    if let Ok(engine) = self.engine_of(&t.node) {
-                        let _ = engine.read(&self.sh, &["kill", "--signal", "INT", &t.container]);
-                    }
-                }
+                self.interrupt_tasks(&tasks);
             } else if signalled && Instant::now() > deadline + Duration::from_secs(30) {
                 bail!("step {}: client tasks did not end after SIGINT", step.id);
             }
             std::thread::sleep(Duration::from_millis(250));
         }
+    }
+
+    /// SIGINT to every client task of the step (each writes what it measured and ends).
+    fn interrupt_tasks(&self, tasks: &[Option<Task>]) {
+        for t in tasks.iter().flatten().filter(|t| !t.container.is_empty()) {
+            if let Ok(engine) = self.engine_of(&t.node) {
+                let _ = engine.read(&self.sh, &["kill", "--signal", "INT", &t.container]);
+            }
+        }
+    }
+
+    /// Whether a task that has just ended stopped on a clearly failed threshold (its results, copied from its
+    /// node, record the abort). Each ended task is looked at once.
+    fn one_stopped_on_threshold(
+        &self,
+        step: &Step,
+        tasks: &[Option<Task>],
+        looked_at: &mut [bool],
+    ) -> bool {
+        tasks.iter().enumerate().any(|(i, t)| {
+            let Some(t) = t.as_ref().filter(|t| t.ended() && !looked_at[i]) else {
+                return false;
+            };
+            looked_at[i] = true;
+            t.exit_code == Some(4)
+                && self
+                    .copy_result(step, i, t)
+                    .is_ok_and(|file| clients::stopped_on_threshold(Some(4), &file))
+        })
+    }
+
+    /// Copies client part `i`'s results document out of its task's container, to the run's folder.
+    fn copy_result(&self, step: &Step, i: usize, task: &Task) -> anyhow::Result<PathBuf> {
+        let file = self.out_dir.join(format!("{}.{}.json", step.id, i + 1));
+        let engine = self.engine_of(&task.node)?;
+        let from = format!("{}:{RESULT}", task.container);
+        engine.read(&self.sh, &["cp", &from, &file.display().to_string()])?;
+        Ok(file)
     }
 
     /// Stops the server instances (`docker stop` on their node: SIGTERM, SIGKILL after 10 s; with restart
