@@ -37,7 +37,11 @@ fn has_phases(d: &ResultsDoc) -> bool {
 }
 
 fn ms(us: u64) -> String {
-    num(us as f64 / 1e3)
+    // Under 10 µs `num` would write 9.00e-3: a phase of a few µs (a loopback transfer) reads as 0.009 ms.
+    match us {
+        0..=9 => format!("{:.3}", us as f64 / 1e3),
+        _ => num(us as f64 / 1e3),
+    }
 }
 
 fn latency(l: &LatencySummary) -> String {
@@ -212,6 +216,14 @@ mod tests {
 
     use bench_proto::results::{new_histogram, ErrorCounts, OperationResults, Part, Phase, Phases};
     use wsbench_harness::results::Run;
+
+    /// A phase of a few microseconds reads in milliseconds, never in exponent notation.
+    #[test]
+    fn microsecond_phases_read_as_milliseconds() {
+        assert_eq!(super::ms(9), "0.009");
+        assert_eq!(super::ms(0), "0.000");
+        assert_eq!(super::ms(4_321), "4.32");
+    }
 
     /// The staged fixture with a mix of two operations and its phases.
     fn shaped_run(dir: &std::path::Path) -> Run {
