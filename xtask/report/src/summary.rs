@@ -56,7 +56,11 @@ pub fn cut_short(meta: &StepEntry, doc: &ResultsDoc) -> Option<String> {
         Some(d) => format!(" of {}", span(d)),
         None => String::new(),
     };
-    Some(format!("cut short at {}{of}", span(doc.elapsed_s)))
+    Some(match &doc.shape.aborted {
+        // Stopped on a clearly failed threshold (`--abort-on-fail`): the run's own decision, not a kill.
+        Some(a) => format!("stopped at {}{of} on {}", span(a.at_s), a.threshold),
+        None => format!("cut short at {}{of}", span(doc.elapsed_s)),
+    })
 }
 
 /// How `measured` compares with a published figure or range, in words and numbers.
@@ -416,6 +420,7 @@ fn steps_table(o: &mut Md, run: &RunDoc, docs: &[&StepDoc]) {
                     )
                 }
                 (Status::Failed, None) => format!("{} ({cut})", e.status.word()),
+                _ if d.shape.aborted.is_some() => format!("{} ({cut})", e.status.word()),
                 _ => format!("{}{}", Status::CutShort.word(), &cut["cut short".len()..]),
             };
         }
@@ -520,7 +525,8 @@ fn details(o: &mut Md, run: &RunDoc, docs: &[&StepDoc], prov: Option<&Provenance
                 if let Some(text) = failed_calls(&d.counts) {
                     errors.push(format!("{}: {text}", e.id));
                 }
-                if let Some(cut) = cut_short(e, d) {
+                // A step stopped on a failed threshold is no error: its notes and the checks say so.
+                if let Some(cut) = cut_short(e, d).filter(|_| d.shape.aborted.is_none()) {
                     errors.push(format!(
                         "{}: {cut} (the client or xtask was stopped or killed, or its results could not be \
                          written): the figures cover the time measured",
@@ -770,6 +776,33 @@ mod tests {
         assert!(md.contains("- Throughput keeps rising."), "{md}");
         assert!(md.contains("Source: `001_88e04a447e2e01be.txt`"), "{md}");
         assert!(!md.contains("## Errors"), "{md}");
+    }
+
+    /// A step stopped on a clearly failed threshold reads as stopped, on what, in its row; it is not "cut
+    /// short" by a kill, and not an error.
+    #[test]
+    fn a_step_stopped_on_a_threshold_is_not_called_cut_short() {
+        let mut run = results::Run::load(&crate::fixtures::open_loop()).unwrap();
+        let doc = run.steps[0].doc.as_mut().unwrap();
+        doc.partial = true;
+        doc.elapsed_s = 4.0;
+        doc.shape.aborted = Some(bench_proto::results::Aborted {
+            at_s: 4.0,
+            threshold: "p99<1us".into(),
+            measured: 0.107,
+            window_s: 2.0,
+            calls: 68_740,
+        });
+        let md = render(&run, &[]);
+        let id = &run.steps[0].meta.id;
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {id} | ")))
+            .unwrap();
+        assert!(row.contains(" | ok (stopped at 4 s"), "{row}");
+        assert!(row.contains(" on p99<1us) | "), "{row}");
+        assert!(!md.contains("stopped or killed"), "{md}");
+        assert!(!md.contains("cut short"), "{md}");
     }
 
     /// A chat step whose run a user's failure cut short failed: what it measured until then is in its row of
