@@ -1,6 +1,6 @@
 //! The agent's token: the secret the run and the agent share, and the proofs by which each shows it holds it.
 //!
-//! A layer-1 module: the run's validated configuration holds a token, and the agent ([`crate::agent`]) above
+//! A layer-1 module: the run's validated configuration holds a token, and the agent above
 //! it proves and checks it.
 
 use ring::hmac;
